@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# bench/run.sh - the benchmark table behind `make bench`.
+#
+# Usage: bench/run.sh TESSERA SRCDIR [RUNS]
+# Each row is one puzzle in one engine configuration, run RUNS times (3 by
+# default, BENCH_RUNS overrides); the table shows the median user CPU
+# seconds, with the solutions and nodes the runs agree on.  Single-threaded:
+# threads is 1 until the daemon's pool exists.  The machine is shared and
+# noisy: compare ratios taken in one run of this script.
+set -u
+T=${1:?usage: run.sh TESSERA SRCDIR [RUNS]}
+S=${2:?usage: run.sh TESSERA SRCDIR [RUNS]}
+RUNS=${3:-${BENCH_RUNS:-3}}
+TIMEFORMAT=%U
+
+rows=(
+    "pentominoes-6x10|default|"
+    "pentominoes-6x10|dlx-only|--fila=0"
+    "pentominoes-6x10|fila-e|--order=s:e=11"
+    "soma-cube|default|"
+    "soma-cube|dlx-only|--fila=0"
+    "tetris-cube|default|"
+    "bedlam-cube|default|"
+)
+if [ -n "${BENCH_ROWS:-}" ]; then
+    IFS=';' read -r -a rows <<<"$BENCH_ROWS"
+fi
+
+printf '%-20s %-12s %10s %13s %9s %12s %7s\n' puzzle configuration solutions nodes seconds nodes/s threads
+for row in "${rows[@]}"; do
+    IFS='|' read -r puzzle name flags <<<"$row"
+    times=()
+    sol=""
+    nodes=""
+    for ((i = 0; i < RUNS; i++)); do
+        # shellcheck disable=SC2086
+        t=$( { time "$T" solve -q --json --no-progress $flags "$S/puzzles/$puzzle.json" >/tmp/tessera-bench.$$ 2>/dev/null; } 2>&1 )
+        out=$(cat /tmp/tessera-bench.$$)
+        s=$(sed -n 's/.*"solutions": *\([0-9]*\).*/\1/p' <<<"$out")
+        n=$(sed -n 's/.*"nodes": *\([0-9]*\).*/\1/p' <<<"$out")
+        if [ -n "$sol" ] && { [ "$s" != "$sol" ] || [ "$n" != "$nodes" ]; }; then
+            echo "bench: $puzzle $name: runs disagree ($s/$n vs $sol/$nodes)" >&2
+            exit 1
+        fi
+        sol=$s
+        nodes=$n
+        times+=("$t")
+    done
+    median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    rate=$(awk -v n="$nodes" -v t="$median" 'BEGIN { if (t > 0) printf "%.3g", n / t; else print "-" }')
+    printf '%-20s %-12s %10s %13s %9s %12s %7s\n' "$puzzle" "$name" "$sol" "$nodes" "$median" "$rate" 1
+done
+rm -f /tmp/tessera-bench.$$

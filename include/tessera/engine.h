@@ -1,0 +1,82 @@
+/*
+ * tessera/engine.h - the search engine.
+ *
+ * A solver is prepared once from a validated puzzle and options: it compiles
+ * the images, finds the puzzle's symmetry group, applies the root filters
+ * and resolves every automatic choice.  After tsr_solver_new the solver is
+ * immutable, so several threads may run searches on it at once, each with
+ * its own tsr_run_stats.  A run searches the subtree below a partial
+ * assembly (a set of image ids; none for the whole puzzle) and reports
+ * through callbacks; it never prints and keeps no global state.
+ */
+#ifndef TESSERA_ENGINE_H
+#define TESSERA_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "puzzle.h"
+
+typedef struct tsr_solver tsr_solver;
+
+typedef struct tsr_stats {
+    int levels;          /* entries in attempts/fits: pieces left 0 .. levels-1 */
+    uint64_t *attempts;  /* [p]: placements tried with p pieces left */
+    uint64_t *fits;      /* [p]: placements that fit with p pieces left */
+    uint64_t nodes;      /* all fits */
+    uint64_t solutions;  /* solutions reported in the chosen mode */
+    uint64_t classes;    /* classes under the full symmetry group accepted */
+    double fraction;     /* estimated part of the tree searched, 0..1 */
+    double seconds;      /* wall time of the run */
+    bool stopped;        /* a callback or the limit ended the run early */
+} tsr_stats;
+
+typedef struct tsr_callbacks {
+    void *ctx;
+    /* A reported solution (placements of fixed pieces included); return
+     * nonzero to stop. */
+    int (*solution)(void *ctx, const tsr_solution *s);
+    /* Called about every progress_seconds with the run's statistics so
+     * far; return nonzero to stop. */
+    int (*progress)(void *ctx, const tsr_stats *st);
+    double progress_seconds; /* default 1 */
+    /* When set, called for each placement made by the DLX part of the search
+     * (depth = pieces placed before it). */
+    void (*trace)(void *ctx, int depth, const tsr_placement *pl);
+} tsr_callbacks;
+
+/* Prepare a solver.  The puzzle must outlive the solver. */
+int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **out, tsr_err *err);
+void tsr_solver_free(tsr_solver *s);
+
+/* The configuration actually used, as one line of text (for example
+ * "dlx=s fila=11 order=e=11:f=3 nof volume=once parity=off redundancy=X"). */
+const char *tsr_solver_config(const tsr_solver *s);
+
+/* Number of images (piece placements) the search considers, and the number of
+ * mobile piece copies (pieces in a solution). */
+int tsr_solver_nimages(const tsr_solver *s);
+int tsr_solver_ncopies(const tsr_solver *s);
+/* Image `id` as a placement; `cells` must hold the piece's cell count.
+ * Image ids are stable for a given puzzle and engine version. */
+int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *cells);
+
+/* The symmetry group's order (how many board symmetries the puzzle has). */
+int tsr_solver_group_order(const tsr_solver *s);
+
+/* Search below a partial assembly of `nstart` image ids (0 for the whole
+ * puzzle).  Statistics are written to *st (its arrays are allocated; free
+ * with tsr_stats_free).  Returns 0, TSR_EINVAL when the start images are
+ * invalid or overlap, or TSR_ENOMEM. */
+int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_callbacks *cb,
+                   tsr_stats *st);
+
+/* Monte Carlo sampling: `trials` random descents with shuffled option
+ * order, each ending the first time a backtrack leaves `r` pieces to place.
+ * Solutions found are reported (they may repeat across trials). */
+int tsr_solver_sample(const tsr_solver *s, long trials, int r, uint64_t seed,
+                      const tsr_callbacks *cb, tsr_stats *st);
+
+void tsr_stats_free(tsr_stats *st);
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * tessera/puzzle.h - the puzzle model, its readers and the solution writers.
+ *
+ * A puzzle is a board (any finite set of cells of the cubic lattice, 2D
+ * boards having z = 0 everywhere) and a list of pieces.  A piece is any
+ * non-empty set of cells, with a count of identical copies; a fixed piece is
+ * placed exactly where its cells say and occupies those board cells.
+ * Coordinates of mobile pieces are only a shape: their position is ignored.
+ *
+ * The model is plain data owned by the caller: build it with the readers
+ * (JSON version 1 or polycube definition text) or by hand with the helpers
+ * below, then hand it to the engine (tessera/engine.h).
+ */
+#ifndef TESSERA_PUZZLE_H
+#define TESSERA_PUZZLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+/* Hard caps that keep absurd input from exhausting memory.  They are far
+ * above any real puzzle (the largest known boards have a few thousand cells). */
+#define TSR_MAX_CELLS 100000      /* board cells */
+#define TSR_MAX_PIECES 10000      /* piece entries */
+#define TSR_MAX_PIECE_CELLS 1000  /* cells of one piece */
+#define TSR_MAX_COORD 100000      /* |coordinate| */
+#define TSR_MAX_NAME 64           /* bytes of a piece name */
+
+typedef struct tsr_cell {
+    int x, y, z;
+} tsr_cell;
+
+enum tsr_rotations {
+    TSR_ROT_ALL = 0,       /* the 24 proper rotations of 3D space */
+    TSR_ROT_ONE_SIDED = 1, /* the 4 rotations about the z axis */
+    TSR_ROT_NONE = 2       /* translations only */
+};
+
+enum tsr_unique {
+    TSR_UNIQUE_RAW = 0,       /* every distinct tiling */
+    TSR_UNIQUE_ROTATIONS = 1, /* up to proper rotations of the whole board */
+    TSR_UNIQUE_MIRROR = 2     /* up to rotations and reflections */
+};
+
+typedef struct tsr_piece {
+    char *name;       /* non-empty, at most TSR_MAX_NAME bytes, unique in the puzzle */
+    tsr_cell *cells;  /* ncells distinct cells */
+    int ncells;
+    int count;        /* identical copies, >= 1; fixed pieces have count 1 */
+    bool fixed;       /* placed exactly at `cells` */
+} tsr_piece;
+
+typedef struct tsr_puzzle {
+    char *name;         /* may be NULL */
+    char *description;  /* may be NULL */
+    tsr_cell *cells;    /* the board, distinct cells, fixed pieces' cells included */
+    int ncells;
+    tsr_piece *pieces;
+    int npieces;
+    enum tsr_rotations rotations; /* default TSR_ROT_ALL */
+    bool mirror;                  /* also allow reflected pieces */
+    long long expected[3];        /* published solution counts, indexed by
+                                     enum tsr_unique; -1 where unknown */
+} tsr_puzzle;
+
+/* Construction and destruction.  tsr_puzzle_new returns NULL when out of
+ * memory.  add_* copy their arguments. */
+tsr_puzzle *tsr_puzzle_new(void);
+void tsr_puzzle_free(tsr_puzzle *pz);
+int tsr_puzzle_set_name(tsr_puzzle *pz, const char *name);
+int tsr_puzzle_set_description(tsr_puzzle *pz, const char *text);
+int tsr_puzzle_add_board_cell(tsr_puzzle *pz, tsr_cell c);
+/* Returns the new piece's index (>= 0) or a negative error code. */
+int tsr_puzzle_add_piece(tsr_puzzle *pz, const char *name, const tsr_cell *cells,
+                         int ncells, int count, bool fixed);
+
+/* Consistency checks the engine relies on: a non-empty board without
+ * duplicate cells, non-empty pieces without duplicate cells, unique names,
+ * fixed pieces on the board and not overlapping one another, and the volume
+ * of the mobile pieces equal to the free board volume.  `what` prefixes
+ * messages (a file name, say); it may be NULL. */
+int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err);
+
+/* Number of board cells not covered by fixed pieces, and volume of the
+ * mobile pieces (counts included). */
+long tsr_puzzle_free_volume(const tsr_puzzle *pz);
+long tsr_puzzle_piece_volume(const tsr_puzzle *pz);
+
+/* True when every board cell and every piece cell has z == 0. */
+bool tsr_puzzle_is_flat(const tsr_puzzle *pz);
+
+/* ---- Job options -------------------------------------------------------
+ * What a job asks of the engine besides the puzzle.  Values of -1 (or empty
+ * strings) mean "choose automatically"; see docs/engine.md. */
+typedef struct tsr_options {
+    enum tsr_unique unique; /* default TSR_UNIQUE_ROTATIONS */
+    long long limit;        /* stop after this many reported solutions; 0 = all */
+    int fila;               /* switch to FILA when this many pieces remain; 0 = DLX only; -1 auto */
+    char order[128];        /* heuristic schedule, e.g. "s" or "e=11:f=3"; "" = auto */
+    int nof;                /* neighbour occupancy filtering: 0 off, 1 on, -1 auto */
+    int volume;             /* volume filter: 0 off, -2 once, N>0 after each placement
+                               until N pieces remain, -1 auto */
+    int parity;             /* parity backtrack trigger while >= N pieces remain: 0 off, -1 auto */
+    char redundancy[TSR_MAX_NAME + 1]; /* rotational-redundancy filter: "" auto,
+                                          "off", or the name of the piece to constrain */
+    int vtrigger;           /* volume backtrack trigger while >= N pieces remain; 0 off */
+    int pfilter;            /* parity image filter while >= N pieces remain; 0 off */
+    int fit;                /* fit filter, repeated to a fixed point at the root: 0 off, 1 on, -1 auto */
+    int goal;               /* report partial assemblies when this many pieces remain; 0 = off */
+    int threads;            /* daemon only; 0 = one per core */
+    int priority;           /* daemon only */
+} tsr_options;
+
+void tsr_options_init(tsr_options *opt);
+
+/* ---- Readers -------------------------------------------------------------
+ * All readers take the whole document in memory.  `source` names it in error
+ * messages (a file name, "<stdin>", "request body"); it may be NULL.  On
+ * failure *out is NULL, err names the JSON path or line, and the return
+ * code is negative (TSR_EINVAL for bad input, TSR_ETOOBIG over a cap). */
+
+/* Puzzle JSON version 1 (docs/puzzle-format.md).  Accepts a bare puzzle
+ * object or a job {"puzzle": {...}, "options": {...}}; when `opt` is not
+ * NULL it is initialised and the job's options (if any) are stored in it. */
+int tsr_puzzle_read_json(const char *text, size_t len, const char *source,
+                         tsr_puzzle **out, tsr_options *opt, tsr_err *err);
+
+/* polycube definition files (D:/C:/L ... ~L/~D). */
+int tsr_puzzle_read_polycube(const char *text, size_t len, const char *source,
+                             tsr_puzzle **out, tsr_err *err);
+
+/* Detect the format from the content (first non-blank character '{' means
+ * JSON) and read it. */
+int tsr_puzzle_read(const char *text, size_t len, const char *source,
+                    tsr_puzzle **out, tsr_options *opt, tsr_err *err);
+
+/* Read a whole file (or stdin for "-") and parse it with tsr_puzzle_read. */
+int tsr_puzzle_load_file(const char *path, tsr_puzzle **out, tsr_options *opt,
+                         tsr_err *err);
+
+/* ---- Solutions and writers -------------------------------------------- */
+
+typedef struct tsr_placement {
+    int piece;              /* index into puzzle->pieces */
+    int ncells;
+    const tsr_cell *cells;  /* board cells it occupies */
+} tsr_placement;
+
+typedef struct tsr_solution {
+    int nplacements;               /* fixed pieces included */
+    const tsr_placement *placements;
+} tsr_solution;
+
+/* Text layers: one grid per z layer (z = 0 first), rows with y = 0 first,
+ * each board cell showing its piece's name (padded to the longest name),
+ * '.' for a cell that no placement covers and ' ' off the board.  Layers are
+ * separated by a blank line. */
+int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
+
+/* One line: {"pieces": [{"name": "F", "cells": [[x,y,z], ...]}, ...]}. */
+int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
+
+/* A polycube definition of the sub-puzzle left when the placements of `s`
+ * are stationary and the pieces it does not place are mobile: a partial
+ * assembly becomes a file that can be solved on its own. */
+int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
+
+/* The whole puzzle as JSON version 1 (one object, pretty-printed). */
+int tsr_write_puzzle_json(FILE *f, const tsr_puzzle *pz);
+
+#endif

@@ -1,0 +1,13 @@
+/*
+ * tessera/tessera.h - everything a program embedding Tessera needs.
+ */
+#ifndef TESSERA_H
+#define TESSERA_H
+
+#include "error.h"
+#include "puzzle.h"
+#include "engine.h"
+
+#define TESSERA_ENGINE_VERSION 1
+
+#endif

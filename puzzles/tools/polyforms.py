@@ -1,0 +1,311 @@
+"""Shared helpers for the puzzle-library tools (make_puzzles.py, check_puzzles.py).
+
+Cells are (x, y, z) integer triples.  A *shape* is a frozenset of cells
+translated so that its minimum x, y and z are 0.  Nothing here depends on
+the Tessera C code: it is an independent model used to build and to check
+the files under puzzles/.
+"""
+
+import itertools
+import json
+
+
+# ---- geometry -------------------------------------------------------------
+
+def normalize(cells):
+    cells = [tuple(c) + (0,) * (3 - len(c)) for c in cells]
+    mx = min(c[0] for c in cells)
+    my = min(c[1] for c in cells)
+    mz = min(c[2] for c in cells)
+    return frozenset((x - mx, y - my, z - mz) for x, y, z in cells)
+
+
+def _matrices(proper):
+    out = []
+    for perm in itertools.permutations(range(3)):
+        for signs in itertools.product((1, -1), repeat=3):
+            m = [[0] * 3 for _ in range(3)]
+            for i in range(3):
+                m[i][perm[i]] = signs[i]
+            det = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+                   - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+                   + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]))
+            if det == 1 or not proper:
+                out.append(tuple(tuple(r) for r in m))
+    return out
+
+
+ROT24 = _matrices(True)       # proper rotations of 3D space
+ISO48 = _matrices(False)      # rotations and reflections
+# the 4 rotations about the z axis
+ROTZ4 = [m for m in ROT24 if m[2] == (0, 0, 1)]
+# the 8 symmetries of the plane (rotations about z plus turning the plane over)
+PLANE8 = [m for m in ROT24 if m[2][2] in (1, -1)]
+
+
+def apply(m, c):
+    return tuple(sum(m[i][j] * c[j] for j in range(3)) for i in range(3))
+
+
+def transform(m, cells):
+    return [apply(m, c) for c in cells]
+
+
+def canon(cells, group):
+    """Smallest normalized image of `cells` under `group` (a canonical key)."""
+    return min(tuple(sorted(normalize(transform(m, cells)))) for m in group)
+
+
+def orientations(cells, group):
+    return {normalize(transform(m, cells)) for m in group}
+
+
+def mirror_x(cells):
+    return normalize([(-x, y, z) for x, y, z in cells])
+
+
+# ---- enumeration -----------------------------------------------------------
+
+def free_polyominoes(n, group=None):
+    """All n-cell polyominoes (z = 0) up to `group` (default: the 8 plane
+    symmetries, i.e. free polyominoes).  Returns sorted canonical tuples."""
+    group = group or PLANE8
+    level = {canon([(0, 0, 0)], group)}
+    for _ in range(n - 1):
+        nxt = set()
+        for shape in level:
+            s = set(shape)
+            for (x, y, z) in shape:
+                for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                    c = (x + dx, y + dy, 0)
+                    if c not in s:
+                        nxt.add(canon(list(s | {c}), group))
+        level = nxt
+    return sorted(level)
+
+
+def free_polycubes(n, group=None):
+    """All n-cell polycubes up to `group` (default: the 24 rotations)."""
+    group = group or ROT24
+    level = {canon([(0, 0, 0)], group)}
+    for _ in range(n - 1):
+        nxt = set()
+        for shape in level:
+            s = set(shape)
+            for (x, y, z) in shape:
+                for d in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+                    c = (x + d[0], y + d[1], z + d[2])
+                    if c not in s:
+                        nxt.add(canon(list(s | {c}), group))
+        level = nxt
+    return sorted(level)
+
+
+def connected(cells):
+    cells = set(cells)
+    if not cells:
+        return False
+    start = next(iter(cells))
+    seen, todo = {start}, [start]
+    while todo:
+        x, y, z = todo.pop()
+        for d in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+            c = (x + d[0], y + d[1], z + d[2])
+            if c in cells and c not in seen:
+                seen.add(c)
+                todo.append(c)
+    return len(seen) == len(cells)
+
+
+# ---- art -------------------------------------------------------------------
+
+def rows_to_cells(rows, on):
+    """Cells of 2D art; the first string is y = 0."""
+    return [(x, y, 0) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch in on]
+
+
+def cells_to_rows(cells, on='#', off='.'):
+    s = normalize(cells)
+    assert all(z == 0 for _, _, z in s)
+    w = max(x for x, _, _ in s) + 1
+    h = max(y for _, y, _ in s) + 1
+    return [''.join(on if (x, y, 0) in s else off for x in range(w)) for y in range(h)]
+
+
+def digits_to_cells(text):
+    """'000 010 100' (oracle.md notation, one digit per axis) -> cells."""
+    return [tuple(int(ch) for ch in t) for t in text.split()]
+
+
+# ---- JSON puzzle reading (an independent reading of format version 1) ------
+
+TOP_KEYS = {"version", "name", "description", "board", "pieces", "rotations", "mirror", "expected"}
+BOARD_KEYS = {"size", "rows", "layers", "cells"}
+PIECE_KEYS = {"name", "cells", "rows", "layers", "count", "fixed"}
+EXPECTED_KEYS = {"raw", "rotations", "mirror"}
+
+
+class FormatError(Exception):
+    pass
+
+
+def _need(cond, msg):
+    if not cond:
+        raise FormatError(msg)
+
+
+def _cells_list(v, what):
+    _need(isinstance(v, list) and v, f"{what}: non-empty list expected")
+    out = []
+    for c in v:
+        _need(isinstance(c, list) and len(c) in (2, 3) and all(type(i) is int for i in c),
+              f"{what}: bad cell {c!r}")
+        out.append(tuple(c) + (0,) * (3 - len(c)))
+    _need(len(set(out)) == len(out), f"{what}: duplicate cells")
+    return out
+
+
+def _art(v, what, on):
+    _need(isinstance(v, list) and v and all(isinstance(r, str) for r in v), f"{what}: list of strings expected")
+    return rows_to_cells(v, on)
+
+
+def _layers(v, what, on):
+    _need(isinstance(v, list) and v, f"{what}: list of layers expected")
+    out = []
+    for z, layer in enumerate(v):
+        out += [(x, y, z) for (x, y, _) in _art(layer, f"{what}[{z}]", on)]
+    return out
+
+
+def read_puzzle(path):
+    """Parse a puzzle file strictly.  Returns a dict with board (list of
+    cells), pieces (list of dicts name/cells/count/fixed), rotations, mirror,
+    expected, and the raw JSON."""
+    with open(path) as f:
+        raw = json.load(f, object_pairs_hook=_no_dup_keys)
+    _need(isinstance(raw, dict), "top level: object expected")
+    extra = set(raw) - TOP_KEYS
+    _need(not extra, f"unknown keys {sorted(extra)}")
+    _need(raw.get("version") == 1, "version must be 1")
+    for k in ("name", "description"):
+        if k in raw:
+            _need(isinstance(raw[k], str), f"{k}: string expected")
+    b = raw.get("board")
+    _need(isinstance(b, dict) and len(b) == 1 and set(b) <= BOARD_KEYS, "board: exactly one of size/rows/layers/cells")
+    if "size" in b:
+        s = b["size"]
+        _need(isinstance(s, list) and len(s) in (2, 3) and all(type(i) is int and i > 0 for i in s), "board.size")
+        s = list(s) + [1] * (3 - len(s))
+        board = [(x, y, z) for z in range(s[2]) for y in range(s[1]) for x in range(s[0])]
+    elif "rows" in b:
+        board = _art(b["rows"], "board.rows", ".")
+        _need(all(ch in ".# " for r in b["rows"] for ch in r), "board.rows: only '.', '#', ' '")
+    elif "layers" in b:
+        board = _layers(b["layers"], "board.layers", ".")
+        _need(all(ch in ".# " for l in b["layers"] for r in l for ch in r), "board.layers: only '.', '#', ' '")
+    else:
+        board = _cells_list(b["cells"], "board.cells")
+    _need(board and len(set(board)) == len(board), "board: empty or duplicate cells")
+
+    pieces = []
+    _need(isinstance(raw.get("pieces"), list) and raw["pieces"], "pieces: non-empty list expected")
+    for i, p in enumerate(raw["pieces"]):
+        what = f"pieces[{i}]"
+        _need(isinstance(p, dict), f"{what}: object expected")
+        extra = set(p) - PIECE_KEYS
+        _need(not extra, f"{what}: unknown keys {sorted(extra)}")
+        _need(isinstance(p.get("name"), str) and 0 < len(p["name"].encode()) <= 64, f"{what}: name")
+        shapes = [k for k in ("cells", "rows", "layers") if k in p]
+        _need(len(shapes) == 1, f"{what}: exactly one of cells/rows/layers")
+        k = shapes[0]
+        if k == "cells":
+            cells = _cells_list(p["cells"], what)
+        elif k == "rows":
+            _need(all(ch in "#. " for r in p["rows"] for ch in r), f"{what}: rows only '#', '.', ' '")
+            cells = _art(p["rows"], what, "#")
+        else:
+            _need(all(ch in "#. " for l in p["layers"] for r in l for ch in r), f"{what}: layers only '#', '.', ' '")
+            cells = _layers(p["layers"], what, "#")
+        _need(cells, f"{what}: no cells")
+        count = p.get("count", 1)
+        _need(type(count) is int and count >= 1, f"{what}: count")
+        fixed = p.get("fixed", False)
+        _need(isinstance(fixed, bool), f"{what}: fixed")
+        _need(not (fixed and count != 1), f"{what}: fixed pieces have count 1")
+        pieces.append({"name": p["name"], "cells": cells, "count": count, "fixed": fixed})
+    names = [p["name"] for p in pieces]
+    _need(len(set(names)) == len(names), "piece names not unique")
+    rot = raw.get("rotations", "all")
+    _need(rot in ("all", "one-sided", "none"), "rotations")
+    mirror = raw.get("mirror", False)
+    _need(isinstance(mirror, bool), "mirror")
+    exp = raw.get("expected", {})
+    _need(isinstance(exp, dict) and set(exp) <= EXPECTED_KEYS, "expected: only raw/rotations/mirror")
+    _need(all(type(v) is int and v >= 0 for v in exp.values()), "expected: non-negative integers")
+    return {"board": board, "pieces": pieces, "rotations": rot, "mirror": mirror,
+            "expected": exp, "json": raw}
+
+
+def _no_dup_keys(pairs):
+    d = {}
+    for k, v in pairs:
+        if k in d:
+            raise FormatError(f"duplicate key {k!r}")
+        d[k] = v
+    return d
+
+
+# ---- polycube definition files (the subset used in puzzles/polycube/) ------
+
+def read_polycube(path):
+    """Returns (dims, pieces) where pieces is a list of (name, type, cells).
+    Handles C: lines with layout= and L ... ~L art blocks (mobile pieces) and
+    L:stationary=<name> blocks.  Art rows: first row is y = 0 (for the files
+    here, which are symmetric or 2D, the direction of y does not matter)."""
+    dims = None
+    pieces = []
+    lines = open(path).read().splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].split('#', 1)[0].strip()   # '#' starts a comment
+        i += 1
+        if not line:
+            continue
+        if line.startswith('D:'):
+            kv = dict(f.split('=') for f in line[2:].split(':'))
+            dims = (int(kv['xDim']), int(kv['yDim']), int(kv['zDim']))
+        elif line.startswith('C:'):
+            fields = {}
+            for f in line[2:].split(':'):
+                k, v = f.split('=', 1)
+                fields[k] = v.strip()
+            cells = [tuple(int(t) for t in c.split()) for c in fields['layout'].split(',')]
+            pieces.append((fields['name'], fields.get('type', 'M'), cells))
+        elif line == 'L' or line.startswith('L:'):
+            stationary = None
+            if line.startswith('L:'):
+                k, v = line[2:].split('=')
+                assert k == 'stationary'
+                stationary = v
+            art = []
+            while lines[i].strip() != '~L':
+                art.append(lines[i].split())
+                i += 1
+            i += 1
+            found = {}
+            for y, row in enumerate(art):
+                for x, ch in enumerate(row):
+                    if ch != '.':
+                        found.setdefault(ch, []).append((x, y, 0))
+            for name, cells in found.items():
+                pieces.append((name, 'S' if name == stationary else 'M', cells))
+            if stationary is not None:
+                pieces.append(('<open>', 'open', [(x, y, 0) for y, row in enumerate(art)
+                                                  for x, ch in enumerate(row) if ch == '.']))
+        elif line == '~D':
+            break
+        else:
+            raise FormatError(f"{path}: unexpected line {line!r}")
+    return dims, pieces
+

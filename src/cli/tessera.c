@@ -1,0 +1,409 @@
+/*
+ * tessera.c - the command-line tool.
+ *
+ *   tessera solve [options] FILE     solve a puzzle in-process
+ *   tessera version | help
+ *
+ * Output goes to stdout (solutions, the summary); progress and errors go to
+ * stderr.  Exit status: 0 done, 1 the search failed, 2 bad usage or input.
+ * Options given on the command line override those of a JSON job file.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tessera/tessera.h"
+
+#define EXIT_USAGE 2
+
+static const char *usage_text =
+    "usage: tessera solve [options] FILE    (FILE: puzzle JSON or polycube text; - for stdin)\n"
+    "       tessera version\n"
+    "\n"
+    "output:\n"
+    "  -q, --quiet            print no solutions, only the summary\n"
+    "      --json             solutions as JSON lines; with -q the summary is one JSON object\n"
+    "      --polycube         solutions (or --goal partial assemblies) as polycube sub-puzzles\n"
+    "      --stats            attempts and fits per number of pieces left, on the summary\n"
+    "      --trace            print each placement of the DLX levels on stderr\n"
+    "      --no-progress      no progress lines on stderr\n"
+    "counting:\n"
+    "      --unique=MODE      raw | rotations (default) | mirror\n"
+    "      --limit=N          stop after N solutions\n"
+    "      --goal=N           report partial assemblies when N pieces remain\n"
+    "      --sample=T,R,SEED  Monte Carlo: T random trials, each ending after the\n"
+    "                         first subtree with R pieces left is searched\n"
+    "engine (default: chosen automatically from the puzzle):\n"
+    "      --fila=N           DLX above, FILA when N pieces remain (0: DLX only)\n"
+    "      --order=SPEC       heuristic schedule, e.g. s  or  e=11:f=3  or  a@160=35:s=20\n"
+    "                         s min-fit, f first cell, e estimate (FILA), x/y/z lowest\n"
+    "                         coordinate, r farthest from centre, a@DEG by angle\n"
+    "      --nof, --no-nof    neighbour occupancy filtering in FILA\n"
+    "      --volume[=N|once|off]   volume filter: at the root, or after each placement\n"
+    "                         while N or more pieces remain\n"
+    "      --vtrigger=N       volume backtrack trigger while N or more pieces remain\n"
+    "      --parity[=N|off]   parity backtrack trigger while N or more pieces remain\n"
+    "      --pfilter=N        parity image filter while N or more pieces remain\n"
+    "      --fit, --no-fit    fit filter at the root, to a fixed point\n"
+    "      --redundancy[=PIECE|off]  rotational-redundancy filter (default: automatic)\n";
+
+typedef struct cli {
+    bool quiet, json, polycube, stats, trace, progress;
+    long long sample_trials;
+    int sample_r;
+    unsigned long long sample_seed;
+    const tsr_puzzle *pz;
+    int progress_shown;
+    bool tty;
+} cli;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tessera: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'tessera help'.\n");
+    return EXIT_USAGE;
+}
+
+static bool parse_long(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int on_solution(void *ctx, const tsr_solution *s)
+{
+    cli *c = ctx;
+    if (c->quiet)
+        return 0;
+    if (c->progress_shown && c->tty) {
+        fprintf(stderr, "\r\033[K");
+        c->progress_shown = 0;
+    }
+    if (c->polycube)
+        tsr_write_polycube(stdout, c->pz, s);
+    else if (c->json)
+        tsr_write_solution_json(stdout, c->pz, s);
+    else {
+        tsr_write_solution_text(stdout, c->pz, s);
+        fputc('\n', stdout);
+    }
+    return 0;
+}
+
+static int on_progress(void *ctx, const tsr_stats *st)
+{
+    cli *c = ctx;
+    if (!c->progress || st->seconds < 2)
+        return 0;
+    double rate = st->seconds > 0 ? st->nodes / st->seconds : 0;
+    double eta = st->fraction > 0 ? st->seconds * (1 - st->fraction) / st->fraction : -1;
+    char etabuf[32] = "?";
+    if (eta >= 0)
+        snprintf(etabuf, sizeof etabuf, "%.0fs", eta);
+    fprintf(stderr, "%s%5.1f%%  %llu solutions  %llu nodes  %.3g nodes/s  %.0fs elapsed  eta %s%s",
+            c->tty ? "\r\033[K" : "", 100 * st->fraction, (unsigned long long)st->solutions,
+            (unsigned long long)st->nodes, rate, st->seconds, etabuf, c->tty ? "" : "\n");
+    fflush(stderr);
+    c->progress_shown = 1;
+    return 0;
+}
+
+static void on_trace(void *ctx, int depth, const tsr_placement *pl)
+{
+    cli *c = ctx;
+    fprintf(stderr, "%*s%s", depth * 2, "", c->pz->pieces[pl->piece].name);
+    for (int i = 0; i < pl->ncells; i++)
+        fprintf(stderr, " %d,%d,%d", pl->cells[i].x, pl->cells[i].y, pl->cells[i].z);
+    fputc('\n', stderr);
+}
+
+static const char *mode_name(enum tsr_unique u)
+{
+    return u == TSR_UNIQUE_RAW ? "raw" : u == TSR_UNIQUE_MIRROR ? "mirror" : "rotations";
+}
+
+static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *opt,
+                          const tsr_stats *st, const char *file)
+{
+    if (c->json && c->quiet) {
+        json_t *o = json_object();
+        json_object_set_new(o, "file", json_string(file));
+        if (c->pz->name)
+            json_object_set_new(o, "puzzle", json_string(c->pz->name));
+        json_object_set_new(o, "unique", json_string(mode_name(opt->unique)));
+        json_object_set_new(o, "solutions", json_integer((json_int_t)st->solutions));
+        json_object_set_new(o, "classes", json_integer((json_int_t)st->classes));
+        json_object_set_new(o, "nodes", json_integer((json_int_t)st->nodes));
+        json_object_set_new(o, "seconds", json_real(st->seconds));
+        json_object_set_new(o, "complete", json_boolean(!st->stopped && c->sample_trials == 0));
+        json_object_set_new(o, "config", json_string(tsr_solver_config(s)));
+        if (c->stats) {
+            json_t *a = json_array(), *f = json_array();
+            for (int p = 0; p < st->levels; p++) {
+                json_array_append_new(a, json_integer((json_int_t)st->attempts[p]));
+                json_array_append_new(f, json_integer((json_int_t)st->fits[p]));
+            }
+            json_object_set_new(o, "attempts", a);
+            json_object_set_new(o, "fits", f);
+        }
+        json_dumpf(o, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
+        json_decref(o);
+        return;
+    }
+    FILE *out = c->quiet ? stdout : stderr;
+    if (c->stats)
+        for (int p = st->levels - 1; p >= 1; p--)
+            fprintf(out, "pieces left %3d: attempts %llu fits %llu\n", p,
+                    (unsigned long long)st->attempts[p], (unsigned long long)st->fits[p]);
+    fprintf(out, "solutions: %llu (%s%s)\n", (unsigned long long)st->solutions,
+            mode_name(opt->unique), st->stopped ? ", stopped early" : "");
+    fprintf(out, "nodes: %llu\nseconds: %.3f\nconfig: %s\n", (unsigned long long)st->nodes,
+            st->seconds, tsr_solver_config(s));
+    if (c->sample_trials > 0 && st->seconds > 0)
+        fprintf(out, "solutions per second: %.4g\n", st->solutions / st->seconds);
+}
+
+enum {
+    O_JSON = 256, O_POLYCUBE, O_STATS, O_TRACE, O_NOPROGRESS, O_UNIQUE, O_LIMIT, O_GOAL,
+    O_SAMPLE, O_FILA, O_ORDER, O_NOF, O_NONOF, O_VOLUME, O_VTRIGGER, O_PARITY, O_PFILTER,
+    O_FIT, O_NOFIT, O_REDUNDANCY
+};
+
+/* Command-line options apply on top of the file's job options, so they are
+ * collected first and applied after the file is read. */
+typedef struct flag {
+    int code;
+    const char *arg;
+} flag;
+
+static int apply_flag(const flag *f, tsr_options *o, cli *c)
+{
+    long long v;
+    const char *a = f->arg;
+    switch (f->code) {
+    case O_UNIQUE:
+        if (strcmp(a, "raw") == 0)
+            o->unique = TSR_UNIQUE_RAW;
+        else if (strcmp(a, "rotations") == 0)
+            o->unique = TSR_UNIQUE_ROTATIONS;
+        else if (strcmp(a, "mirror") == 0)
+            o->unique = TSR_UNIQUE_MIRROR;
+        else
+            return usage_error("--unique: expected raw, rotations or mirror, got '%s'", a);
+        break;
+    case O_LIMIT:
+        if (!parse_long(a, 0, LLONG_MAX, &v))
+            return usage_error("--limit: expected a number >= 0, got '%s'", a);
+        o->limit = v;
+        break;
+    case O_GOAL:
+        if (!parse_long(a, 0, INT_MAX, &v))
+            return usage_error("--goal: expected a number >= 0, got '%s'", a);
+        o->goal = (int)v;
+        break;
+    case O_FILA:
+        if (!parse_long(a, 0, INT_MAX, &v))
+            return usage_error("--fila: expected a number >= 0, got '%s'", a);
+        o->fila = (int)v;
+        break;
+    case O_ORDER:
+        if (strlen(a) >= sizeof o->order || a[0] == '\0')
+            return usage_error("--order: bad schedule '%s'", a);
+        snprintf(o->order, sizeof o->order, "%s", a);
+        break;
+    case O_NOF: o->nof = 1; break;
+    case O_NONOF: o->nof = 0; break;
+    case O_FIT: o->fit = 1; break;
+    case O_NOFIT: o->fit = 0; break;
+    case O_VOLUME:
+        if (a == NULL || strcmp(a, "once") == 0)
+            o->volume = -2;
+        else if (strcmp(a, "off") == 0)
+            o->volume = 0;
+        else if (parse_long(a, 1, INT_MAX, &v))
+            o->volume = (int)v;
+        else
+            return usage_error("--volume: expected once, off or a number >= 1, got '%s'", a);
+        break;
+    case O_VTRIGGER:
+        if (!parse_long(a, 0, INT_MAX, &v))
+            return usage_error("--vtrigger: expected a number >= 0, got '%s'", a);
+        o->vtrigger = (int)v;
+        break;
+    case O_PARITY:
+        if (a == NULL)
+            o->parity = 1;
+        else if (strcmp(a, "off") == 0)
+            o->parity = 0;
+        else if (parse_long(a, 1, INT_MAX, &v))
+            o->parity = (int)v;
+        else
+            return usage_error("--parity: expected off or a number >= 1, got '%s'", a);
+        break;
+    case O_PFILTER:
+        if (!parse_long(a, 0, INT_MAX, &v))
+            return usage_error("--pfilter: expected a number >= 0, got '%s'", a);
+        o->pfilter = (int)v;
+        break;
+    case O_REDUNDANCY:
+        if (a == NULL)
+            o->redundancy[0] = '\0';
+        else if (strlen(a) > TSR_MAX_NAME)
+            return usage_error("--redundancy: piece name too long: '%s'", a);
+        else
+            snprintf(o->redundancy, sizeof o->redundancy, "%s", a);
+        break;
+    case O_SAMPLE: {
+        long long t, r;
+        unsigned long long seed;
+        int used = 0;
+        if (sscanf(a, "%lld,%lld,%llu%n", &t, &r, &seed, &used) != 3 || a[used] != '\0' ||
+            t < 1 || r < 1)
+            return usage_error("--sample: expected TRIALS,R,SEED (positive numbers), got '%s'",
+                               a);
+        c->sample_trials = t;
+        c->sample_r = (int)(r > INT_MAX ? INT_MAX : r);
+        c->sample_seed = seed;
+        break;
+    }
+    }
+    return 0;
+}
+
+static int cmd_solve(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, O_JSON},
+        {"polycube", no_argument, NULL, O_POLYCUBE},
+        {"stats", no_argument, NULL, O_STATS},
+        {"trace", no_argument, NULL, O_TRACE},
+        {"no-progress", no_argument, NULL, O_NOPROGRESS},
+        {"unique", required_argument, NULL, O_UNIQUE},
+        {"limit", required_argument, NULL, O_LIMIT},
+        {"goal", required_argument, NULL, O_GOAL},
+        {"sample", required_argument, NULL, O_SAMPLE},
+        {"fila", required_argument, NULL, O_FILA},
+        {"order", required_argument, NULL, O_ORDER},
+        {"nof", no_argument, NULL, O_NOF},
+        {"no-nof", no_argument, NULL, O_NONOF},
+        {"volume", optional_argument, NULL, O_VOLUME},
+        {"vtrigger", required_argument, NULL, O_VTRIGGER},
+        {"parity", optional_argument, NULL, O_PARITY},
+        {"pfilter", required_argument, NULL, O_PFILTER},
+        {"fit", no_argument, NULL, O_FIT},
+        {"no-fit", no_argument, NULL, O_NOFIT},
+        {"redundancy", optional_argument, NULL, O_REDUNDANCY},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cli c = {.progress = true, .tty = isatty(STDERR_FILENO)};
+    flag *flags = calloc((size_t)argc + 1, sizeof *flags);
+    int nflags = 0, ch;
+    if (flags == NULL)
+        return 1;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'q': c.quiet = true; break;
+        case O_JSON: c.json = true; break;
+        case O_POLYCUBE: c.polycube = true; break;
+        case O_STATS: c.stats = true; break;
+        case O_TRACE: c.trace = true; break;
+        case O_NOPROGRESS: c.progress = false; break;
+        case 'h':
+            fputs(usage_text, stdout);
+            free(flags);
+            return 0;
+        case '?':
+            free(flags);
+            fprintf(stderr, "Try 'tessera help'.\n");
+            return EXIT_USAGE;
+        default:
+            flags[nflags++] = (flag){ch, optarg};
+        }
+    }
+    if (optind != argc - 1) {
+        free(flags);
+        return usage_error("solve needs exactly one puzzle file%s", "");
+    }
+    const char *file = argv[optind];
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    tsr_err err = {{0}};
+    int rc = tsr_puzzle_load_file(file, &pz, &opt, &err);
+    if (rc) {
+        fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
+        free(flags);
+        return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
+    }
+    c.pz = pz;
+    for (int i = 0; i < nflags && rc == 0; i++)
+        rc = apply_flag(&flags[i], &opt, &c);
+    free(flags);
+    if (rc) {
+        tsr_puzzle_free(pz);
+        return rc;
+    }
+    tsr_solver *s = NULL;
+    rc = tsr_solver_new(pz, &opt, &s, &err);
+    if (rc) {
+        fprintf(stderr, "tessera: %s: %s\n", file, err.msg[0] ? err.msg : tsr_strerror(rc));
+        tsr_puzzle_free(pz);
+        return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
+    }
+    tsr_callbacks cb = {.ctx = &c, .solution = on_solution, .progress = on_progress,
+                        .progress_seconds = c.tty ? 0.5 : 10};
+    if (c.trace)
+        cb.trace = on_trace;
+    tsr_stats st;
+    if (c.sample_trials > 0)
+        rc = tsr_solver_sample(s, c.sample_trials, c.sample_r, c.sample_seed, &cb, &st);
+    else
+        rc = tsr_solver_run(s, NULL, 0, &cb, &st);
+    if (c.progress_shown && c.tty)
+        fprintf(stderr, "\r\033[K");
+    if (rc == 0)
+        print_summary(&c, s, &opt, &st, file);
+    else
+        fprintf(stderr, "tessera: %s: search failed: %s\n", file,
+                rc == TSR_EINVAL ? "the sampling depth is out of range" : tsr_strerror(rc));
+    fflush(stdout);
+    tsr_stats_free(&st);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+    return rc == 0 ? 0 : rc == TSR_EINVAL ? EXIT_USAGE : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("missing command%s", "");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "solve") == 0)
+        return cmd_solve(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("tessera %s (engine %d)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    return usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,257 @@
+/*
+ * fila.c - FILA context: the parts independent of the occupancy width.
+ *
+ * The list building and the recursion live in fila_impl.h, which this file
+ * includes twice: once with a 64-bit occupancy field and once with a
+ * 128-bit one.  A context serves one search run and is rebuilt at every
+ * handoff from DLX, reusing its buffers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/fila.h"
+
+typedef unsigned __int128 u128;
+
+/* Entries of a list set are addressed by (bit, ilsi, shape): offsets into
+ * the entry arrays, Q + 1 per (bit, ilsi). */
+#define NILSI 64
+
+struct fila {
+    const img_problem *ip;
+    const fila_plan *plan;
+    const fila_hooks *hooks;
+    int width;                    /* 64 or 128 for the current build */
+    int V, Q;                     /* bits, shapes */
+    uint64_t avail;               /* shapes with copies left */
+    int gcell[FILA_MAX_BITS];     /* bit -> global cell */
+    int *bitof;                   /* global cell -> bit, -1 */
+    /* open neighbours of each bit: direction k (ILSI bit) and neighbour bit */
+    signed char nnb[FILA_MAX_BITS], nbk[FILA_MAX_BITS][6], nbb[FILA_MAX_BITS][6];
+    signed char onnb[FILA_MAX_BITS]; /* of those, how many come later in bit order */
+    unsigned char freen[FILA_MAX_BITS], ofreen[FILA_MAX_BITS]; /* ILSI masks of possible bits */
+    int gtype[FILA_MAX_SHAPES];   /* shape -> type */
+    int N[FILA_MAX_SHAPES];
+    /* local images, grouped by shape */
+    int nimg, cap_img;
+    int *igid, *ishape;
+    signed char *ipar;
+    /* list sets */
+    uint32_t *uoff, *ooff;
+    uint64_t *upres, *opres;      /* per list set: shapes it has images for */
+    int *uimg, *oimg;
+    long nu, no, cap_u, cap_o;
+    /* typed masks */
+    uint64_t *imask64, *umask64, *omask64, nbm64[FILA_MAX_BITS];
+    u128 *imask128, *umask128, *omask128, nbm128[FILA_MAX_BITS];
+    /* per run */
+    int stack[FILA_MAX_BITS];     /* stack[p - 1]: image placed with p pieces left */
+    int top;                      /* pieces left when FILA took over */
+    int gids[FILA_MAX_BITS];
+    int pstate, hp;
+    unsigned tick;
+    int stop;
+    int track_min;
+    /* scratch for building */
+    int *cover_off, *cover_img;   /* images covering each bit */
+    uint64_t *nmask_scratch;
+};
+
+fila *fila_new(const img_problem *ip, const fila_plan *plan)
+{
+    fila *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return NULL;
+    f->ip = ip;
+    f->plan = plan;
+    size_t nc = (size_t)(ip->ncells ? ip->ncells : 1), ni = (size_t)(ip->nimages ? ip->nimages : 1);
+    f->bitof = malloc(nc * sizeof(int));
+    f->igid = malloc(ni * sizeof(int));
+    f->ishape = malloc(ni * sizeof(int));
+    f->ipar = malloc(ni);
+    f->imask64 = malloc(ni * sizeof(uint64_t));
+    f->imask128 = malloc(ni * sizeof(u128));
+    f->cover_off = malloc((FILA_MAX_BITS + 1) * sizeof(int));
+    f->nmask_scratch = malloc(ni * sizeof(uint64_t));
+    if (!f->bitof || !f->igid || !f->ishape || !f->ipar || !f->imask64 || !f->imask128 ||
+        !f->cover_off || !f->nmask_scratch) {
+        fila_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void fila_free(fila *f)
+{
+    if (f == NULL)
+        return;
+    free(f->bitof);
+    free(f->igid);
+    free(f->ishape);
+    free(f->ipar);
+    free(f->uoff);
+    free(f->ooff);
+    free(f->upres);
+    free(f->opres);
+    free(f->uimg);
+    free(f->oimg);
+    free(f->imask64);
+    free(f->umask64);
+    free(f->omask64);
+    free(f->imask128);
+    free(f->umask128);
+    free(f->omask128);
+    free(f->cover_off);
+    free(f->cover_img);
+    free(f->nmask_scratch);
+    free(f);
+}
+
+static int open_cells(const dlx *d, const img_problem *ip)
+{
+    int n = 0;
+    for (int c = 0; c < ip->ncells; c++)
+        n += dlx_cell_open(d, c);
+    return n;
+}
+
+bool fila_can_take(const fila *f, const dlx *d)
+{
+    if (dlx_remaining_copies(d) > f->plan->maxp || open_cells(d, f->ip) > FILA_MAX_BITS)
+        return false;
+    int shapes = 0;
+    for (int t = 0; t < f->ip->ntypes; t++)
+        shapes += dlx_need(d, t) > 0;
+    return shapes <= FILA_MAX_SHAPES;
+}
+
+/* Is the parity of the holes reachable by the pieces left? */
+static inline bool parity_ok(const fila *f)
+{
+    const fila_plan *pl = f->plan;
+    int v = f->hp + pl->parity_range;
+    if (v < 0 || v > 2 * pl->parity_range)
+        return false;
+    const uint64_t *row = pl->parity_ok + (size_t)f->pstate * pl->parity_words;
+    return (row[v >> 6] >> (v & 63)) & 1;
+}
+
+/* Number the open cells, collect shapes and images: shared by both widths. */
+static int prepare(fila *f, const dlx *d, int *rows)
+{
+    const img_problem *ip = f->ip;
+    const fila_plan *pl = f->plan;
+    /* bits in the plan's cell order (rank, then id) */
+    int V = 0;
+    for (int c = 0; c < ip->ncells; c++) {
+        f->bitof[c] = -1;
+        if (!dlx_cell_open(d, c))
+            continue;
+        int k = V++;
+        while (k > 0 && (pl->rank[f->gcell[k - 1]] > pl->rank[c]))
+            f->gcell[k] = f->gcell[k - 1], k--;
+        f->gcell[k] = c;
+    }
+    f->V = V;
+    for (int b = 0; b < V; b++)
+        f->bitof[f->gcell[b]] = b;
+    for (int b = 0; b < V; b++) {
+        int n = 0, on = 0;
+        unsigned char fm = 0, ofm = 0;
+        for (int k = 0; k < 6; k++) {
+            int nc = ip->nbr[f->gcell[b] * 6 + k];
+            int nbit = nc >= 0 ? f->bitof[nc] : -1;
+            if (nbit < 0)
+                continue;
+            f->nbk[b][n] = (signed char)k;
+            f->nbb[b][n] = (signed char)nbit;
+            fm |= (unsigned char)(1u << k);
+            n++;
+        }
+        /* later neighbours first in the list, so ordered lists use a prefix */
+        for (int i = 0; i < n; i++)
+            if (f->nbb[b][i] > b) {
+                signed char tk = f->nbk[b][i], tb = f->nbb[b][i];
+                f->nbk[b][i] = f->nbk[b][on];
+                f->nbb[b][i] = f->nbb[b][on];
+                f->nbk[b][on] = tk;
+                f->nbb[b][on] = tb;
+                ofm |= (unsigned char)(1u << tk);
+                on++;
+            }
+        f->nnb[b] = (signed char)n;
+        f->onnb[b] = (signed char)on;
+        f->freen[b] = pl->nof ? fm : 0;
+        f->ofreen[b] = pl->nof ? ofm : 0;
+    }
+    /* shapes: types with copies left */
+    int Q = 0;
+    for (int t = 0; t < ip->ntypes; t++) {
+        int need = dlx_need(d, t);
+        if (need <= 0)
+            continue;
+        if (Q == FILA_MAX_SHAPES)
+            return TSR_EUNSUPP;
+        f->gtype[Q] = t;
+        f->N[Q] = need;
+        Q++;
+    }
+    f->Q = Q;
+    f->avail = Q == 64 ? ~0ull : (1ull << Q) - 1;
+    /* images grouped by shape: dlx_rows lists them type by type already */
+    int n = dlx_rows(d, rows);
+    f->nimg = 0;
+    for (int i = 0, s = 0; i < n; i++) {
+        int t = ip->img_type[rows[i]];
+        while (s < Q && f->gtype[s] != t)
+            s++; /* both dlx_rows and the shapes go type by type */
+        f->igid[f->nimg] = rows[i];
+        f->ishape[f->nimg] = s;
+        f->ipar[f->nimg] = (signed char)img_parity(ip, rows[i]);
+        f->nimg++;
+    }
+    return 0;
+}
+
+#define FL_WIDTH 64
+#include "engine/fila_impl.h"
+#undef FL_WIDTH
+#define FL_WIDTH 128
+#include "engine/fila_impl.h"
+#undef FL_WIDTH
+
+int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks)
+{
+    const img_problem *ip = f->ip;
+    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
+    if (rows == NULL)
+        return TSR_ENOMEM;
+    int rc = prepare(f, d, rows);
+    free(rows);
+    if (rc)
+        return rc;
+    f->hooks = hooks;
+    f->stop = 0;
+    f->hp = hole_parity;
+    f->pstate = 0;
+    if (f->plan->parity_min > 0)
+        for (int s = 0; s < f->Q; s++) {
+            int cls = f->plan->type_class[f->gtype[s]];
+            if (cls >= 0)
+                f->pstate += f->N[s] * f->plan->class_radix[cls];
+        }
+    int p = dlx_remaining_copies(d);
+    f->track_min = p - 2;
+    if (f->V <= 64)
+        rc = fila_build64(f);
+    else
+        rc = fila_build128(f);
+    if (rc)
+        return rc;
+    f->top = p;
+    if (f->V <= 64)
+        fila_solve64(f, p, f->V == 64 ? 0 : ~(uint64_t)0 << f->V, w);
+    else
+        fila_solve128(f, p, f->V == 128 ? 0 : ~(u128)0 << f->V, w);
+    return f->stop;
+}

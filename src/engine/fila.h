@@ -1,0 +1,68 @@
+/*
+ * fila.h - the fixed image list algorithm (FILA) for the last pieces.
+ *
+ * When the DLX search reaches the handoff point, the driver builds a FILA
+ * context from what is left in the DLX matrix: the open cells become the
+ * bits of an occupancy field (64 or 128 bits), the available rows become
+ * image masks, and per-cell image list sets are precomputed:
+ *  - unordered lists (E and S heuristics): all images covering a cell;
+ *  - ordered lists (a fixed cell order, F by default): only images whose
+ *    lowest bit is the cell, since every earlier cell is already filled
+ *    (priority occupancy filtering, POF);
+ *  - with NOF, one list set per occupancy state of the cell's open
+ *    neighbours (the image list set index, ILSI), each holding only the
+ *    images that avoid the occupied neighbours.
+ * The search then runs the FILA recursion over those lists.
+ */
+#ifndef TSR_FILA_H
+#define TSR_FILA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/dlx.h"
+#include "engine/images.h"
+
+#define FILA_MAX_BITS 128
+#define FILA_MAX_SHAPES 64 /* piece types left; one bit each in a 64-bit mask */
+
+/* How FILA runs; fixed for a solver. */
+typedef struct fila_plan {
+    int maxp;             /* FILA handles nodes with at most maxp pieces left */
+    const char *heur;     /* heur[p] for p <= maxp: 'f' (ordered), 'e' or 's' */
+    const double *rank;   /* per free cell: the ordered heuristic's cell order */
+    bool nof;
+    int goal;             /* leaves at this many pieces left (0 = complete) */
+    /* parity trigger: active while pieces left >= parity_min (0 = off) */
+    int parity_min;
+    const int *type_class;  /* per type: parity class or -1 */
+    const int *class_radix; /* per class */
+    const uint64_t *parity_ok; /* per state, bitset over hole parity + parity_range */
+    int parity_words, parity_range;
+} fila_plan;
+
+/* Where FILA reports to; owned by the driver. */
+typedef struct fila_hooks {
+    void *ctx;
+    /* images placed by FILA at a leaf (global ids); nonzero stops the search */
+    int (*leaf)(void *ctx, const int *images, int n);
+    /* called every few thousand placements; nonzero stops the search */
+    int (*tick)(void *ctx);
+    uint64_t *attempts, *fits; /* indexed by pieces left before the placement */
+    double *done;              /* progress: weight of finished subtrees */
+} fila_hooks;
+
+typedef struct fila fila;
+
+fila *fila_new(const img_problem *ip, const fila_plan *plan);
+void fila_free(fila *f);
+
+/* Can FILA take over from this DLX state (enough bits, few enough pieces)? */
+bool fila_can_take(const fila *f, const dlx *d);
+
+/* Build the lists from the DLX state and search the subtree of weight w.
+ * `hole_parity` is the colour sum of the open cells.  Returns nonzero when a
+ * hook asked to stop, or TSR_ENOMEM. */
+int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks);
+
+#endif

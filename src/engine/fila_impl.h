@@ -1,0 +1,358 @@
+/*
+ * fila_impl.h - FILA list building and recursion for one occupancy width.
+ *
+ * Included by fila.c with FL_WIDTH defined as 64 or 128; every name below
+ * gets the width as a suffix.  Not a public header.
+ *
+ * Invariant of the recursion: `o` has a bit set for every occupied cell of
+ * the region and for every bit position beyond the region, so ~o is exactly
+ * the set of holes; f->N[s] copies of shape s are left, and bit s of
+ * f->avail is set exactly when N[s] > 0.  Each list set carries the mask of
+ * shapes it has images for, so loops visit only shapes both present and
+ * available.
+ */
+#define FLN__(x, w) x##w
+#define FLN_(x, w) FLN__(x, w)
+#define FLN(x) FLN_(x, FL_WIDTH)
+
+#if FL_WIDTH == 64
+#define MASK uint64_t
+static inline int ctz64(uint64_t m) { return __builtin_ctzll(m); }
+static inline int popc64(uint64_t m) { return __builtin_popcountll(m); }
+#else
+#define MASK u128
+static inline int ctz128(u128 m)
+{
+    uint64_t lo = (uint64_t)m;
+    return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(m >> 64));
+}
+static inline int popc128(u128 m)
+{
+    return __builtin_popcountll((uint64_t)m) + __builtin_popcountll((uint64_t)(m >> 64));
+}
+#endif
+
+/* Append one list set for bit b: every image in imgs[0..n) (grouped by
+ * shape, ascending) whose neighbour mask avoids z. */
+static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, MASK **emask,
+                     long *ne, long *cap, const int *imgs, const uint64_t *nm, int n, unsigned z)
+{
+    if (*ne + n > *cap) {
+        long ncap = *cap ? *cap : 4096;
+        while (ncap < *ne + n)
+            ncap *= 2;
+        int *ip = realloc(*eimg, (size_t)ncap * sizeof *ip);
+        if (ip != NULL)
+            *eimg = ip;
+        MASK *mp = realloc(*emask, (size_t)ncap * sizeof *mp);
+        if (mp != NULL)
+            *emask = mp;
+        if (ip == NULL || mp == NULL)
+            return TSR_ENOMEM; /* both arrays stay valid at the old capacity */
+        *cap = ncap;
+    }
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        int img = imgs[i];
+        while (s <= f->ishape[img])
+            off[s++] = (uint32_t)*ne;
+        if ((nm[i] & z) == 0) {
+            (*eimg)[*ne] = img;
+            (*emask)[*ne] = f->FLN(imask)[img];
+            (*ne)++;
+        }
+    }
+    while (s <= f->Q)
+        off[s++] = (uint32_t)*ne;
+    *pres = 0;
+    for (s = 0; s < f->Q; s++)
+        if (off[s + 1] > off[s])
+            *pres |= 1ull << s;
+    return 0;
+}
+
+/* Neighbour mask of image img relative to bit b, over b's first nn
+ * neighbours (ILSI bit positions). */
+static inline uint64_t FLN(nmask)(const fila *f, int b, int nn, int img)
+{
+    uint64_t nm = 0;
+    MASK m = f->FLN(imask)[img];
+    for (int i = 0; i < nn; i++)
+        if ((m >> f->nbb[b][i]) & 1)
+            nm |= 1u << f->nbk[b][i];
+    return nm;
+}
+
+static int FLN(fila_build)(fila *f)
+{
+    const fila_plan *pl = f->plan;
+    int V = f->V, Q = f->Q;
+    bool need_u = false, need_o = false;
+    for (int p = 0; p <= pl->maxp; p++) {
+        need_u |= pl->heur[p] == 'e' || pl->heur[p] == 's';
+        need_o |= pl->heur[p] == 'f';
+    }
+    /* image masks and neighbour masks */
+    for (int i = 0; i < f->nimg; i++) {
+        MASK m = 0;
+        const int *c = img_cells_of(f->ip, f->igid[i]);
+        for (int k = 0; k < img_size(f->ip, f->igid[i]); k++)
+            m |= (MASK)1 << f->bitof[c[k]];
+        f->FLN(imask)[i] = m;
+    }
+    for (int b = 0; b < V; b++) {
+        MASK m = 0;
+        for (int i = 0; i < f->nnb[b]; i++)
+            m |= (MASK)1 << f->nbb[b][i];
+        f->FLN(nbm)[b] = m;
+    }
+    /* images covering each bit, in image order (so grouped by shape) */
+    long total = 0;
+    for (int b = 0; b <= V; b++)
+        f->cover_off[b] = 0;
+    for (int i = 0; i < f->nimg; i++)
+        for (MASK m = f->FLN(imask)[i]; m; m &= m - 1)
+            f->cover_off[FLN(ctz)(m) + 1]++, total++;
+    for (int b = 0; b < V; b++)
+        f->cover_off[b + 1] += f->cover_off[b];
+    int *fill = malloc((size_t)(V + 1) * sizeof *fill);
+    int *tmp = realloc(f->cover_img, (size_t)(total ? total : 1) * sizeof *tmp);
+    if (fill == NULL || tmp == NULL) {
+        free(fill);
+        if (tmp)
+            f->cover_img = tmp;
+        return TSR_ENOMEM;
+    }
+    f->cover_img = tmp;
+    memcpy(fill, f->cover_off, (size_t)(V + 1) * sizeof *fill);
+    for (int i = 0; i < f->nimg; i++)
+        for (MASK m = f->FLN(imask)[i]; m; m &= m - 1)
+            f->cover_img[fill[FLN(ctz)(m)]++] = i;
+    free(fill);
+
+    size_t noff = (size_t)V * NILSI * (size_t)(Q + 1);
+    int rc = 0;
+    if (need_u) {
+        uint32_t *o = realloc(f->uoff, noff * sizeof *o);
+        if (o != NULL)
+            f->uoff = o;
+        uint64_t *pr = realloc(f->upres, (size_t)V * NILSI * sizeof *pr);
+        if (pr != NULL)
+            f->upres = pr;
+        if (o == NULL || pr == NULL)
+            return TSR_ENOMEM;
+        f->nu = 0;
+        for (int b = 0; b < V && rc == 0; b++) {
+            const int *imgs = f->cover_img + f->cover_off[b];
+            int n = f->cover_off[b + 1] - f->cover_off[b];
+            for (int i = 0; i < n; i++)
+                f->nmask_scratch[i] = FLN(nmask)(f, b, f->nnb[b], imgs[i]);
+            unsigned fm = f->freen[b], z = 0;
+            do {
+                rc = FLN(emit)(f, f->uoff + ((size_t)b * NILSI + z) * (Q + 1),
+                               f->upres + (size_t)b * NILSI + z, &f->uimg,
+                               &f->FLN(umask), &f->nu, &f->cap_u, imgs, f->nmask_scratch, n, z);
+                z = (z - fm) & fm;
+            } while (z != 0 && rc == 0);
+        }
+    }
+    if (need_o && rc == 0) {
+        uint32_t *o = realloc(f->ooff, noff * sizeof *o);
+        if (o != NULL)
+            f->ooff = o;
+        uint64_t *pr = realloc(f->opres, (size_t)V * NILSI * sizeof *pr);
+        if (pr != NULL)
+            f->opres = pr;
+        if (o == NULL || pr == NULL)
+            return TSR_ENOMEM;
+        f->no = 0;
+        int *imgs = malloc((size_t)(f->nimg ? f->nimg : 1) * sizeof *imgs);
+        if (imgs == NULL)
+            return TSR_ENOMEM;
+        for (int b = 0; b < V && rc == 0; b++) {
+            int n = 0;
+            for (int k = f->cover_off[b]; k < f->cover_off[b + 1]; k++) {
+                int img = f->cover_img[k];
+                if (FLN(ctz)(f->FLN(imask)[img]) == b)
+                    imgs[n++] = img;
+            }
+            for (int i = 0; i < n; i++)
+                f->nmask_scratch[i] = FLN(nmask)(f, b, f->onnb[b], imgs[i]);
+            unsigned fm = f->ofreen[b], z = 0;
+            do {
+                rc = FLN(emit)(f, f->ooff + ((size_t)b * NILSI + z) * (Q + 1),
+                               f->opres + (size_t)b * NILSI + z, &f->oimg,
+                               &f->FLN(omask), &f->no, &f->cap_o, imgs, f->nmask_scratch, n, z);
+                z = (z - fm) & fm;
+            } while (z != 0 && rc == 0);
+        }
+        free(imgs);
+    }
+    return rc;
+}
+
+/* ILSI of bit b over its first nn open neighbours. */
+static inline unsigned FLN(ilsi)(const fila *f, int b, int nn, MASK o)
+{
+    unsigned z = 0;
+    for (int i = 0; i < nn; i++)
+        z |= (unsigned)((o >> f->nbb[b][i]) & 1) << f->nbk[b][i];
+    return z;
+}
+
+/* Fits at bit b (unordered lists), counting no further than `limit`. */
+static inline int FLN(count_fits)(const fila *f, int b, MASK o, int limit)
+{
+    unsigned z = f->plan->nof ? FLN(ilsi)(f, b, f->nnb[b], o) : 0;
+    size_t ls = (size_t)b * NILSI + z;
+    const uint32_t *off = f->uoff + ls * (f->Q + 1);
+    const MASK *em = f->FLN(umask);
+    int cnt = 0;
+    for (uint64_t sh = f->upres[ls] & f->avail; sh; sh &= sh - 1) {
+        int s = __builtin_ctzll(sh);
+        for (uint32_t k = off[s], e = off[s + 1]; k < e; k++)
+            if (!(o & em[k]) && ++cnt >= limit)
+                return cnt;
+    }
+    return cnt;
+}
+
+static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
+{
+    const fila_plan *pl = f->plan;
+    const fila_hooks *hk = f->hooks;
+    bool track = p >= f->track_min;
+    if (p == pl->goal) {
+        int n = 0;
+        for (int k = f->top - 1; k >= p; k--)
+            f->gids[n++] = f->igid[f->stack[k]];
+        if (hk->leaf(hk->ctx, f->gids, n))
+            f->stop = 1;
+        if (track)
+            *hk->done += w;
+        return;
+    }
+    const uint32_t *off;
+    const MASK *em;
+    const int *ei;
+    uint64_t shapes;
+    char h = pl->heur[p];
+    if (h == 'f') {
+        int b = FLN(ctz)(~o);
+        unsigned z = pl->nof ? FLN(ilsi)(f, b, f->onnb[b], o) : 0;
+        size_t ls = (size_t)b * NILSI + z;
+        off = f->ooff + ls * (f->Q + 1);
+        shapes = f->opres[ls] & f->avail;
+        em = f->FLN(omask);
+        ei = f->oimg;
+    } else {
+        MASK holes = ~o;
+        int cand[FILA_MAX_BITS], nc = 0;
+        if (h == 'e') {
+            int nmin = 7;
+            for (MASK hh = holes; hh; hh &= hh - 1) {
+                int v = FLN(ctz)(hh);
+                int n = FLN(popc)(f->FLN(nbm)[v] & holes);
+                if (n < nmin) {
+                    nmin = n;
+                    nc = 0;
+                }
+                if (n == nmin)
+                    cand[nc++] = v;
+            }
+        } else {
+            for (MASK hh = holes; hh; hh &= hh - 1)
+                cand[nc++] = FLN(ctz)(hh);
+        }
+        int best = -1, fmin = 1 << 30;
+        for (int i = 0; i < nc && fmin > 0; i++) {
+            int cnt = FLN(count_fits)(f, cand[i], o, fmin);
+            if (cnt < fmin) {
+                fmin = cnt;
+                best = cand[i];
+            }
+        }
+        if (fmin == 0) {
+            if (track)
+                *hk->done += w;
+            return;
+        }
+        unsigned z = pl->nof ? FLN(ilsi)(f, best, f->nnb[best], o) : 0;
+        size_t ls = (size_t)best * NILSI + z;
+        off = f->uoff + ls * (f->Q + 1);
+        shapes = f->upres[ls] & f->avail;
+        em = f->FLN(umask);
+        ei = f->uimg;
+    }
+    double cw = 0;
+    if (track) {
+        long n = 0;
+        for (uint64_t sh = shapes; sh; sh &= sh - 1)
+            n += off[__builtin_ctzll(sh) + 1] - off[__builtin_ctzll(sh)];
+        if (n == 0) {
+            *hk->done += w;
+            return;
+        }
+        cw = w / (double)n;
+    }
+    bool child_tracked = p - 1 >= f->track_min;
+    bool check_parity = pl->parity_min > 0 && p - 1 >= pl->parity_min;
+    uint64_t *fits = &hk->fits[p];
+    for (; shapes; shapes &= shapes - 1) {
+        int s = __builtin_ctzll(shapes);
+        uint32_t a = off[s], e = off[s + 1];
+        hk->attempts[p] += e - a;
+        bool last = --f->N[s] == 0;
+        if (last)
+            f->avail &= ~(1ull << s);
+        int cls = check_parity ? pl->type_class[f->gtype[s]] : -1;
+        for (uint32_t k = a; k < e; k++) {
+            MASK m = em[k];
+            if (o & m) {
+                if (track)
+                    *hk->done += cw;
+                continue;
+            }
+            ++*fits;
+            int img = ei[k];
+            if (check_parity) {
+                f->hp -= f->ipar[img];
+                if (cls >= 0)
+                    f->pstate -= pl->class_radix[cls];
+                bool ok = parity_ok(f);
+                if (!ok) {
+                    f->hp += f->ipar[img];
+                    if (cls >= 0)
+                        f->pstate += pl->class_radix[cls];
+                    if (track)
+                        *hk->done += cw;
+                    continue;
+                }
+            }
+            f->stack[p - 1] = img;
+            if ((++f->tick & 0x3fff) == 0 && hk->tick(hk->ctx))
+                f->stop = 1;
+            if (!f->stop)
+                FLN(fila_solve)(f, p - 1, o | m, cw);
+            if (check_parity) {
+                f->hp += f->ipar[img];
+                if (cls >= 0)
+                    f->pstate += pl->class_radix[cls];
+            }
+            if (track && !child_tracked)
+                *hk->done += cw;
+            if (f->stop)
+                break;
+        }
+        if (last)
+            f->avail |= 1ull << s;
+        f->N[s]++;
+        if (f->stop)
+            return;
+    }
+}
+
+#undef MASK
+#undef FLN
+#undef FLN_
+#undef FLN__

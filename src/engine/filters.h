@@ -1,0 +1,74 @@
+/*
+ * filters.h - constraints that prune the search: volume, parity and fit.
+ *
+ * Each constraint is offered both ways the 2011 article describes:
+ *  - as a backtrack trigger, a yes/no check on the current position;
+ *  - as an image filter, hiding from the DLX matrix every available image
+ *    whose placement would violate the constraint.
+ * Hidden images are pushed on a caller-owned stack so the caller can unhide
+ * them in reverse order on backtrack.
+ */
+#ifndef TSR_FILTERS_H
+#define TSR_FILTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/dlx.h"
+#include "engine/images.h"
+
+/* ---- volume ---- */
+typedef struct flt_volume flt_volume;
+
+flt_volume *flt_volume_new(const img_problem *ip);
+void flt_volume_free(flt_volume *v);
+
+/* Trigger: can every connected region of open cells be filled, volume-wise,
+ * by some of the pieces left? */
+bool flt_volume_ok(flt_volume *v, const dlx *d);
+
+/* Filter: hide every available image after whose placement some region
+ * touching it has a volume the remaining pieces cannot make.  Returns the
+ * number hidden (pushed onto stack[*n...]). */
+int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n);
+
+/* ---- fit ---- */
+/* Hide every available image whose placement leaves a cell or a piece with
+ * no option, repeating until nothing changes.  Returns the number hidden. */
+int flt_fit_filter(dlx *d, int *rows, int *stack, int *n);
+
+/* ---- parity ----
+ * Colour the cells like a 3D checkerboard.  The parity of the holes must be
+ * reached exactly by the pieces left, each contributing +m or -m where m is
+ * its parity magnitude.  States count the pieces left per magnitude class;
+ * ok[state] is the set of reachable hole parities. */
+typedef struct flt_parity {
+    int nclasses;
+    int *type_class;   /* per type: class index or -1 (magnitude 0) */
+    int *class_radix;  /* state = sum over classes of left * radix */
+    int *class_mag;
+    int nstates, range, words;
+    uint64_t *ok;      /* nstates * words bits over parity + range */
+} flt_parity;
+
+/* NULL when out of memory or when the state table would be too big. */
+flt_parity *flt_parity_new(const img_problem *ip);
+void flt_parity_free(flt_parity *fp);
+
+static inline bool flt_parity_ok(const flt_parity *fp, int state, int hole_parity)
+{
+    int v = hole_parity + fp->range;
+    if (v < 0 || v > 2 * fp->range)
+        return false;
+    return (fp->ok[(size_t)state * fp->words + (v >> 6)] >> (v & 63)) & 1;
+}
+
+/* State of the pieces left in a DLX position. */
+int flt_parity_state(const flt_parity *fp, const img_problem *ip, const dlx *d);
+
+/* Filter: hide the available images of pieces whose placement with that
+ * sign of parity would make the hole parity unreachable. */
+int flt_parity_filter(const flt_parity *fp, const img_problem *ip, dlx *d, int state,
+                      int hole_parity, int *rows, int *stack, int *n);
+
+#endif

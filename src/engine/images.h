@@ -1,0 +1,86 @@
+/*
+ * images.h - the compiled form of a puzzle that every search engine shares.
+ *
+ * Compiling turns the user's model into numbers:
+ *  - cells: the free board cells (board minus fixed pieces), numbered in
+ *    reading order (z, then y, then x), so cell ids are stable;
+ *  - types: one per mobile piece entry, with its count of identical copies
+ *    and its distinct orientations;
+ *  - images: every placement of every orientation of a type that lies on
+ *    free cells ("bounded images"), numbered type by type.  An image is a
+ *    sorted list of cell ids.  Image ids name placements everywhere else:
+ *    in solutions, in canonical keys and in search tasks.
+ * The compiled problem is immutable after img_compile and may be shared by
+ * any number of concurrent searches.
+ */
+#ifndef TSR_IMAGES_H
+#define TSR_IMAGES_H
+
+#include <stdint.h>
+
+#include "geom/geom.h"
+#include "tessera/puzzle.h"
+
+typedef struct img_type {
+    int piece;        /* index into the puzzle's pieces */
+    int count;        /* identical copies */
+    int size;         /* cells per copy */
+    int norient;      /* distinct allowed orientations */
+    tsr_cell *orient; /* norient * size normalised cells */
+    int first, nimages; /* its images are first .. first+nimages-1 */
+    int parity;       /* |black - white| cells in the checkerboard colouring */
+} img_type;
+
+typedef struct img_problem {
+    const tsr_puzzle *pz;
+    int dims;               /* 2 when the puzzle is flat, else 3 */
+    int ncells;             /* free cells */
+    tsr_cell *cells;        /* ncells coordinates in reading order */
+    int *nbr;               /* ncells * 6 neighbour ids (-x,-y,-z,+x,+y,+z), -1 none */
+    tsr_cell lo, hi;        /* bounding box of the whole board */
+    int *grid;              /* box -> free cell id, -1 off the board or fixed */
+    int ntypes;
+    img_type *types;
+    int ncopies;            /* mobile piece copies = pieces in every solution */
+    int nimages;
+    int *img_type;          /* nimages */
+    int *img_off;           /* nimages + 1 offsets into img_cells */
+    int *img_cells;         /* cell ids, ascending per image */
+    /* hash of images by (type, cells) for img_find */
+    int *hash;
+    uint32_t hash_mask;
+    int maxsize;            /* largest piece */
+} img_problem;
+
+/* Compile a validated puzzle.  Fails with TSR_ETOOBIG when the images would
+ * exceed `max_images` (0 = no limit). */
+int img_compile(const tsr_puzzle *pz, long max_images, img_problem **out, tsr_err *err);
+void img_free(img_problem *ip);
+
+/* Free cell id at a coordinate, or -1. */
+int img_cell_at(const img_problem *ip, tsr_cell c);
+
+/* The image of type `t` covering exactly the sorted cell ids `cells`, or -1. */
+int img_find(const img_problem *ip, int t, const int *cells, int n);
+
+static inline int img_size(const img_problem *ip, int i)
+{
+    return ip->img_off[i + 1] - ip->img_off[i];
+}
+
+static inline const int *img_cells_of(const img_problem *ip, int i)
+{
+    return ip->img_cells + ip->img_off[i];
+}
+
+/* Checkerboard colour of a free cell: +1 or -1. */
+static inline int img_color(const img_problem *ip, int c)
+{
+    const tsr_cell *p = &ip->cells[c];
+    return ((p->x + p->y + p->z) & 1) ? -1 : 1;
+}
+
+/* Signed parity of an image: sum of its cells' colours. */
+int img_parity(const img_problem *ip, int i);
+
+#endif

@@ -1,0 +1,770 @@
+/*
+ * search.c - the search driver: options -> plan, DLX at the top of the tree,
+ * FILA below the handoff, and leaves -> reported solutions.
+ *
+ * Plan.  Every level of the tree is named by p, the number of piece copies
+ * still to place (P at the root, 0 at a solution).  The heuristic schedule
+ * gives a letter per level; DLX runs while p > fila (or while the open cells
+ * do not fit FILA's 128-bit field), FILA below.  DLX reads 's' and 'e' as
+ * min-fit and the fixed orders (f x y z r a) as ranked cells; FILA reads
+ * 'e' and 's' as its E and S heuristics and every fixed order as its
+ * ordered, POF-filtered lists, numbered in that order.
+ *
+ * Leaves.  A complete assembly is accepted only when it is the canonical
+ * member of its symmetry class among those this search can find
+ * (symmetry.h), then expanded into the solutions the uniqueness mode
+ * reports.  So every configuration reports the same solutions.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/dlx.h"
+#include "engine/fila.h"
+#include "engine/filters.h"
+#include "engine/images.h"
+#include "engine/search.h"
+#include "engine/symmetry.h"
+
+#define MAX_IMAGES 20000000L
+
+struct tsr_solver {
+    const tsr_puzzle *pz;
+    tsr_options opt;
+    img_problem *ip;
+    sym_group *g;
+    uint64_t mode_mask;
+    int ctype;              /* type constrained by the redundancy filter, -1 */
+    unsigned char *keep;    /* redundancy filter flags */
+    unsigned char *alive;   /* images left after the root filters */
+    int nalive;
+    int P;                  /* piece copies */
+    char *heur;             /* [p], p = 0..P */
+    double *angle;
+    double **rank;          /* [p]: DLX cell ranks, NULL for min-fit */
+    double *ranks;          /* storage behind rank[] */
+    fila_plan plan;
+    char *fila_heur;
+    flt_parity *parity;
+    char config[512];
+};
+
+/* ---------------------------------------------------------------------------
+ * Heuristic schedules
+ */
+
+static bool known_letter(char c) { return strchr("sfexyzra", c) != NULL && c != '\0'; }
+
+int srch_parse_order(const char *spec, int maxp, char *heur, double *angle, tsr_err *err)
+{
+    enum { MAXENT = 32 };
+    char let[MAXENT];
+    double ang[MAXENT];
+    long thr[MAXENT];
+    int n = 0;
+    const char *s = spec;
+    while (*s) {
+        if (n == MAXENT)
+            return tsr_err_set(err, TSR_EINVAL, "order '%s': too many entries", spec);
+        if (!known_letter(*s))
+            return tsr_err_set(err, TSR_EINVAL,
+                               "order '%s': unknown heuristic '%c' (use s f e x y z r a)", spec, *s);
+        let[n] = *s++;
+        ang[n] = 0;
+        thr[n] = -1;
+        if (*s == '@') {
+            if (let[n] != 'a')
+                return tsr_err_set(err, TSR_EINVAL, "order '%s': only 'a' takes @ANGLE", spec);
+            char *end;
+            ang[n] = strtod(s + 1, &end);
+            if (end == s + 1 || !isfinite(ang[n]))
+                return tsr_err_set(err, TSR_EINVAL, "order '%s': bad angle", spec);
+            s = end;
+        }
+        if (*s == '=') {
+            char *end;
+            thr[n] = strtol(s + 1, &end, 10);
+            if (end == s + 1 || thr[n] < 0 || thr[n] > 1000000)
+                return tsr_err_set(err, TSR_EINVAL, "order '%s': bad piece count after '='", spec);
+            s = end;
+        }
+        if (*s == ':')
+            s++;
+        else if (*s != '\0')
+            return tsr_err_set(err, TSR_EINVAL, "order '%s': unexpected '%c'", spec, *s);
+        n++;
+    }
+    for (int p = 0; p <= maxp; p++) {
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if ((thr[i] < 0 || thr[i] >= p) &&
+                (best < 0 || (thr[i] >= 0 && (thr[best] < 0 || thr[i] < thr[best]))))
+                best = i;
+        heur[p] = best < 0 ? 's' : let[best];
+        angle[p] = best < 0 ? 0 : ang[best];
+    }
+    return 0;
+}
+
+/* Cell ranks of a fixed-order heuristic (lower is filled first). */
+static void compute_rank(const img_problem *ip, char h, double ang, double *rank)
+{
+    double cx = 0, cy = 0, cz = 0;
+    for (int c = 0; c < ip->ncells; c++) {
+        cx += ip->cells[c].x;
+        cy += ip->cells[c].y;
+        cz += ip->cells[c].z;
+    }
+    if (ip->ncells > 0) {
+        cx /= ip->ncells;
+        cy /= ip->ncells;
+        cz /= ip->ncells;
+    }
+    /* 'f': the longest axis is the most significant, so a rectangle is
+     * filled across its short side first (Fletcher and de Bruijn's order) */
+    int ext[3] = {ip->hi.x - ip->lo.x + 1, ip->hi.y - ip->lo.y + 1, ip->hi.z - ip->lo.z + 1};
+    int ax[3] = {2, 1, 0};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (ext[ax[j]] > ext[ax[i]]) {
+                int t = ax[i];
+                ax[i] = ax[j];
+                ax[j] = t;
+            }
+    for (int c = 0; c < ip->ncells; c++) {
+        const tsr_cell *q = &ip->cells[c];
+        int v[3] = {q->x - ip->lo.x, q->y - ip->lo.y, q->z - ip->lo.z};
+        double dx = q->x - cx, dy = q->y - cy, dz = q->z - cz;
+        switch (h) {
+        case 'x': rank[c] = v[0]; break;
+        case 'y': rank[c] = v[1]; break;
+        case 'z': rank[c] = v[2]; break;
+        case 'r': rank[c] = -(dx * dx + dy * dy + dz * dz); break;
+        case 'a': {
+            double a = atan2(dy, dx) * 180.0 / M_PI - ang;
+            rank[c] = fmod(fmod(a, 360.0) + 360.0, 360.0);
+            break;
+        }
+        default:
+            rank[c] = ((double)v[ax[0]] * ext[ax[1]] + v[ax[1]]) * ext[ax[2]] + v[ax[2]];
+            break;
+        }
+    }
+}
+
+static bool is_ordered(char h) { return h != 's' && h != 'e'; }
+
+/* Render the schedule compactly, e.g. "s=12:e=11:f=3". */
+static void format_order(const char *heur, const double *angle, int P, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int p = P; p >= 0; p--) {
+        if (p < P && heur[p] == heur[p + 1] && angle[p] == angle[p + 1])
+            continue;
+        char ang[32] = "";
+        if (heur[p] == 'a')
+            snprintf(ang, sizeof ang, "@%g", angle[p]);
+        len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%c%s=%d",
+                                len ? ":" : "", heur[p], ang, p);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Solver preparation
+ */
+
+void tsr_solver_free(tsr_solver *s)
+{
+    if (s == NULL)
+        return;
+    img_free(s->ip);
+    sym_free(s->g);
+    free(s->keep);
+    free(s->alive);
+    free(s->heur);
+    free(s->angle);
+    free(s->rank);
+    free(s->ranks);
+    free(s->fila_heur);
+    free((void *)s->plan.rank);
+    flt_parity_free(s->parity);
+    free(s);
+}
+
+/* Apply the root filters (volume once, fit, parity) to the images the
+ * redundancy filter kept; the survivors are s->alive. */
+static int root_filters(tsr_solver *s)
+{
+    const img_problem *ip = s->ip;
+    dlx *d = dlx_new(ip, s->keep);
+    int *stack = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *stack);
+    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
+    flt_volume *vol = flt_volume_new(ip);
+    int rc = 0, n = 0;
+    if (d == NULL || stack == NULL || rows == NULL || vol == NULL)
+        rc = TSR_ENOMEM;
+    if (rc == 0 && s->opt.volume != 0)
+        flt_volume_filter(vol, d, stack, &n);
+    if (rc == 0 && s->opt.pfilter > 0 && s->parity != NULL) {
+        int hp = 0;
+        for (int c = 0; c < ip->ncells; c++)
+            hp += img_color(ip, c);
+        flt_parity_filter(s->parity, ip, d, flt_parity_state(s->parity, ip, d), hp, rows, stack,
+                          &n);
+    }
+    if (rc == 0 && s->opt.fit > 0)
+        flt_fit_filter(d, rows, stack, &n);
+    if (rc == 0) {
+        s->alive = calloc((size_t)(ip->nimages ? ip->nimages : 1), 1);
+        if (s->alive == NULL)
+            rc = TSR_ENOMEM;
+    }
+    if (rc == 0) {
+        int nr = dlx_rows(d, rows);
+        for (int i = 0; i < nr; i++)
+            s->alive[rows[i]] = 1;
+        s->nalive = nr;
+    }
+    flt_volume_free(vol);
+    free(rows);
+    free(stack);
+    dlx_free(d);
+    return rc;
+}
+
+/* Fill in every automatic choice from the puzzle's size and shape. */
+static void choose_defaults(tsr_solver *s)
+{
+    tsr_options *o = &s->opt;
+    bool flat = s->ip->dims == 2;
+    if (o->fila < 0)
+        o->fila = s->ctype >= 0 ? s->P - 1 : s->P;
+    if (o->fila > s->P)
+        o->fila = s->P;
+    if (o->order[0] == '\0') {
+        /* DLX keeps min-fit; FILA fills 2D boards in order and estimates the
+         * most constrained cell in 3D, switching to the cheap order for the
+         * last three pieces */
+        if (flat)
+            snprintf(o->order, sizeof o->order, "s:f=%d", o->fila);
+        else if (o->fila > 3)
+            snprintf(o->order, sizeof o->order, "s:e=%d:f=3", o->fila);
+        else
+            snprintf(o->order, sizeof o->order, "s:f=%d", o->fila);
+    }
+    if (o->nof < 0)
+        o->nof = 1;
+    if (o->volume == -1)
+        o->volume = flat ? -2 : 0;
+    if (o->parity < 0)
+        o->parity = 0;
+    if (o->fit < 0)
+        o->fit = 0;
+}
+
+static int build_plan(tsr_solver *s, tsr_err *err)
+{
+    const img_problem *ip = s->ip;
+    int P = s->P;
+    s->heur = calloc((size_t)P + 2, 1);
+    s->angle = calloc((size_t)P + 2, sizeof *s->angle);
+    s->rank = calloc((size_t)P + 2, sizeof *s->rank);
+    s->ranks = malloc((size_t)(P + 2) * (size_t)(ip->ncells ? ip->ncells : 1) * sizeof(double));
+    s->fila_heur = calloc((size_t)P + 2, 1);
+    double *frank = malloc((size_t)(ip->ncells ? ip->ncells : 1) * sizeof(double));
+    if (!s->heur || !s->angle || !s->rank || !s->ranks || !s->fila_heur || !frank) {
+        free(frank);
+        return TSR_ENOMEM;
+    }
+    s->plan.rank = frank;
+    int rc = srch_parse_order(s->opt.order, P, s->heur, s->angle, err);
+    if (rc)
+        return rc;
+    char fila_order = 0;
+    double fila_angle = 0;
+    for (int p = 0; p <= P; p++) {
+        char h = s->heur[p];
+        if (is_ordered(h)) {
+            s->rank[p] = s->ranks + (size_t)p * ip->ncells;
+            compute_rank(ip, h, s->angle[p], s->rank[p]);
+        }
+        if (p <= s->opt.fila) {
+            s->fila_heur[p] = is_ordered(h) ? 'f' : h;
+            if (is_ordered(h)) {
+                if (fila_order && (fila_order != h || fila_angle != s->angle[p]))
+                    return tsr_err_set(err, TSR_EINVAL,
+                                       "order '%s': FILA levels may use only one fixed order",
+                                       s->opt.order);
+                fila_order = h;
+                fila_angle = s->angle[p];
+            }
+        }
+    }
+    compute_rank(ip, fila_order ? fila_order : 'f', fila_angle, frank);
+    s->plan.maxp = s->opt.fila;
+    s->plan.heur = s->fila_heur;
+    s->plan.nof = s->opt.nof > 0;
+    s->plan.goal = s->opt.goal;
+    if (s->opt.parity > 0 && s->parity != NULL) {
+        s->plan.parity_min = s->opt.parity;
+        s->plan.type_class = s->parity->type_class;
+        s->plan.class_radix = s->parity->class_radix;
+        s->plan.parity_ok = s->parity->ok;
+        s->plan.parity_words = s->parity->words;
+        s->plan.parity_range = s->parity->range;
+    }
+    return 0;
+}
+
+int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **out, tsr_err *err)
+{
+    *out = NULL;
+    int rc = tsr_puzzle_validate(pz, NULL, err);
+    if (rc)
+        return rc;
+    tsr_solver *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return TSR_ENOMEM;
+    s->pz = pz;
+    if (opt)
+        s->opt = *opt;
+    else
+        tsr_options_init(&s->opt);
+    if (s->opt.goal < 0)
+        rc = tsr_err_set(err, TSR_EINVAL, "goal must not be negative");
+    if (rc == 0)
+        rc = img_compile(pz, MAX_IMAGES, &s->ip, err);
+    if (rc == 0) {
+        s->P = s->ip->ncopies;
+        if (s->P >= FILA_MAX_BITS * 64)
+            rc = tsr_err_set(err, TSR_ETOOBIG, "too many pieces (%d)", s->P);
+    }
+    if (rc == 0 && s->opt.goal > s->P)
+        rc = tsr_err_set(err, TSR_EINVAL, "goal %d exceeds the %d pieces", s->opt.goal, s->P);
+    if (rc == 0)
+        rc = sym_build(s->ip, &s->g);
+    if (rc == 0) {
+        s->mode_mask = sym_mode_mask(s->g, s->opt.unique);
+        s->keep = malloc((size_t)(s->ip->nimages ? s->ip->nimages : 1));
+        rc = s->keep ? sym_filter(s->ip, s->g, s->opt.redundancy, &s->ctype, s->keep, err)
+                     : TSR_ENOMEM;
+    }
+    if (rc == 0) {
+        choose_defaults(s);
+        /* the parity table also settles at the root that a puzzle like the
+         * 35 hexominoes in a rectangle has no solution */
+        s->parity = flt_parity_new(s->ip);
+        rc = root_filters(s);
+    }
+    if (rc == 0)
+        rc = build_plan(s, err);
+    if (rc) {
+        tsr_solver_free(s);
+        return rc;
+    }
+    char order[256];
+    format_order(s->heur, s->angle, s->P, order, sizeof order);
+    const tsr_options *o = &s->opt;
+    char vol[32];
+    if (o->volume == -2)
+        snprintf(vol, sizeof vol, "once");
+    else if (o->volume > 0)
+        snprintf(vol, sizeof vol, "%d", o->volume);
+    else
+        snprintf(vol, sizeof vol, "off");
+    snprintf(s->config, sizeof s->config,
+             "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s "
+             "redundancy=%s group=%d images=%d/%d",
+             o->fila, order, o->nof ? "on" : "off", vol, o->vtrigger,
+             s->parity ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
+             s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off", s->g->n,
+             s->nalive, s->ip->nimages);
+    *out = s;
+    return 0;
+}
+
+const char *tsr_solver_config(const tsr_solver *s) { return s->config; }
+int tsr_solver_nimages(const tsr_solver *s) { return s->ip->nimages; }
+int tsr_solver_ncopies(const tsr_solver *s) { return s->P; }
+int tsr_solver_group_order(const tsr_solver *s) { return s->g->n; }
+
+int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *cells)
+{
+    const img_problem *ip = s->ip;
+    if (id < 0 || id >= ip->nimages)
+        return TSR_EINVAL;
+    const int *c = img_cells_of(ip, id);
+    int n = img_size(ip, id);
+    for (int i = 0; i < n; i++)
+        cells[i] = ip->cells[c[i]];
+    *out = (tsr_placement){ip->types[ip->img_type[id]].piece, n, cells};
+    return 0;
+}
+
+void tsr_stats_free(tsr_stats *st)
+{
+    if (st == NULL)
+        return;
+    free(st->attempts);
+    free(st->fits);
+    st->attempts = st->fits = NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * A run
+ */
+
+typedef struct run {
+    const tsr_solver *s;
+    const img_problem *ip;
+    const tsr_callbacks *cb;
+    tsr_stats *st;
+    dlx *d;
+    fila *f;
+    flt_volume *vol;
+    int *path, depth;       /* images placed above FILA, start images first */
+    int *hidden, nhidden;   /* filter stack */
+    int *rows;
+    int *sol, *scratch, *expand;
+    tsr_placement *pl;
+    tsr_cell *plcells;
+    int hp, pstate;
+    double done;
+    unsigned tick;
+    double t0, next_progress;
+    int stop, err;
+    fila_hooks hooks;
+    /* sampling */
+    uint64_t rng;
+    int sample_r, trial_done;
+} run;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void refresh_stats(run *r)
+{
+    tsr_stats *st = r->st;
+    st->nodes = 0;
+    for (int p = 0; p < st->levels; p++)
+        st->nodes += st->fits[p];
+    st->fraction = r->done > 1 ? 1 : r->done;
+    st->seconds = now() - r->t0;
+}
+
+/* Periodic work: progress callback and cancellation.  Returns r->stop. */
+static int tick(void *ctx)
+{
+    run *r = ctx;
+    if (r->cb && r->cb->progress) {
+        double t = now();
+        if (t >= r->next_progress) {
+            double every = r->cb->progress_seconds > 0 ? r->cb->progress_seconds : 1;
+            r->next_progress = t + every;
+            refresh_stats(r);
+            if (r->cb->progress(r->cb->ctx, r->st))
+                r->stop = 1;
+        }
+    }
+    return r->stop;
+}
+
+/* Build the public solution for `n` image ids plus the fixed pieces. */
+static void report(run *r, const int *ids, int n)
+{
+    const tsr_puzzle *pz = r->s->pz;
+    const img_problem *ip = r->ip;
+    int k = 0;
+    tsr_cell *cells = r->plcells;
+    for (int p = 0; p < pz->npieces; p++)
+        if (pz->pieces[p].fixed)
+            r->pl[k++] = (tsr_placement){p, pz->pieces[p].ncells, pz->pieces[p].cells};
+    for (int i = 0; i < n; i++) {
+        const int *c = img_cells_of(ip, ids[i]);
+        int size = img_size(ip, ids[i]);
+        for (int j = 0; j < size; j++)
+            cells[j] = ip->cells[c[j]];
+        r->pl[k++] = (tsr_placement){ip->types[ip->img_type[ids[i]]].piece, size, cells};
+        cells += size;
+    }
+    tsr_solution sol = {k, r->pl};
+    r->st->solutions++;
+    if (r->cb && r->cb->solution && r->cb->solution(r->cb->ctx, &sol))
+        r->stop = 1;
+    if (r->s->opt.limit > 0 && r->st->solutions >= (uint64_t)r->s->opt.limit)
+        r->stop = 1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* A leaf: the DLX path plus `extra` images placed by FILA. */
+static int leaf(void *ctx, const int *extra, int nextra)
+{
+    run *r = ctx;
+    const tsr_solver *s = r->s;
+    int n = 0;
+    for (int i = 0; i < r->depth; i++)
+        r->sol[n++] = r->path[i];
+    for (int i = 0; i < nextra; i++)
+        r->sol[n++] = extra[i];
+    if (s->opt.goal > 0) { /* partial assemblies are reported as found */
+        report(r, r->sol, n);
+        return r->stop;
+    }
+    qsort(r->sol, (size_t)n, sizeof *r->sol, cmp_int);
+    if (!sym_accept(r->ip, s->g, s->ctype >= 0 ? s->keep : NULL, r->sol, r->scratch))
+        return r->stop;
+    r->st->classes++;
+    int m = sym_expand(r->ip, s->g, s->mode_mask, r->sol, r->expand);
+    if (m < 0) {
+        r->err = m;
+        r->stop = 1;
+    }
+    for (int i = 0; i < m && !r->stop; i++)
+        report(r, r->expand + (size_t)i * r->ip->ncopies, r->ip->ncopies);
+    return r->stop;
+}
+
+static void trace(run *r, int img)
+{
+    const img_problem *ip = r->ip;
+    const int *c = img_cells_of(ip, img);
+    int size = img_size(ip, img);
+    for (int j = 0; j < size; j++)
+        r->plcells[j] = ip->cells[c[j]];
+    tsr_placement pl = {ip->types[ip->img_type[img]].piece, size, r->plcells};
+    r->cb->trace(r->cb->ctx, r->depth - 1, &pl);
+}
+
+static inline uint64_t rng_next(run *r)
+{
+    r->rng ^= r->rng >> 12;
+    r->rng ^= r->rng << 25;
+    r->rng ^= r->rng >> 27;
+    return r->rng * 2685821657736338717ull;
+}
+
+static void dlx_rec(run *r, double w);
+
+/* Place the row at node x, search below with weight cw, undo. */
+static void branch(run *r, int x, int p, double cw)
+{
+    const tsr_solver *s = r->s;
+    const img_problem *ip = r->ip;
+    int img = dlx_row_of(r->d, x);
+    r->st->attempts[p]++;
+    r->st->fits[p]++;
+    dlx_select(r->d, x);
+    r->path[r->depth++] = img;
+    int par = img_parity(ip, img), cls = s->parity ? s->parity->type_class[ip->img_type[img]] : -1;
+    r->hp -= par;
+    if (cls >= 0)
+        r->pstate -= s->parity->class_radix[cls];
+    if (r->cb && r->cb->trace)
+        trace(r, img);
+    bool ok = true;
+    if (s->parity && s->opt.parity > 0 && p - 1 >= s->opt.parity)
+        ok = flt_parity_ok(s->parity, r->pstate, r->hp);
+    if (ok && s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger)
+        ok = flt_volume_ok(r->vol, r->d);
+    if (ok)
+        dlx_rec(r, cw);
+    else
+        r->done += cw;
+    r->hp += par;
+    if (cls >= 0)
+        r->pstate += s->parity->class_radix[cls];
+    r->depth--;
+    dlx_unselect(r->d, x);
+    if ((++r->tick & 0x3ff) == 0)
+        tick(r);
+}
+
+static void dlx_rec(run *r, double w)
+{
+    const tsr_solver *s = r->s;
+    dlx *d = r->d;
+    int p = dlx_remaining_copies(d);
+    if (p == s->opt.goal) {
+        leaf(r, NULL, 0);
+        r->done += w;
+        return;
+    }
+    /* sampling needs DLX's random choices down to the sampling level */
+    if (p <= s->plan.maxp && (r->sample_r == 0 || p < r->sample_r) && r->f != NULL &&
+        fila_can_take(r->f, d)) {
+        int rc = fila_search(r->f, d, r->hp, w, &r->hooks);
+        if (rc < 0) {
+            r->err = rc;
+            r->stop = 1;
+        }
+        return;
+    }
+    int mark = r->nhidden;
+    if (s->opt.volume > 0 && p >= s->opt.volume && p < s->P)
+        flt_volume_filter(r->vol, d, r->hidden, &r->nhidden);
+    if (s->parity && s->opt.pfilter > 0 && p >= s->opt.pfilter && p < s->P)
+        flt_parity_filter(s->parity, r->ip, d, r->pstate, r->hp, r->rows, r->hidden, &r->nhidden);
+    int options;
+    int c = dlx_choose(d, s->rank[p], &options);
+    if (c >= 0 && options >= dlx_need_of(d, c) && options > 0) {
+        dlx_cover_column(d, c);
+        double cw = w / options;
+        if (r->sample_r > 0 && p > r->sample_r) {
+            /* sampling: visit the options in random order */
+            int *order = malloc((size_t)options * sizeof *order), n = 0;
+            if (order == NULL) {
+                r->err = TSR_ENOMEM;
+                r->stop = 1;
+            } else {
+                for (int x = dlx_first(d, c); x >= 0; x = dlx_next(d, x))
+                    order[n++] = x;
+                for (int i = n - 1; i > 0; i--) {
+                    int j = (int)(rng_next(r) % (uint64_t)(i + 1)), t = order[i];
+                    order[i] = order[j];
+                    order[j] = t;
+                }
+                for (int i = 0; i < n && !r->stop && !r->trial_done; i++)
+                    branch(r, order[i], p, cw);
+                free(order);
+            }
+        } else {
+            for (int x = dlx_first(d, c); x >= 0 && !r->stop; x = dlx_next(d, x)) {
+                branch(r, x, p, cw);
+                if (r->sample_r > 0 && p <= r->sample_r) {
+                    r->trial_done = 1;
+                    break;
+                }
+            }
+        }
+        dlx_uncover_column(d, c);
+    } else {
+        r->done += w;
+    }
+    while (r->nhidden > mark)
+        dlx_unhide(d, r->hidden[--r->nhidden]);
+}
+
+static void run_free(run *r)
+{
+    dlx_free(r->d);
+    fila_free(r->f);
+    flt_volume_free(r->vol);
+    free(r->path);
+    free(r->hidden);
+    free(r->rows);
+    free(r->sol);
+    free(r->scratch);
+    free(r->expand);
+    free(r->pl);
+    free(r->plcells);
+}
+
+static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_stats *st)
+{
+    memset(r, 0, sizeof *r);
+    const img_problem *ip = s->ip;
+    size_t ni = (size_t)(ip->nimages ? ip->nimages : 1), nc = (size_t)ip->ncopies + 1;
+    memset(st, 0, sizeof *st);
+    st->levels = ip->ncopies + 1;
+    st->attempts = calloc((size_t)st->levels, sizeof *st->attempts);
+    st->fits = calloc((size_t)st->levels, sizeof *st->fits);
+    r->s = s;
+    r->ip = ip;
+    r->cb = cb;
+    r->st = st;
+    r->d = dlx_new(ip, s->alive);
+    r->f = s->plan.maxp > 0 || s->opt.fila > 0 ? fila_new(ip, &s->plan) : NULL;
+    r->vol = flt_volume_new(ip);
+    r->path = malloc(nc * sizeof *r->path);
+    r->hidden = malloc(ni * sizeof *r->hidden);
+    r->rows = malloc(ni * sizeof *r->rows);
+    r->sol = malloc(nc * sizeof *r->sol);
+    r->scratch = malloc(nc * sizeof *r->scratch);
+    r->expand = malloc((size_t)s->g->n * nc * sizeof *r->expand);
+    r->pl = malloc(((size_t)s->pz->npieces + nc) * sizeof *r->pl);
+    r->plcells = malloc((size_t)(tsr_puzzle_piece_volume(s->pz) + 1) * sizeof *r->plcells);
+    if (!st->attempts || !st->fits || !r->d || (s->plan.maxp > 0 && !r->f) || !r->vol ||
+        !r->path || !r->hidden || !r->rows || !r->sol || !r->scratch || !r->expand || !r->pl ||
+        !r->plcells)
+        return TSR_ENOMEM;
+    r->hooks = (fila_hooks){r, leaf, tick, st->attempts, st->fits, &r->done};
+    for (int c = 0; c < ip->ncells; c++)
+        r->hp += img_color(ip, c);
+    if (s->parity)
+        r->pstate = flt_parity_state(s->parity, ip, r->d);
+    r->t0 = now();
+    r->next_progress = r->t0 + (cb && cb->progress_seconds > 0 ? cb->progress_seconds : 1);
+    return 0;
+}
+
+/* Place the start images; undo what was placed on failure. */
+static int place_start(run *r, const int *start, int nstart)
+{
+    const img_problem *ip = r->ip;
+    for (int i = 0; i < nstart; i++) {
+        int img = start[i];
+        if (img < 0 || img >= ip->nimages || !dlx_place(r->d, img)) {
+            while (r->depth > 0)
+                dlx_unplace(r->d, r->path[--r->depth]);
+            return TSR_EINVAL;
+        }
+        r->path[r->depth++] = img;
+        r->hp -= img_parity(ip, img);
+        int cls = r->s->parity ? r->s->parity->type_class[ip->img_type[img]] : -1;
+        if (cls >= 0)
+            r->pstate -= r->s->parity->class_radix[cls];
+    }
+    return 0;
+}
+
+int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_callbacks *cb,
+                   tsr_stats *st)
+{
+    run r;
+    int rc = run_init(&r, s, cb, st);
+    if (rc == 0)
+        rc = place_start(&r, start, nstart);
+    if (rc == 0) {
+        if (s->parity == NULL || flt_parity_ok(s->parity, r.pstate, r.hp))
+            dlx_rec(&r, 1.0);
+        rc = r.err;
+        refresh_stats(&r);
+        st->stopped = r.stop != 0;
+        if (!st->stopped)
+            st->fraction = 1;
+    }
+    run_free(&r);
+    return rc;
+}
+
+int tsr_solver_sample(const tsr_solver *s, long trials, int rr, uint64_t seed,
+                      const tsr_callbacks *cb, tsr_stats *st)
+{
+    if (trials < 1 || rr < 1 || rr > s->P)
+        return TSR_EINVAL;
+    run r;
+    int rc = run_init(&r, s, cb, st);
+    r.rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    r.sample_r = rr;
+    for (long t = 0; t < trials && rc == 0 && !r.stop; t++) {
+        r.trial_done = 0;
+        dlx_rec(&r, 1.0);
+        rc = r.err;
+    }
+    refresh_stats(&r);
+    st->fraction = 0; /* sampling does not cover the tree */
+    st->stopped = r.stop != 0;
+    run_free(&r);
+    return rc;
+}

@@ -1,0 +1,19 @@
+/*
+ * search.h - internals of the search driver shared with the tests.
+ *
+ * The driver (search.c) implements tessera/engine.h: it resolves the
+ * options into a plan, runs DLX at the top of the tree and hands subtrees to
+ * FILA once few enough pieces remain, and turns every leaf into reported
+ * solutions through the symmetry module.
+ */
+#ifndef TSR_SEARCH_H
+#define TSR_SEARCH_H
+
+#include "tessera/engine.h"
+
+/* Parse a heuristic schedule such as "e=11:f=3" or "a@160=35:s=20" into
+ * heur[p] / angle[p] for p = 0..maxp (letters s f e x y z r a).  Levels no
+ * entry covers get 's'.  Returns 0 or TSR_EINVAL with a message. */
+int srch_parse_order(const char *spec, int maxp, char *heur, double *angle, tsr_err *err);
+
+#endif

@@ -1,0 +1,342 @@
+/*
+ * symmetry.c - symmetry group, redundancy filter and canonical solutions
+ * (the reasoning is in symmetry.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/symmetry.h"
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int key_cmp(const int *a, const int *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+void sym_free(sym_group *g)
+{
+    if (g == NULL)
+        return;
+    free(g->cellmap);
+    free(g->typeperm);
+    free(g->imgmap);
+    free(g->mult);
+    free(g);
+}
+
+/* Sorted cells of `cells` under transform t plus `off`. */
+static void transform_cells(const geo_mat *t, tsr_cell off, const tsr_cell *cells, int n,
+                            tsr_cell *out)
+{
+    for (int i = 0; i < n; i++) {
+        tsr_cell q = geo_apply(t, cells[i]);
+        out[i] = (tsr_cell){q.x + off.x, q.y + off.y, q.z + off.z};
+    }
+    qsort(out, (size_t)n, sizeof *out, geo_cell_cmp);
+}
+
+/* Does transform t (with translation off) map the fixed pieces onto fixed
+ * pieces of the same shape? */
+static bool maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr_cell *a,
+                       tsr_cell *b)
+{
+    for (int f = 0; f < pz->npieces; f++) {
+        const tsr_piece *pf = &pz->pieces[f];
+        if (!pf->fixed)
+            continue;
+        transform_cells(t, off, pf->cells, pf->ncells, a);
+        bool found = false;
+        for (int h = 0; h < pz->npieces && !found; h++) {
+            const tsr_piece *ph = &pz->pieces[h];
+            if (!ph->fixed || ph->ncells != pf->ncells)
+                continue;
+            memcpy(b, ph->cells, (size_t)ph->ncells * sizeof *b);
+            qsort(b, (size_t)ph->ncells, sizeof *b, geo_cell_cmp);
+            found = memcmp(a, b, (size_t)ph->ncells * sizeof *a) == 0;
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* Type permutation of transform t, or false when t turns some type into a
+ * shape no type of the same count and size allows. */
+static bool type_perm(const img_problem *ip, const geo_mat *t, int *perm, tsr_cell *buf)
+{
+    char *used = calloc((size_t)ip->ntypes + 1, 1);
+    if (used == NULL)
+        return false;
+    bool ok = true;
+    for (int a = 0; a < ip->ntypes && ok; a++) {
+        const img_type *ta = &ip->types[a];
+        for (int i = 0; i < ta->size; i++)
+            buf[i] = geo_apply(t, ta->orient[i]);
+        geo_normalize(buf, ta->size);
+        perm[a] = -1;
+        /* prefer the type itself, then the first other match */
+        for (int pass = 0; pass < 2 && perm[a] < 0; pass++)
+            for (int b = 0; b < ip->ntypes && perm[a] < 0; b++) {
+                const img_type *tb = &ip->types[b];
+                if ((pass == 0) != (b == a) || used[b] || tb->count != ta->count ||
+                    tb->size != ta->size)
+                    continue;
+                for (int o = 0; o < tb->norient; o++)
+                    if (memcmp(tb->orient + (size_t)o * tb->size, buf,
+                               (size_t)tb->size * sizeof *buf) == 0) {
+                        perm[a] = b;
+                        break;
+                    }
+            }
+        if (perm[a] < 0)
+            ok = false;
+        else
+            used[perm[a]] = 1;
+    }
+    free(used);
+    return ok;
+}
+
+int sym_build(const img_problem *ip, sym_group **out)
+{
+    const tsr_puzzle *pz = ip->pz;
+    int nc = ip->ncells, nt = ip->ntypes, ni = ip->nimages;
+    sym_group *g = calloc(1, sizeof *g);
+    int maxn = pz->ncells > ip->maxsize ? pz->ncells : ip->maxsize;
+    for (int f = 0; f < pz->npieces; f++)
+        if (pz->pieces[f].ncells > maxn)
+            maxn = pz->pieces[f].ncells;
+    tsr_cell *a = malloc((size_t)maxn * sizeof *a), *b = malloc((size_t)maxn * sizeof *b);
+    int *cells = malloc((size_t)(ip->maxsize > 0 ? ip->maxsize : 1) * sizeof *cells);
+    if (g != NULL) {
+        g->cellmap = malloc((size_t)GEO_NTRANSFORMS * (size_t)(nc ? nc : 1) * sizeof(int));
+        g->typeperm = malloc((size_t)GEO_NTRANSFORMS * (size_t)(nt ? nt : 1) * sizeof(int));
+    }
+    if (g == NULL || a == NULL || b == NULL || cells == NULL || g->cellmap == NULL ||
+        g->typeperm == NULL) {
+        free(a);
+        free(b);
+        free(cells);
+        sym_free(g);
+        return TSR_ENOMEM;
+    }
+    geo_mat T[GEO_NTRANSFORMS];
+    geo_transforms(T);
+    tsr_cell lo = geo_min_corner(pz->cells, pz->ncells);
+    for (int k = 0; k < GEO_NTRANSFORMS; k++) {
+        /* translation that puts the transformed board back on its box */
+        for (int i = 0; i < pz->ncells; i++)
+            a[i] = geo_apply(&T[k], pz->cells[i]);
+        tsr_cell tlo = geo_min_corner(a, pz->ncells);
+        tsr_cell off = {lo.x - tlo.x, lo.y - tlo.y, lo.z - tlo.z};
+        int *cm = g->cellmap + (size_t)g->n * nc;
+        bool ok = true;
+        for (int c = 0; c < nc && ok; c++) {
+            tsr_cell q = geo_apply(&T[k], ip->cells[c]);
+            q = (tsr_cell){q.x + off.x, q.y + off.y, q.z + off.z};
+            ok = (cm[c] = img_cell_at(ip, q)) >= 0;
+        }
+        ok = ok && maps_fixed(pz, &T[k], off, a, b);
+        int *tp = g->typeperm + (size_t)g->n * nt;
+        ok = ok && type_perm(ip, &T[k], tp, a);
+        for (int e = 0; e < g->n && ok; e++)
+            if (memcmp(g->cellmap + (size_t)e * nc, cm, (size_t)nc * sizeof *cm) == 0 &&
+                memcmp(g->typeperm + (size_t)e * nt, tp, (size_t)nt * sizeof *tp) == 0)
+                ok = false; /* acts exactly like an element we have */
+        if (ok) {
+            g->tf[g->n] = k;
+            g->proper[g->n] = k < GEO_NPROPER;
+            g->n++;
+        }
+    }
+    free(a);
+    free(b);
+    int rc = 0;
+    g->imgmap = malloc((size_t)g->n * (size_t)(ni ? ni : 1) * sizeof(int));
+    g->mult = malloc((size_t)g->n * (size_t)g->n * sizeof(int));
+    if (g->imgmap == NULL || g->mult == NULL)
+        rc = TSR_ENOMEM;
+    for (int e = 0; e < g->n && rc == 0; e++) {
+        const int *cm = g->cellmap + (size_t)e * nc;
+        for (int i = 0; i < ni; i++) {
+            const int *ic = img_cells_of(ip, i);
+            int n = img_size(ip, i);
+            for (int j = 0; j < n; j++)
+                cells[j] = cm[ic[j]];
+            qsort(cells, (size_t)n, sizeof *cells, int_cmp);
+            int t = g->typeperm[(size_t)e * nt + ip->img_type[i]];
+            g->imgmap[(size_t)e * ni + i] = img_find(ip, t, cells, n);
+        }
+    }
+    /* multiplication table: (x after y) acts on cell c as x(y(c)) */
+    int *comp = malloc((size_t)(nc ? nc : 1) * sizeof *comp);
+    int *tcomp = malloc((size_t)(nt ? nt : 1) * sizeof *tcomp);
+    if (rc == 0 && (comp == NULL || tcomp == NULL))
+        rc = TSR_ENOMEM;
+    for (int x = 0; x < g->n && rc == 0; x++)
+        for (int y = 0; y < g->n; y++) {
+            for (int c = 0; c < nc; c++)
+                comp[c] = g->cellmap[(size_t)x * nc + g->cellmap[(size_t)y * nc + c]];
+            for (int t = 0; t < nt; t++)
+                tcomp[t] = g->typeperm[(size_t)x * nt + g->typeperm[(size_t)y * nt + t]];
+            g->mult[x * g->n + y] = -1;
+            for (int e = 0; e < g->n; e++)
+                if (memcmp(g->cellmap + (size_t)e * nc, comp, (size_t)nc * sizeof *comp) == 0 &&
+                    memcmp(g->typeperm + (size_t)e * nt, tcomp, (size_t)nt * sizeof *tcomp) == 0) {
+                    g->mult[x * g->n + y] = e;
+                    break;
+                }
+        }
+    free(comp);
+    free(tcomp);
+    free(cells);
+    if (rc) {
+        sym_free(g);
+        return rc;
+    }
+    *out = g;
+    return 0;
+}
+
+uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode)
+{
+    uint64_t m = 0;
+    for (int e = 0; e < g->n; e++)
+        if (e == 0 || (mode == TSR_UNIQUE_ROTATIONS && g->proper[e]) || mode == TSR_UNIQUE_MIRROR)
+            m |= 1ull << e;
+    return m;
+}
+
+void sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out)
+{
+    const int *map = g->imgmap + (size_t)k * ip->nimages;
+    for (int i = 0; i < ip->ncopies; i++)
+        out[i] = map[sol[i]];
+    /* keys are short (a few dozen ids): insertion sort beats qsort */
+    for (int i = 1; i < ip->ncopies; i++) {
+        int v = out[i], j = i;
+        for (; j > 0 && out[j - 1] > v; j--)
+            out[j] = out[j - 1];
+        out[j] = v;
+    }
+}
+
+int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int *type,
+               unsigned char *keep, tsr_err *err)
+{
+    memset(keep, 1, (size_t)ip->nimages);
+    *type = -1;
+    if (strcmp(spec, "off") == 0 || g->n <= 1)
+        return 0;
+    int want = -1;
+    if (spec[0] != '\0') {
+        for (int t = 0; t < ip->ntypes; t++)
+            if (strcmp(ip->pz->pieces[ip->types[t].piece].name, spec) == 0)
+                want = t;
+        if (want < 0)
+            return tsr_err_set(err, TSR_EINVAL,
+                               "redundancy filter: '%s' is not the name of a mobile piece", spec);
+        if (ip->types[want].count != 1)
+            return tsr_err_set(err, TSR_EINVAL,
+                               "redundancy filter: piece '%s' has %d copies; it must be unique",
+                               spec, ip->types[want].count);
+    }
+    /* score each candidate: images per kept image (how much symmetry it
+     * breaks), then fewer kept images, as polycube does */
+    int best = -1, best_kept = 0;
+    double best_score = 0;
+    for (int t = 0; t < ip->ntypes; t++) {
+        const img_type *ty = &ip->types[t];
+        if ((want >= 0 && t != want) || ty->count != 1 || ty->nimages == 0)
+            continue;
+        int kept = 0;
+        for (int i = ty->first; i < ty->first + ty->nimages; i++) {
+            bool rep = true;
+            for (int e = 1; e < g->n && rep; e++)
+                if (g->typeperm[(size_t)e * ip->ntypes + t] == t &&
+                    g->imgmap[(size_t)e * ip->nimages + i] < i)
+                    rep = false;
+            kept += rep;
+        }
+        double score = (double)ty->nimages / kept;
+        if (best < 0 || score > best_score + 1e-9 ||
+            (score > best_score - 1e-9 && kept < best_kept)) {
+            best = t;
+            best_score = score;
+            best_kept = kept;
+        }
+    }
+    if (best < 0 || best_score < 1 + 1e-9)
+        return 0; /* no piece breaks any symmetry */
+    const img_type *ty = &ip->types[best];
+    for (int i = ty->first; i < ty->first + ty->nimages; i++)
+        for (int e = 1; e < g->n; e++)
+            if (g->typeperm[(size_t)e * ip->ntypes + best] == best &&
+                g->imgmap[(size_t)e * ip->nimages + i] < i) {
+                keep[i] = 0;
+                break;
+            }
+    *type = best;
+    return 0;
+}
+
+/* Can the filtered search find this (sorted) solution? */
+static bool findable(const img_problem *ip, const unsigned char *keep, const int *sol)
+{
+    for (int i = 0; i < ip->ncopies; i++)
+        if (!keep[sol[i]])
+            return false;
+    return true;
+}
+
+bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
+                const int *sol, int *scratch)
+{
+    for (int e = 1; e < g->n; e++) {
+        sym_apply(ip, g, e, sol, scratch);
+        if (key_cmp(scratch, sol, ip->ncopies) < 0 && (keep == NULL || findable(ip, keep, scratch)))
+            return false;
+    }
+    return true;
+}
+
+int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,
+               int *out)
+{
+    int n = g->n, nc = ip->ncopies;
+    int *all = malloc((size_t)n * (size_t)nc * sizeof *all);
+    if (all == NULL)
+        return TSR_ENOMEM;
+    for (int e = 0; e < n; e++)
+        sym_apply(ip, g, e, sol, all + (size_t)e * nc);
+    int count = 0;
+    /* member e is reported when no member h*e (h in the mode group) has a
+     * smaller key, and it is the first element with its key */
+    for (int e = 0; e < n; e++) {
+        const int *ke = all + (size_t)e * nc;
+        bool report = true;
+        for (int d = 0; d < e && report; d++)
+            if (key_cmp(all + (size_t)d * nc, ke, nc) == 0)
+                report = false;
+        for (int h = 0; h < n && report; h++)
+            if ((mode_mask >> h) & 1) {
+                int he = g->mult[h * n + e];
+                if (he >= 0 && key_cmp(all + (size_t)he * nc, ke, nc) < 0)
+                    report = false;
+            }
+        if (report) {
+            memcpy(out + (size_t)count * nc, ke, (size_t)nc * sizeof *ke);
+            count++;
+        }
+    }
+    free(all);
+    return count;
+}

@@ -1,0 +1,67 @@
+/*
+ * symmetry.h - the puzzle's symmetry group, the rotational-redundancy
+ * filter, and canonical solutions.
+ *
+ * The group G holds every lattice transform (proper or improper) that maps
+ * the board onto itself, maps the fixed pieces onto fixed pieces of the same
+ * shape, and maps the mobile piece types onto one another (a permutation of
+ * types with equal counts whose allowed orientations contain the transformed
+ * shapes).  A transform that would turn a piece into a shape no piece has is
+ * not a symmetry of the puzzle.  Transforms acting identically on cells and
+ * types are merged.  Element 0 is the identity.
+ *
+ * A solution is the sorted list of its mobile image ids (identical pieces
+ * share images, so permuting them changes nothing).  Keys compare
+ * lexicographically.  The search may skip images of one constrained type (the
+ * redundancy filter keeps one image per orbit); the search then accepts a
+ * solution only when its key is the smallest among the members of its orbit
+ * that the filtered search can find.  So each orbit under G is accepted
+ * exactly once whatever the filter, and the reporting modes expand an
+ * accepted solution into the orbit members that are canonical in the mode's
+ * subgroup (just the identity for raw, the proper rotations for rotations).
+ */
+#ifndef TSR_SYMMETRY_H
+#define TSR_SYMMETRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/images.h"
+
+typedef struct sym_group {
+    int n;
+    int tf[GEO_NTRANSFORMS];      /* geo transform index of each element */
+    bool proper[GEO_NTRANSFORMS];
+    int *cellmap;                 /* n * ncells */
+    int *typeperm;                /* n * ntypes */
+    int *imgmap;                  /* n * nimages */
+    int *mult;                    /* n * n: index of (a after b) at [a * n + b] */
+} sym_group;
+
+int sym_build(const img_problem *ip, sym_group **out);
+void sym_free(sym_group *g);
+
+/* Bitmask of the group elements that belong to a uniqueness mode's group. */
+uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode);
+
+/* The redundancy filter.  `spec` is "" (choose automatically), "off", or a
+ * piece name.  On success *type is the constrained type (-1 when none) and
+ * keep[i] is 0 for the images the filter removes, 1 otherwise. */
+int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int *type,
+               unsigned char *keep, tsr_err *err);
+
+/* Whether the search should accept `sol` (sorted, ip->ncopies ids), given
+ * the filter's keep flags (NULL = no filter).  `scratch` holds ncopies ints. */
+bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
+                const int *sol, int *scratch);
+
+/* Expand an accepted solution into the solutions a mode reports: writes them
+ * (each ncopies sorted ids) into out, which holds g->n solutions, and returns
+ * how many (or TSR_ENOMEM).  Each is the smallest key of its class. */
+int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,
+               int *out);
+
+/* Apply element k to a solution: out = sorted images of g_k(sol). */
+void sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out);
+
+#endif

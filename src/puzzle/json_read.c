@@ -1,0 +1,886 @@
+/*
+ * json_read.c - the reader for Puzzle JSON version 1 (docs/puzzle-format.md).
+ *
+ * jansson parses the document; this file then walks the tree and checks
+ * every key, type and range itself, so that each complaint names the JSON
+ * path of the offending value ("$.pieces[3].cells[2]: expected ...").  The
+ * model is built only through the public helpers of puzzle.h and checked at
+ * the end by tsr_puzzle_validate, which owns the rules that span the whole
+ * puzzle (volume, fixed pieces on the board and apart).  What only this
+ * layer can point at by path (bad art characters, duplicate cells in a
+ * list, duplicate names, caps) is caught here first.
+ *
+ * The board and the pieces share one shape grammar ("size" is board-only):
+ * art ("rows", "layers") and cell lists ("cells") go through the same
+ * helpers, with the art alphabet swapped ('.' is a board cell, '#' a piece
+ * cell).
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "tessera/puzzle.h"
+
+#define MAX_DOC_BYTES ((size_t)16 << 20)
+#define MAX_DEPTH 32        /* a real document nests 5 deep at most */
+#define MAX_KEY_IN_PATH 40  /* longer keys are shortened in messages */
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+/* ---- JSON paths and error messages ------------------------------------ */
+
+/* The path of the value being read.  push returns a mark that pop restores;
+ * on failure the path is simply left where the error happened. */
+typedef struct jpath {
+    char buf[256];
+    size_t len;
+} jpath;
+
+static void path_append(jpath *p, const char *s)
+{
+    size_t room = sizeof p->buf - 1 - p->len, n = strlen(s);
+    if (n > room)
+        n = room; /* a truncated path still locates the problem */
+    memcpy(p->buf + p->len, s, n);
+    p->len += n;
+    p->buf[p->len] = '\0';
+}
+
+static size_t path_push_key(jpath *p, const char *key)
+{
+    size_t mark = p->len, n = 0;
+    char seg[MAX_KEY_IN_PATH + 8] = ".";
+    /* keys come from the input: keep messages one printable line */
+    for (; key[n] && n < MAX_KEY_IN_PATH; n++)
+        seg[n + 1] = isprint((unsigned char)key[n]) ? key[n] : '?';
+    strcpy(seg + n + 1, key[n] ? "..." : "");
+    path_append(p, seg);
+    return mark;
+}
+
+static size_t path_push_index(jpath *p, size_t i)
+{
+    size_t mark = p->len;
+    char seg[32];
+    snprintf(seg, sizeof seg, "[%zu]", i);
+    path_append(p, seg);
+    return mark;
+}
+
+static void path_pop(jpath *p, size_t mark)
+{
+    p->len = mark;
+    p->buf[mark] = '\0';
+}
+
+typedef struct reader {
+    const char *source; /* may be NULL */
+    tsr_err *err;
+    jpath path;
+} reader;
+
+/* "SOURCE: $.path: message", returning `code`. */
+PRINTF_LIKE(3, 4)
+static int fail(reader *r, int code, const char *fmt, ...)
+{
+    char msg[TSR_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->source != NULL)
+        return tsr_err_set(r->err, code, "%s: %s: %s", r->source, r->path.buf, msg);
+    return tsr_err_set(r->err, code, "%s: %s", r->path.buf, msg);
+}
+
+/* Like fail, for errors located by line and column rather than by path. */
+PRINTF_LIKE(5, 6)
+static int fail_at(reader *r, int code, int line, int column, const char *fmt, ...)
+{
+    char msg[TSR_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->source != NULL)
+        return tsr_err_set(r->err, code, "%s:%d:%d: %s", r->source, line, column, msg);
+    return tsr_err_set(r->err, code, "%d:%d: %s", line, column, msg);
+}
+
+/* A short description of a value for "got ..." in messages. */
+static const char *describe(const json_t *j, char *buf, size_t n)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY:
+        snprintf(buf, n, "an array of %zu elements", json_array_size(j));
+        return buf;
+    case JSON_STRING:
+        snprintf(buf, n, "\"%.24s%s\"", json_string_value(j),
+                 json_string_length(j) > 24 ? "..." : "");
+        return buf;
+    case JSON_INTEGER:
+        snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+        return buf;
+    case JSON_REAL:
+        snprintf(buf, n, "%g", json_real_value(j));
+        return buf;
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    default: return "null";
+    }
+}
+
+static int fail_type(reader *r, const json_t *j, const char *expected)
+{
+    char buf[64];
+    return fail(r, TSR_EINVAL, "expected %s, got %s", expected, describe(j, buf, sizeof buf));
+}
+
+/* "\"a\", \"b\", \"c\"" for messages. */
+static const char *join_keys(const char *const *keys, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; keys[i] != NULL && len < n; i++) {
+        int w = snprintf(buf + len, n - len, "%s\"%s\"", i ? ", " : "", keys[i]);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
+/* ---- generic value readers ----------------------------------------------
+ * The opt_* helpers read an optional member of `obj`: when it is absent
+ * they leave *out alone (callers preset defaults); when present they check
+ * it at its own path. */
+
+static int check_keys(reader *r, const json_t *obj, const char *const *allowed)
+{
+    for (void *it = json_object_iter((json_t *)obj); it != NULL;
+         it = json_object_iter_next((json_t *)obj, it)) {
+        const char *key = json_object_iter_key(it);
+        size_t i = 0;
+        while (allowed[i] != NULL && strcmp(allowed[i], key) != 0)
+            i++;
+        if (allowed[i] == NULL) {
+            char list[256];
+            path_push_key(&r->path, key);
+            return fail(r, TSR_EINVAL, "unknown key; expected one of %s",
+                        join_keys(allowed, list, sizeof list));
+        }
+    }
+    return 0;
+}
+
+static int require(reader *r, const json_t *obj, const char *key, json_t **out)
+{
+    *out = json_object_get(obj, key);
+    if (*out == NULL)
+        return fail(r, TSR_EINVAL, "missing required key \"%s\"", key);
+    return 0;
+}
+
+static bool is_int_in(const json_t *j, long long min, long long max)
+{
+    return json_is_integer(j) && json_integer_value(j) >= min && json_integer_value(j) <= max;
+}
+
+/* An integer in [min, max] at the current path. */
+static int want_int(reader *r, const json_t *j, long long min, long long max, long long *out)
+{
+    if (is_int_in(j, min, max)) {
+        *out = json_integer_value(j);
+        return 0;
+    }
+    char what[64];
+    if (max == LLONG_MAX)
+        snprintf(what, sizeof what, "an integer >= %lld", min);
+    else
+        snprintf(what, sizeof what, "an integer from %lld to %lld", min, max);
+    return fail_type(r, j, what);
+}
+
+static int opt_llong(reader *r, const json_t *obj, const char *key, long long min,
+                     long long max, long long *out)
+{
+    json_t *j = json_object_get(obj, key);
+    if (j == NULL)
+        return 0;
+    size_t mark = path_push_key(&r->path, key);
+    int rc = want_int(r, j, min, max, out);
+    if (rc == 0)
+        path_pop(&r->path, mark);
+    return rc;
+}
+
+static int opt_int(reader *r, const json_t *obj, const char *key, int min, int max, int *out)
+{
+    long long v = *out;
+    int rc = opt_llong(r, obj, key, min, max, &v);
+    *out = (int)v;
+    return rc;
+}
+
+static int opt_bool(reader *r, const json_t *obj, const char *key, bool *out)
+{
+    json_t *j = json_object_get(obj, key);
+    if (j == NULL)
+        return 0;
+    if (!json_is_boolean(j)) {
+        path_push_key(&r->path, key);
+        return fail_type(r, j, "true or false");
+    }
+    *out = json_is_true(j);
+    return 0;
+}
+
+/* The string stays owned by the document. */
+static int opt_string(reader *r, const json_t *obj, const char *key, const char **out)
+{
+    json_t *j = json_object_get(obj, key);
+    if (j == NULL)
+        return 0;
+    if (!json_is_string(j)) {
+        path_push_key(&r->path, key);
+        return fail_type(r, j, "a string");
+    }
+    *out = json_string_value(j);
+    return 0;
+}
+
+/* One of the NULL-terminated `names`; *out receives its index. */
+static int opt_enum(reader *r, const json_t *obj, const char *key, const char *const *names,
+                    int *out)
+{
+    json_t *j = json_object_get(obj, key);
+    if (j == NULL)
+        return 0;
+    for (int i = 0; json_is_string(j) && names[i] != NULL; i++)
+        if (strcmp(json_string_value(j), names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    char list[128], what[160];
+    snprintf(what, sizeof what, "one of %s", join_keys(names, list, sizeof list));
+    path_push_key(&r->path, key);
+    return fail_type(r, j, what);
+}
+
+/* ---- shapes: the board and the pieces ---------------------------------- */
+
+/* Cells being collected for the board or one piece. */
+typedef struct cellvec {
+    tsr_cell *v;
+    int n, cap;
+} cellvec;
+
+/* What differs between a board shape and a piece shape. */
+typedef struct shape_kind {
+    const char *what;          /* "the board", "the piece" */
+    const char *const *forms;  /* exactly one of these keys must be present */
+    char cell;                 /* art character for a cell ... */
+    const char *blank;         /* ... and those for no cell */
+    const char *art_help;      /* both, for messages */
+    int limit;                 /* most cells allowed */
+} shape_kind;
+
+static const char *const board_forms[] = {"size", "rows", "layers", "cells", NULL};
+static const char *const piece_forms[] = {"cells", "rows", "layers", NULL};
+
+static const shape_kind board_kind = {"the board", board_forms, '.', "# ",
+                                      "'.' for a cell, '#' or ' ' for none", TSR_MAX_CELLS};
+static const shape_kind piece_kind = {"the piece", piece_forms, '#', ". ",
+                                      "'#' for a cell, '.' or ' ' for none",
+                                      TSR_MAX_PIECE_CELLS};
+
+static int cells_push(reader *r, cellvec *cv, const shape_kind *k, tsr_cell c)
+{
+    if (cv->n >= k->limit)
+        return fail(r, TSR_ETOOBIG, "%s has more than %d cells", k->what, k->limit);
+    if (cv->n == cv->cap) {
+        int ncap = cv->cap ? 2 * cv->cap : 64;
+        tsr_cell *v = realloc(cv->v, (size_t)ncap * sizeof *v);
+        if (v == NULL)
+            return fail(r, TSR_ENOMEM, "out of memory");
+        cv->v = v;
+        cv->cap = ncap;
+    }
+    cv->v[cv->n++] = c;
+    return 0;
+}
+
+/* "size": [X, Y] or [X, Y, Z], the whole box. */
+static int read_size(reader *r, const json_t *size, const shape_kind *k, cellvec *cv)
+{
+    size_t n = json_array_size(size);
+    if (!json_is_array(size) || n < 2 || n > 3)
+        return fail_type(r, size, "an array of 2 or 3 positive integers");
+    long long dim[3] = {1, 1, 1}, total = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t mark = path_push_index(&r->path, i);
+        int rc = want_int(r, json_array_get(size, i), 1, LLONG_MAX, &dim[i]);
+        if (rc)
+            return rc;
+        path_pop(&r->path, mark);
+        /* total * dim[i] > limit, tested without overflowing */
+        if (dim[i] > k->limit / total)
+            return fail(r, TSR_ETOOBIG, "%s would have more than %d cells", k->what, k->limit);
+        total *= dim[i];
+    }
+    for (int z = 0; z < dim[2]; z++)
+        for (int y = 0; y < dim[1]; y++)
+            for (int x = 0; x < dim[0]; x++) {
+                int rc = cells_push(r, cv, k, (tsr_cell){x, y, z});
+                if (rc)
+                    return rc;
+            }
+    return 0;
+}
+
+/* "rows": one layer of art at height z; row i is y = i, column j is x = j. */
+static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *k, cellvec *cv)
+{
+    if (!json_is_array(rows))
+        return fail_type(r, rows, "an array of strings");
+    for (size_t y = 0; y < json_array_size(rows); y++) {
+        size_t mark = path_push_index(&r->path, y);
+        const json_t *row = json_array_get(rows, y);
+        if (!json_is_string(row))
+            return fail_type(r, row, "a string");
+        const char *s = json_string_value(row);
+        for (size_t x = 0; x < json_string_length(row); x++) {
+            if (s[x] == k->cell) {
+                if (x > TSR_MAX_COORD || y > TSR_MAX_COORD || z > TSR_MAX_COORD)
+                    return fail(r, TSR_ETOOBIG, "cell at column %zu is beyond coordinate %d",
+                                x, TSR_MAX_COORD);
+                int rc = cells_push(r, cv, k, (tsr_cell){(int)x, (int)y, (int)z});
+                if (rc)
+                    return rc;
+            } else if (s[x] == '\0' || strchr(k->blank, s[x]) == NULL) {
+                char shown[8];
+                unsigned char c = (unsigned char)s[x];
+                if (isprint(c))
+                    snprintf(shown, sizeof shown, "'%c'", c);
+                else
+                    snprintf(shown, sizeof shown, "\\x%02x", c);
+                return fail(r, TSR_EINVAL, "invalid character %s at column %zu; expected %s",
+                            shown, x, k->art_help);
+            }
+        }
+        path_pop(&r->path, mark);
+    }
+    return 0;
+}
+
+/* "layers": layer i is z = i, each one like "rows". */
+static int read_layers(reader *r, const json_t *layers, const shape_kind *k, cellvec *cv)
+{
+    if (!json_is_array(layers))
+        return fail_type(r, layers, "an array of layers (arrays of strings)");
+    for (size_t z = 0; z < json_array_size(layers); z++) {
+        size_t mark = path_push_index(&r->path, z);
+        int rc = read_rows(r, json_array_get(layers, z), z, k, cv);
+        if (rc)
+            return rc;
+        path_pop(&r->path, mark);
+    }
+    return 0;
+}
+
+/* [x, y] or [x, y, z] at the current path. */
+static int read_cell(reader *r, const json_t *j, tsr_cell *c)
+{
+    size_t n = json_array_size(j);
+    if (!json_is_array(j) || n < 2 || n > 3)
+        return fail_type(r, j, "an array of 2 or 3 integers");
+    int coord[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(j, i);
+        char buf[64];
+        if (!json_is_integer(e))
+            return fail(r, TSR_EINVAL, "expected an array of 2 or 3 integers; element %zu is %s",
+                        i, describe(e, buf, sizeof buf));
+        json_int_t v = json_integer_value(e);
+        if (v < -TSR_MAX_COORD || v > TSR_MAX_COORD) {
+            path_push_index(&r->path, i);
+            return fail(r, TSR_ETOOBIG, "coordinate %" JSON_INTEGER_FORMAT
+                        " is outside -%d..%d", v, TSR_MAX_COORD, TSR_MAX_COORD);
+        }
+        coord[i] = (int)v;
+    }
+    *c = (tsr_cell){coord[0], coord[1], coord[2]};
+    return 0;
+}
+
+typedef struct indexed_cell {
+    tsr_cell c;
+    int index;
+} indexed_cell;
+
+static bool same_cell(tsr_cell a, tsr_cell b)
+{
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+static int indexed_cell_cmp(const void *a, const void *b)
+{
+    const indexed_cell *p = a, *q = b;
+    if (p->c.x != q->c.x)
+        return p->c.x < q->c.x ? -1 : 1;
+    if (p->c.y != q->c.y)
+        return p->c.y < q->c.y ? -1 : 1;
+    if (p->c.z != q->c.z)
+        return p->c.z < q->c.z ? -1 : 1;
+    return (p->index > q->index) - (p->index < q->index);
+}
+
+/* Report the earliest repeated entry of a cell list (index = list position);
+ * sorting keeps this O(n log n) for boards of TSR_MAX_CELLS cells. */
+static int check_duplicates(reader *r, const cellvec *cv)
+{
+    if (cv->n < 2)
+        return 0;
+    indexed_cell *s = malloc((size_t)cv->n * sizeof *s);
+    if (s == NULL)
+        return fail(r, TSR_ENOMEM, "out of memory");
+    for (int i = 0; i < cv->n; i++)
+        s[i] = (indexed_cell){cv->v[i], i};
+    qsort(s, (size_t)cv->n, sizeof *s, indexed_cell_cmp);
+    /* equal cells sort together by index: a group's first two entries are
+     * the original and its first repeat */
+    int dup = -1, first = -1;
+    for (int i = 1; i < cv->n; i++)
+        if (same_cell(s[i - 1].c, s[i].c) && (i < 2 || !same_cell(s[i - 2].c, s[i].c)) &&
+            (dup < 0 || s[i].index < dup)) {
+            dup = s[i].index;
+            first = s[i - 1].index;
+        }
+    free(s);
+    if (dup < 0)
+        return 0;
+    path_push_index(&r->path, (size_t)dup);
+    tsr_cell c = cv->v[dup];
+    return fail(r, TSR_EINVAL, "duplicate cell [%d, %d, %d], already at index %d", c.x, c.y,
+                c.z, first);
+}
+
+/* "cells": a list of [x, y(, z)]. */
+static int read_cell_list(reader *r, const json_t *list, const shape_kind *k, cellvec *cv)
+{
+    if (!json_is_array(list))
+        return fail_type(r, list, "an array of cells [x, y] or [x, y, z]");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        size_t mark = path_push_index(&r->path, i);
+        tsr_cell c;
+        int rc = read_cell(r, json_array_get(list, i), &c);
+        if (rc == 0)
+            rc = cells_push(r, cv, k, c);
+        if (rc)
+            return rc;
+        path_pop(&r->path, mark);
+    }
+    return check_duplicates(r, cv);
+}
+
+/* The cells of a board or piece object, into cv (emptied first). */
+static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec *cv)
+{
+    const char *form = NULL;
+    int nforms = 0;
+    for (int i = 0; k->forms[i] != NULL; i++)
+        if (json_object_get(obj, k->forms[i]) != NULL) {
+            form = form ? form : k->forms[i];
+            nforms++;
+        }
+    if (nforms != 1) {
+        char list[128];
+        return fail(r, TSR_EINVAL, "expected exactly one of %s",
+                    join_keys(k->forms, list, sizeof list));
+    }
+    cv->n = 0;
+    size_t mark = path_push_key(&r->path, form);
+    const json_t *v = json_object_get(obj, form);
+    int rc;
+    if (strcmp(form, "size") == 0)
+        rc = read_size(r, v, k, cv);
+    else if (strcmp(form, "rows") == 0)
+        rc = read_rows(r, v, 0, k, cv);
+    else if (strcmp(form, "layers") == 0)
+        rc = read_layers(r, v, k, cv);
+    else
+        rc = read_cell_list(r, v, k, cv);
+    if (rc)
+        return rc;
+    if (cv->n == 0)
+        return fail(r, TSR_EINVAL, "%s has no cells", k->what);
+    path_pop(&r->path, mark);
+    return 0;
+}
+
+/* ---- the puzzle ---------------------------------------------------------- */
+
+static int read_board(reader *r, const json_t *board, tsr_puzzle *pz)
+{
+    if (!json_is_object(board))
+        return fail_type(r, board, "an object");
+    int rc = check_keys(r, board, board_forms);
+    if (rc)
+        return rc;
+    cellvec cv = {0};
+    rc = read_shape(r, board, &board_kind, &cv);
+    for (int i = 0; rc == 0 && i < cv.n; i++)
+        if ((rc = tsr_puzzle_add_board_cell(pz, cv.v[i])) < 0)
+            rc = fail(r, rc, "cannot add a board cell: %s", tsr_strerror(rc));
+    free(cv.v);
+    return rc;
+}
+
+static const char *const piece_keys[] = {"name", "cells", "rows", "layers", "count", "fixed",
+                                         NULL};
+
+/* One element of "pieces"; `names` maps the names seen so far to indices. */
+static int read_piece(reader *r, const json_t *obj, size_t index, json_t *names, cellvec *cv,
+                      tsr_puzzle *pz)
+{
+    if (!json_is_object(obj))
+        return fail_type(r, obj, "a piece object");
+    json_t *jname;
+    int rc = check_keys(r, obj, piece_keys);
+    if (rc == 0)
+        rc = require(r, obj, "name", &jname);
+    if (rc)
+        return rc;
+
+    size_t mark = path_push_key(&r->path, "name");
+    size_t len = json_string_length(jname);
+    if (!json_is_string(jname) || len == 0 || len > TSR_MAX_NAME) {
+        char what[64];
+        snprintf(what, sizeof what, "a non-empty string of at most %d bytes", TSR_MAX_NAME);
+        return fail_type(r, jname, what);
+    }
+    const char *name = json_string_value(jname);
+    const json_t *prev = json_object_get(names, name);
+    if (prev != NULL)
+        return fail(r, TSR_EINVAL, "duplicate piece name \"%s\", already used by piece %"
+                    JSON_INTEGER_FORMAT, name, json_integer_value(prev));
+    if (json_object_set_new(names, name, json_integer((json_int_t)index)) != 0)
+        return fail(r, TSR_ENOMEM, "out of memory");
+    path_pop(&r->path, mark);
+
+    /* a piece can have no more copies than the board has cells; this cap
+     * also keeps volume sums far from overflow */
+    int count = 1;
+    bool fixed = false;
+    if ((rc = opt_int(r, obj, "count", 1, TSR_MAX_CELLS, &count)) != 0 ||
+        (rc = opt_bool(r, obj, "fixed", &fixed)) != 0)
+        return rc;
+    if (fixed && count != 1) {
+        path_push_key(&r->path, "count");
+        return fail(r, TSR_EINVAL, "a fixed piece must have count 1");
+    }
+    if ((rc = read_shape(r, obj, &piece_kind, cv)) != 0)
+        return rc;
+    rc = tsr_puzzle_add_piece(pz, name, cv->v, cv->n, count, fixed);
+    return rc < 0 ? fail(r, rc, "cannot add the piece: %s", tsr_strerror(rc)) : 0;
+}
+
+static int read_pieces(reader *r, const json_t *pieces, tsr_puzzle *pz)
+{
+    if (!json_is_array(pieces) || json_array_size(pieces) == 0)
+        return fail_type(r, pieces, "a non-empty array of pieces");
+    if (json_array_size(pieces) > TSR_MAX_PIECES)
+        return fail(r, TSR_ETOOBIG, "more than %d pieces", TSR_MAX_PIECES);
+    json_t *names = json_object();
+    if (names == NULL)
+        return fail(r, TSR_ENOMEM, "out of memory");
+    cellvec cv = {0}; /* reused from piece to piece */
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < json_array_size(pieces); i++) {
+        size_t mark = path_push_index(&r->path, i);
+        rc = read_piece(r, json_array_get(pieces, i), i, names, &cv, pz);
+        if (rc == 0)
+            path_pop(&r->path, mark);
+    }
+    free(cv.v);
+    json_decref(names);
+    return rc;
+}
+
+/* Indexed by enum tsr_unique. */
+static const char *const unique_names[] = {"raw", "rotations", "mirror", NULL};
+
+static int read_expected(reader *r, const json_t *obj, tsr_puzzle *pz)
+{
+    if (!json_is_object(obj))
+        return fail_type(r, obj, "an object");
+    int rc = check_keys(r, obj, unique_names);
+    for (int i = 0; rc == 0 && unique_names[i] != NULL; i++)
+        rc = opt_llong(r, obj, unique_names[i], 0, LLONG_MAX, &pz->expected[i]);
+    return rc;
+}
+
+static const char *const puzzle_keys[] = {"version", "name", "description", "board", "pieces",
+                                          "rotations", "mirror", "expected", NULL};
+/* Indexed by enum tsr_rotations. */
+static const char *const rotation_names[] = {"all", "one-sided", "none", NULL};
+
+static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
+{
+    if (!json_is_object(obj))
+        return fail_type(r, obj, "a puzzle object");
+    int rc = check_keys(r, obj, puzzle_keys);
+    if (rc)
+        return rc;
+
+    json_t *v = json_object_get(obj, "version");
+    if (v != NULL && !(json_is_integer(v) && json_integer_value(v) == 1)) {
+        path_push_key(&r->path, "version");
+        return fail_type(r, v, "1 (the only version)");
+    }
+
+    const char *name = NULL, *description = NULL;
+    if ((rc = opt_string(r, obj, "name", &name)) != 0 ||
+        (rc = opt_string(r, obj, "description", &description)) != 0)
+        return rc;
+    if ((name && tsr_puzzle_set_name(pz, name) < 0) ||
+        (description && tsr_puzzle_set_description(pz, description) < 0))
+        return fail(r, TSR_ENOMEM, "out of memory");
+
+    static const char *const sections[] = {"board", "pieces"};
+    for (int i = 0; i < 2; i++) {
+        if ((rc = require(r, obj, sections[i], &v)) != 0)
+            return rc;
+        size_t mark = path_push_key(&r->path, sections[i]);
+        rc = i == 0 ? read_board(r, v, pz) : read_pieces(r, v, pz);
+        if (rc)
+            return rc;
+        path_pop(&r->path, mark);
+    }
+
+    int rot = (int)pz->rotations;
+    if ((rc = opt_enum(r, obj, "rotations", rotation_names, &rot)) != 0 ||
+        (rc = opt_bool(r, obj, "mirror", &pz->mirror)) != 0)
+        return rc;
+    pz->rotations = (enum tsr_rotations)rot;
+
+    for (int i = 0; i < 3; i++)
+        pz->expected[i] = -1;
+    if ((v = json_object_get(obj, "expected")) != NULL) {
+        size_t mark = path_push_key(&r->path, "expected");
+        if ((rc = read_expected(r, v, pz)) != 0)
+            return rc;
+        path_pop(&r->path, mark);
+    }
+    return 0;
+}
+
+/* ---- job options ------------------------------------------------------- */
+
+static const char *const option_keys[] = {"unique", "limit", "threads", "priority", "fila",
+                                          "order", "nof", "volume", "parity", "redundancy",
+                                          NULL};
+
+#define ORDER_CHARS "abcdefghijklmnopqrstuvwxyz0123456789=:@.,-"
+
+static int read_order(reader *r, const json_t *obj, tsr_options *o)
+{
+    const char *order = NULL;
+    int rc = opt_string(r, obj, "order", &order);
+    if (rc || order == NULL)
+        return rc;
+    path_push_key(&r->path, "order");
+    size_t len = strlen(order), ok = strspn(order, ORDER_CHARS);
+    if (len >= sizeof o->order)
+        return fail(r, TSR_EINVAL, "longer than %zu bytes", sizeof o->order - 1);
+    if (ok < len)
+        return fail(r, TSR_EINVAL, "invalid character at offset %zu; expected [a-z0-9=:@.,-]",
+                    ok);
+    memcpy(o->order, order, len + 1);
+    return 0;
+}
+
+/* volume: false | "once" | N; parity: false | true | N. */
+static int read_filter_switches(reader *r, const json_t *obj, tsr_options *o)
+{
+    const json_t *v = json_object_get(obj, "volume");
+    if (v != NULL) {
+        size_t mark = path_push_key(&r->path, "volume");
+        if (json_is_false(v))
+            o->volume = 0;
+        else if (json_is_string(v) && strcmp(json_string_value(v), "once") == 0)
+            o->volume = -2;
+        else if (is_int_in(v, 0, INT_MAX))
+            o->volume = (int)json_integer_value(v);
+        else
+            return fail_type(r, v, "false, \"once\" or an integer >= 0");
+        path_pop(&r->path, mark);
+    }
+    if ((v = json_object_get(obj, "parity")) != NULL) {
+        size_t mark = path_push_key(&r->path, "parity");
+        if (json_is_boolean(v))
+            o->parity = json_is_true(v) ? -1 : 0;
+        else if (is_int_in(v, 0, INT_MAX))
+            o->parity = (int)json_integer_value(v);
+        else
+            return fail_type(r, v, "true, false or an integer >= 0");
+        path_pop(&r->path, mark);
+    }
+    return 0;
+}
+
+/* redundancy: false ("off") | true ("" = auto) | the name of a piece. */
+static int read_redundancy(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_options *o)
+{
+    const json_t *v = json_object_get(obj, "redundancy");
+    if (v == NULL)
+        return 0;
+    path_push_key(&r->path, "redundancy");
+    if (json_is_boolean(v)) {
+        strcpy(o->redundancy, json_is_true(v) ? "" : "off");
+        return 0;
+    }
+    if (!json_is_string(v))
+        return fail_type(r, v, "true, false or a piece name");
+    for (int i = 0; i < pz->npieces; i++)
+        if (strcmp(pz->pieces[i].name, json_string_value(v)) == 0) {
+            /* piece names are at most TSR_MAX_NAME bytes: it fits */
+            strcpy(o->redundancy, pz->pieces[i].name);
+            return 0;
+        }
+    return fail(r, TSR_EINVAL, "no piece is named \"%.*s\"", TSR_MAX_NAME, json_string_value(v));
+}
+
+static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_options *o)
+{
+    if (!json_is_object(obj))
+        return fail_type(r, obj, "an options object");
+    int rc, unique = (int)o->unique;
+    bool nof = false;
+    if ((rc = check_keys(r, obj, option_keys)) != 0 ||
+        (rc = opt_enum(r, obj, "unique", unique_names, &unique)) != 0 ||
+        (rc = opt_llong(r, obj, "limit", 0, LLONG_MAX, &o->limit)) != 0 ||
+        (rc = opt_int(r, obj, "threads", 0, 1024, &o->threads)) != 0 ||
+        (rc = opt_int(r, obj, "priority", -100, 100, &o->priority)) != 0 ||
+        (rc = opt_int(r, obj, "fila", 0, INT_MAX, &o->fila)) != 0 ||
+        (rc = read_order(r, obj, o)) != 0 ||
+        (rc = opt_bool(r, obj, "nof", &nof)) != 0 ||
+        (rc = read_filter_switches(r, obj, o)) != 0 ||
+        (rc = read_redundancy(r, obj, pz, o)) != 0)
+        return rc;
+    o->unique = (enum tsr_unique)unique;
+    if (json_object_get(obj, "nof") != NULL)
+        o->nof = nof; /* absent, it stays -1: automatic */
+    return 0;
+}
+
+/* ---- the document ---------------------------------------------------------- */
+
+/* Refuse deep nesting before jansson recurses into it.  Columns count
+ * characters, not bytes, as jansson's do. */
+static int check_depth(reader *r, const char *text, size_t len)
+{
+    int depth = 0, line = 1, column = 0;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n') {
+            line++;
+            column = 0;
+        } else if ((c & 0xC0) != 0x80) {
+            column++;
+        }
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > MAX_DEPTH)
+                return fail_at(r, TSR_EINVAL, line, column, "nesting deeper than %d levels",
+                               MAX_DEPTH);
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            depth--;
+        }
+    }
+    return 0;
+}
+
+static const char *const job_keys[] = {"puzzle", "options", NULL};
+
+/* A bare puzzle, or a job {"puzzle": ..., "options": ...}. */
+static int read_document(reader *r, const json_t *root, tsr_puzzle *pz, tsr_options *o)
+{
+    if (!json_is_object(root))
+        return fail_type(r, root, "an object (a puzzle or a job)");
+    const json_t *puzzle = json_object_get(root, "puzzle");
+    if (puzzle == NULL)
+        return read_puzzle(r, root, pz);
+
+    int rc = check_keys(r, root, job_keys);
+    if (rc)
+        return rc;
+    size_t mark = path_push_key(&r->path, "puzzle");
+    if ((rc = read_puzzle(r, puzzle, pz)) != 0)
+        return rc;
+    path_pop(&r->path, mark);
+    const json_t *options = json_object_get(root, "options");
+    if (options == NULL)
+        return 0;
+    path_push_key(&r->path, "options");
+    return read_options(r, options, pz, o);
+}
+
+int tsr_puzzle_read_json(const char *text, size_t len, const char *source,
+                         tsr_puzzle **out, tsr_options *opt, tsr_err *err)
+{
+    reader r = {.source = source, .err = err, .path = {.buf = "$", .len = 1}};
+    *out = NULL;
+    if (opt != NULL)
+        tsr_options_init(opt);
+    if (text == NULL && len > 0)
+        return tsr_err_set(err, TSR_EINVAL, "tsr_puzzle_read_json: no text");
+    if (len > MAX_DOC_BYTES)
+        return fail(&r, TSR_ETOOBIG, "the document is %zu bytes; the limit is %zu MiB", len,
+                    MAX_DOC_BYTES >> 20);
+    int rc = check_depth(&r, text, len);
+    if (rc)
+        return rc;
+
+    json_error_t jerr;
+    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL)
+        return fail_at(&r, TSR_EINVAL, jerr.line, jerr.column, "JSON syntax error: %s",
+                       jerr.text);
+
+    tsr_options o;
+    tsr_options_init(&o);
+    tsr_puzzle *pz = tsr_puzzle_new();
+    if (pz == NULL)
+        rc = fail(&r, TSR_ENOMEM, "out of memory");
+    else
+        rc = read_document(&r, root, pz, &o);
+    json_decref(root);
+    if (rc == 0)
+        rc = tsr_puzzle_validate(pz, source, err);
+    if (rc < 0) {
+        tsr_puzzle_free(pz);
+        return rc;
+    }
+    if (opt != NULL)
+        *opt = o;
+    *out = pz;
+    return 0;
+}

@@ -1,0 +1,86 @@
+#!/bin/sh
+# test_cli.sh - the tessera command line as a user meets it: real files,
+# real output, real exit codes.  Needs $TESSERA (the binary) and
+# $TSR_SRCDIR (the source tree); `make check` sets both.
+set -u
+T=${TESSERA:-./tessera}
+S=${TSR_SRCDIR:-.}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() { # description, then a shell condition
+    desc=$1
+    shift
+    if eval "$@"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $desc" >&2
+    fi
+}
+
+# -q --json: exactly one JSON object with the count
+"$T" solve -q --json "$S/puzzles/pentominoes-6x10.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "6x10 exits 0" '[ $rc -eq 0 ]'
+check "6x10 one line" '[ "$(wc -l <"$tmp/out")" -eq 1 ]'
+check "6x10 count" 'grep -q "\"solutions\": *2339" "$tmp/out"'
+check "json has config" 'grep -q "\"config\"" "$tmp/out"'
+
+# modes
+"$T" solve -q --json --unique=raw "$S/puzzles/pentominoes-6x10.json" >"$tmp/out"
+check "raw count" 'grep -q "\"solutions\": *9356" "$tmp/out"'
+"$T" solve -q --json --unique=mirror "$S/puzzles/soma-cube.json" >"$tmp/out"
+check "soma mirror count" 'grep -q "\"solutions\": *240" "$tmp/out"'
+
+# text layers by default: 2339 grids of 6 rows, names are piece letters
+"$T" solve "$S/puzzles/pentominoes-6x10.json" >"$tmp/out" 2>/dev/null
+check "text solutions" '[ "$(grep -c "^[A-Z ]*$" "$tmp/out")" -ge $((2339 * 6)) ]'
+
+# JSON lines
+"$T" solve --json --limit=5 "$S/puzzles/soma-cube.json" >"$tmp/out" 2>/dev/null
+check "limit 5 json lines" '[ "$(grep -c "^{\"pieces\"" "$tmp/out")" -eq 5 ]'
+
+# polycube format input gives the same count as JSON
+"$T" solve -q --json "$S/puzzles/polycube/tetris-cube.txt" --limit=3 >"$tmp/out"
+check "polycube input" 'grep -q "\"solutions\": *3" "$tmp/out"'
+
+# goal: partial assemblies as polycube sub-puzzles that solve on their own
+"$T" solve --polycube --goal=4 --limit=1 "$S/puzzles/soma-cube.json" >"$tmp/sub.txt" 2>/dev/null
+check "goal writes a sub-puzzle" 'grep -q "^D:" "$tmp/sub.txt"'
+"$T" solve -q --json --unique=raw "$tmp/sub.txt" >"$tmp/out"
+check "sub-puzzle solves" 'grep -q "\"solutions\": *[1-9]" "$tmp/out"'
+
+# engine options are echoed in the configuration
+"$T" solve -q --json --fila=0 --order=s --redundancy=off "$S/puzzles/soma-cube.json" >"$tmp/out"
+check "options used" 'grep -q "fila=0" "$tmp/out" && grep -q "redundancy=off" "$tmp/out"'
+check "options keep the count" 'grep -q "\"solutions\": *480" "$tmp/out"'
+
+# sampling
+"$T" solve -q --sample=50,5,7 "$S/puzzles/pentominoes-6x10.json" >"$tmp/out"
+check "sampling reports a rate" 'grep -q "solutions per second" "$tmp/out"'
+
+# bad input: exit 2, message names the file and the place
+printf '{"board": {"size": [2, 2]}, "pieces": [{"name": "A", "cells": [[0,0],[1,0]], "count": "x"}]}' >"$tmp/bad.json"
+"$T" solve "$tmp/bad.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "bad json exit 2" '[ $rc -eq 2 ]'
+check "bad json names path" 'grep -q "bad.json" "$tmp/err" && grep -q "pieces\[0\].count" "$tmp/err"'
+check "bad json prints nothing" '[ ! -s "$tmp/out" ]'
+printf 'D:xDim=2:yDim=2:zDim=1\nC:name=A:type=Q:layout=0 0 0\n~D\n' >"$tmp/bad.txt"
+"$T" solve "$tmp/bad.txt" 2>"$tmp/err" >/dev/null; rc=$?
+check "bad polycube exit 2" '[ $rc -eq 2 ]'
+check "bad polycube names line" 'grep -q "bad.txt:2" "$tmp/err"'
+"$T" solve "$tmp/missing.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "missing file exit 2" '[ $rc -eq 2 ] && grep -q "missing.json" "$tmp/err"'
+"$T" solve --unique=sideways "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "bad option exit 2" '[ $rc -eq 2 ] && grep -q "unique" "$tmp/err"'
+"$T" solve --order=q "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "bad order exit 2" '[ $rc -eq 2 ] && grep -q "heuristic" "$tmp/err"'
+"$T" frobnicate 2>/dev/null; rc=$?
+check "unknown command exit 2" '[ $rc -eq 2 ]'
+"$T" help >"$tmp/out"
+check "help" 'grep -q "usage: tessera solve" "$tmp/out"'
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

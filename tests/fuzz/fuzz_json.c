@@ -1,0 +1,37 @@
+/*
+ * fuzz_json.c - libFuzzer harness for the Puzzle JSON reader
+ * (tsr_puzzle_read_json, src/puzzle/json_read.c) and everything downstream
+ * of a successful parse: the writers, the JSON and polycube round trips and
+ * the engine (see fuzz_common.h).  Job options parsed from the document are
+ * handed to tsr_solver_new, so the option paths of the engine are fuzzed too.
+ *
+ * Build and run with tests/fuzz/run.sh.
+ */
+#include "fuzz_common.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_init();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    tsr_err err = {{0}};
+    /* The reader takes (text, len) without a terminating NUL: libFuzzer's
+     * buffer is exactly `size` bytes, so ASan catches any read past it. */
+    int rc = tsr_puzzle_read_json((const char *)data, size, "fuzz.json", &pz, &opt, &err);
+    fuzz_check_read("tsr_puzzle_read_json", rc, pz, &err);
+    if (rc == 0) {
+        fuzz_downstream(pz, &opt);
+        tsr_puzzle_free(pz);
+    }
+    return 0;
+}

@@ -1,0 +1,1467 @@
+/*
+ * test_diff.c - differential tests of the engine against a brute-force
+ * reference on a few hundred random small puzzles.
+ *
+ * Puzzles.  Each family (2D rectangles, rectangles with holes, random
+ * polyomino regions, 3D boxes, random polycube blobs, boards tiled by copies
+ * of one shape, puzzles with fixed pieces) draws its puzzles from a fixed
+ * seed with its own xorshift generator, so every run tests the same
+ * puzzles.  A board is cut into random connected pieces by growing each
+ * piece by a random flood from an unassigned cell, so the cut itself is a
+ * solution.  Mobile pieces are then turned by a random allowed orientation
+ * and moved; pieces of equal shape are usually merged into one entry with a
+ * count, sometimes kept as separate entries or split in two; some pieces
+ * are made fixed; the rotation mode, mirror flag and the board's position
+ * are random.
+ *
+ * Reference.  Independent of the engine: a first-empty-cell backtracking
+ * over (entry, orientation, anchor) with per-entry counts enumerates every
+ * raw tiling once (copies of one entry are interchangeable because only the
+ * count is decremented).  A tiling's key is, per board cell in z-y-x order,
+ * its entry label and its region id by first appearance.  The rotations and
+ * mirror counts are the numbers of classes under the board symmetries
+ * (proper ones, or all 48 lattice transforms, that map the board onto
+ * itself): a transform maps a tiling region by region, relabelling a
+ * region of entry A to A when A allows the new shape, else to the unique
+ * other entry of equal count that does; the image is equivalent when its
+ * key is a raw tiling.  Classes are counted with union-find.
+ *
+ * Engine.  Every puzzle is solved in each mode under many configurations
+ * (default, DLX only, FILA from the root and from one level below with
+ * orders e/s/f, NOF off, redundancy off or on a named piece, volume off /
+ * once / per level, parity trigger, volume trigger, parity filter, fit
+ * filter, other orders).  Each reported solution must be a valid tiling
+ * (exact cover of the board, allowed orientations, counts, fixed pieces in
+ * place), a raw tiling of the reference, and not in a class already
+ * reported; the callback count, tsr_stats.solutions and the reference count
+ * must agree, and tsr_stats.classes must be the mirror count.
+ *
+ * On a mismatch the puzzle (expected counts filled in) goes to stderr as
+ * JSON with the configuration as tessera CLI flags, and to
+ * /tmp/tessera-diff-fail-N.json.  Environment: TSR_DIFF_QUICK=1 runs a few
+ * puzzles per family; TSR_DIFF_COUNT=N sets puzzles per family and
+ * TSR_DIFF_SEED=S varies the seeds (for hunting).
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/engine.h"
+#include "tessera/puzzle.h"
+
+#define MAXB 60        /* board cells (one bit each) */
+#define MAXE 40        /* mobile piece entries */
+#define MAXFIX 4       /* fixed pieces */
+#define MAXPC 8        /* cells of a piece */
+#define MAXOR 48       /* orientations of a piece */
+#define REF_CAP 6000   /* raw tilings a puzzle may have */
+#define REF_NODES 300000L
+#define FIXLAB 0xFF    /* key label of fixed pieces */
+
+/* ---- random numbers --------------------------------------------------------- */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static void rng_seed(rng *r, uint64_t seed)
+{
+    /* splitmix64 to spread small seeds */
+    uint64_t z = seed + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    r->s = (z ^ (z >> 31)) | 1;
+}
+
+static uint64_t rng_next(rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 2685821657736338717ull;
+}
+
+/* Uniform in 0 .. n-1. */
+static int rnd(rng *r, int n) { return (int)((rng_next(r) >> 33) % (uint64_t)n); }
+
+/* ---- lattice transforms ----------------------------------------------------- */
+
+typedef struct xform {
+    int m[3][3];
+    int det;
+} xform;
+
+/* All 48 signed permutation matrices: the 24 proper ones first, identity
+ * first of all. */
+static void make_xforms(xform out[48])
+{
+    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    xform all[48];
+    int n = 0;
+    for (int p = 0; p < 6; p++)
+        for (int s = 0; s < 8; s++) {
+            xform t;
+            memset(&t, 0, sizeof t);
+            for (int r = 0; r < 3; r++)
+                t.m[r][perm[p][r]] = (s >> r) & 1 ? -1 : 1;
+            int (*m)[3] = t.m;
+            t.det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                    m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                    m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+            all[n++] = t;
+        }
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 48; i++)
+            if ((all[i].det > 0) == (pass == 0))
+                out[k++] = all[i];
+}
+
+static tsr_cell xf_apply(const xform *t, tsr_cell c)
+{
+    return (tsr_cell){t->m[0][0] * c.x + t->m[0][1] * c.y + t->m[0][2] * c.z,
+                      t->m[1][0] * c.x + t->m[1][1] * c.y + t->m[1][2] * c.z,
+                      t->m[2][0] * c.x + t->m[2][1] * c.y + t->m[2][2] * c.z};
+}
+
+/* The transforms a rotation mode lets a piece use: the proper rotations
+ * (all 24, the 4 about z, or the identity), and with mirror each of those
+ * after x -> -x. */
+static int allowed_xforms(enum tsr_rotations rot, bool mirror, xform *out)
+{
+    xform all[48];
+    make_xforms(all);
+    int n = 0;
+    for (int i = 0; i < 24; i++) {
+        const xform *t = &all[i];
+        bool ok = rot == TSR_ROT_ALL || (rot == TSR_ROT_ONE_SIDED && t->m[2][2] == 1) || i == 0;
+        if (ok)
+            out[n++] = *t;
+    }
+    if (mirror)
+        for (int i = 0, h = n; i < h; i++) {
+            out[n] = out[i];
+            for (int c = 0; c < 3; c++)
+                out[n].m[0][c] = -out[n].m[0][c];
+            out[n].det = -out[i].det;
+            n++;
+        }
+    return n;
+}
+
+static int cell_cmp(const void *a, const void *b)
+{
+    const tsr_cell *p = a, *q = b;
+    if (p->z != q->z)
+        return p->z < q->z ? -1 : 1;
+    if (p->y != q->y)
+        return p->y < q->y ? -1 : 1;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+static tsr_cell min_corner(const tsr_cell *c, int n)
+{
+    tsr_cell lo = c[0];
+    for (int i = 1; i < n; i++) {
+        lo.x = c[i].x < lo.x ? c[i].x : lo.x;
+        lo.y = c[i].y < lo.y ? c[i].y : lo.y;
+        lo.z = c[i].z < lo.z ? c[i].z : lo.z;
+    }
+    return lo;
+}
+
+/* Translate to the origin corner and sort. */
+static void normalise(tsr_cell *c, int n)
+{
+    tsr_cell lo = min_corner(c, n);
+    for (int i = 0; i < n; i++)
+        c[i] = (tsr_cell){c[i].x - lo.x, c[i].y - lo.y, c[i].z - lo.z};
+    qsort(c, (size_t)n, sizeof *c, cell_cmp);
+}
+
+static bool same_cells(const tsr_cell *a, const tsr_cell *b, int n)
+{
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* ---- the reference solver ----------------------------------------------------- */
+
+typedef struct rplace {
+    uint64_t mask;
+    short entry, orient;
+} rplace;
+
+typedef struct ref {
+    const tsr_puzzle *pz;
+    int n;                      /* board cells, sorted z-y-x */
+    tsr_cell cell[MAXB];
+    uint64_t full, fixedmask;
+    int nfix;
+    uint64_t fixmask[MAXFIX];
+    int ne;                     /* mobile entries, in piece order */
+    int piece_of[MAXE];
+    int entry_of[MAXE + MAXFIX]; /* piece -> entry, or -1 - fixed index */
+    int count[MAXE], size[MAXE], norient[MAXE];
+    tsr_cell orient[MAXE][MAXOR][MAXPC];
+    int ncop;                   /* mobile copies = placements per tiling */
+    rplace *pl;                 /* placements sorted by anchor cell */
+    int npl, first[MAXB + 1];
+    /* board symmetries: cell map and relabelling per (entry, orientation) */
+    int nsym, nproper;
+    int cmap[48][MAXB];
+    signed char relab[48][MAXE][MAXOR];
+    bool ambiguous;
+    /* raw tilings */
+    int nt, cap;
+    rplace *til;                /* nt * ncop */
+    uint8_t *keys;              /* nt * 2n */
+    int *ht;
+    int htsize;
+    int *cls[2];                /* class representative: rotations, mirror */
+    long long counts[3];
+    long nodes;
+    bool overflow;
+} ref;
+
+static int board_index(const ref *R, tsr_cell c)
+{
+    const tsr_cell *p = bsearch(&c, R->cell, (size_t)R->n, sizeof c, cell_cmp);
+    return p ? (int)(p - R->cell) : -1;
+}
+
+/* Mask of cells on the board, or 0 when one is off the board or repeated. */
+static uint64_t cells_mask(const ref *R, const tsr_cell *c, int n)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < n; i++) {
+        int b = board_index(R, c[i]);
+        if (b < 0 || (m >> b) & 1)
+            return 0;
+        m |= 1ull << b;
+    }
+    return m;
+}
+
+static uint64_t map_mask(const ref *R, int s, uint64_t m)
+{
+    uint64_t out = 0;
+    for (; m; m &= m - 1)
+        out |= 1ull << R->cmap[s][__builtin_ctzll(m)];
+    return out;
+}
+
+/* Key of a tiling: np mobile regions (labels, masks) plus fixed masks. */
+static void make_key(const ref *R, int np, const int *lab, const uint64_t *mask,
+                     const uint64_t *fixm, uint8_t *key)
+{
+    int reg[MAXB], rid[MAXE * 4 + MAXFIX];
+    for (int i = 0; i < R->n; i++)
+        reg[i] = -1;
+    for (int i = 0; i < np; i++)
+        for (uint64_t m = mask[i]; m; m &= m - 1)
+            reg[__builtin_ctzll(m)] = i;
+    for (int f = 0; f < R->nfix; f++)
+        for (uint64_t m = fixm[f]; m; m &= m - 1)
+            reg[__builtin_ctzll(m)] = np + f;
+    for (int i = 0; i < np + R->nfix; i++)
+        rid[i] = -1;
+    int next = 0;
+    for (int c = 0; c < R->n; c++) {
+        int r = reg[c];
+        if (r < 0) { /* uncovered: cannot happen for a tiling */
+            key[2 * c] = key[2 * c + 1] = 0xFE;
+            continue;
+        }
+        if (rid[r] < 0)
+            rid[r] = next++;
+        key[2 * c] = (uint8_t)(r < np ? lab[r] + 1 : FIXLAB);
+        key[2 * c + 1] = (uint8_t)rid[r];
+    }
+}
+
+static uint32_t key_hash(const uint8_t *k, int len)
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < len; i++)
+        h = (h ^ k[i]) * 16777619u;
+    return h;
+}
+
+/* Index of the raw tiling with this key, or -1. */
+static int ref_find(const ref *R, const uint8_t *key)
+{
+    int len = 2 * R->n;
+    for (uint32_t h = key_hash(key, len) & (uint32_t)(R->htsize - 1);; h = (h + 1) & (uint32_t)(R->htsize - 1)) {
+        int t = R->ht[h];
+        if (t < 0)
+            return -1;
+        if (memcmp(R->keys + (size_t)t * len, key, (size_t)len) == 0)
+            return t;
+    }
+}
+
+static void ref_record(ref *R, const rplace *stack)
+{
+    if (R->nt == R->cap) {
+        R->overflow = true;
+        return;
+    }
+    int t = R->nt++, len = 2 * R->n, lab[MAXE * 4];
+    uint64_t mask[MAXE * 4];
+    memcpy(R->til + (size_t)t * R->ncop, stack, (size_t)R->ncop * sizeof *stack);
+    for (int i = 0; i < R->ncop; i++) {
+        lab[i] = stack[i].entry;
+        mask[i] = stack[i].mask;
+    }
+    uint8_t *key = R->keys + (size_t)t * len;
+    make_key(R, R->ncop, lab, mask, R->fixmask, key);
+    ck_assert_int_eq(ref_find(R, key), -1); /* each tiling is enumerated once */
+    uint32_t h = key_hash(key, len) & (uint32_t)(R->htsize - 1);
+    while (R->ht[h] >= 0)
+        h = (h + 1) & (uint32_t)(R->htsize - 1);
+    R->ht[h] = t;
+}
+
+static void ref_rec(ref *R, uint64_t occ, rplace *stack, int depth, int *left)
+{
+    if (R->overflow || ++R->nodes > REF_NODES) {
+        R->overflow = true;
+        return;
+    }
+    if (occ == R->full) {
+        ref_record(R, stack);
+        return;
+    }
+    int c = __builtin_ctzll(~occ & R->full);
+    for (int i = R->first[c]; i < R->first[c + 1]; i++) {
+        const rplace *p = &R->pl[i];
+        if (left[p->entry] == 0 || (p->mask & occ))
+            continue;
+        left[p->entry]--;
+        stack[depth] = *p;
+        ref_rec(R, occ | p->mask, stack, depth + 1, left);
+        left[p->entry]++;
+    }
+}
+
+static int uf_find(int *par, int i)
+{
+    while (par[i] != i)
+        i = par[i] = par[par[i]];
+    return i;
+}
+
+/* Index of the image of tiling t under symmetry s, or -1. */
+static int ref_image(const ref *R, int t, int s)
+{
+    int lab[MAXE * 4];
+    uint64_t mask[MAXE * 4], fixm[MAXFIX];
+    uint8_t key[2 * MAXB];
+    const rplace *til = R->til + (size_t)t * R->ncop;
+    for (int i = 0; i < R->ncop; i++) {
+        lab[i] = R->relab[s][til[i].entry][til[i].orient];
+        if (lab[i] < 0)
+            return -1;
+        mask[i] = map_mask(R, s, til[i].mask);
+    }
+    for (int f = 0; f < R->nfix; f++)
+        fixm[f] = map_mask(R, s, R->fixmask[f]);
+    make_key(R, R->ncop, lab, mask, fixm, key);
+    return ref_find(R, key);
+}
+
+static void ref_free(ref *R)
+{
+    if (R == NULL)
+        return;
+    free(R->pl);
+    free(R->til);
+    free(R->keys);
+    free(R->ht);
+    free(R->cls[0]);
+    free(R->cls[1]);
+    free(R);
+}
+
+/* Board symmetries and the relabelling each one implies. */
+static void ref_symmetries(ref *R, const xform all[48])
+{
+    tsr_cell lo = min_corner(R->cell, R->n), img[MAXB];
+    R->nsym = R->nproper = 0;
+    for (int k = 0; k < 48; k++) {
+        for (int i = 0; i < R->n; i++)
+            img[i] = xf_apply(&all[k], R->cell[i]);
+        tsr_cell tlo = min_corner(img, R->n);
+        int s = R->nsym;
+        bool ok = true;
+        for (int i = 0; i < R->n && ok; i++) {
+            tsr_cell q = {img[i].x - tlo.x + lo.x, img[i].y - tlo.y + lo.y, img[i].z - tlo.z + lo.z};
+            ok = (R->cmap[s][i] = board_index(R, q)) >= 0;
+        }
+        if (!ok)
+            continue;
+        for (int e = 0; e < R->ne; e++)
+            for (int o = 0; o < R->norient[e]; o++) {
+                tsr_cell sh[MAXPC];
+                for (int i = 0; i < R->size[e]; i++)
+                    sh[i] = xf_apply(&all[k], R->orient[e][o][i]);
+                normalise(sh, R->size[e]);
+                int to = -1, ncand = 0;
+                for (int b = 0; b < R->ne; b++) {
+                    if (R->size[b] != R->size[e] || (b != e && R->count[b] != R->count[e]))
+                        continue;
+                    bool has = false;
+                    for (int j = 0; j < R->norient[b] && !has; j++)
+                        has = same_cells(R->orient[b][j], sh, R->size[e]);
+                    if (!has)
+                        continue;
+                    if (b == e) {
+                        to = e;
+                        ncand = 1;
+                        break;
+                    }
+                    to = b;
+                    ncand++;
+                }
+                if (ncand > 1)
+                    R->ambiguous = true;
+                R->relab[s][e][o] = (signed char)(ncand == 1 ? to : -1);
+            }
+        if (k < 24)
+            R->nproper++;
+        R->nsym++;
+    }
+}
+
+/* Enumerate the puzzle's raw tilings and count the classes.  Returns NULL
+ * when the puzzle is beyond the reference's limits. */
+static ref *ref_solve(const tsr_puzzle *pz, int cap)
+{
+    if (pz->ncells > MAXB || pz->npieces > MAXE)
+        return NULL;
+    ref *R = calloc(1, sizeof *R);
+    ck_assert_ptr_nonnull(R);
+    R->pz = pz;
+    R->cap = cap;
+    R->n = pz->ncells;
+    memcpy(R->cell, pz->cells, (size_t)R->n * sizeof *R->cell);
+    qsort(R->cell, (size_t)R->n, sizeof *R->cell, cell_cmp);
+    R->full = R->n == 64 ? ~0ull : (1ull << R->n) - 1;
+    xform all[48], allowed[48];
+    make_xforms(all);
+    int nallowed = allowed_xforms(pz->rotations, pz->mirror, allowed);
+    for (int p = 0; p < pz->npieces; p++) {
+        const tsr_piece *pc = &pz->pieces[p];
+        if (pc->ncells > MAXPC) {
+            ref_free(R);
+            return NULL;
+        }
+        if (pc->fixed) {
+            ck_assert_int_lt(R->nfix, MAXFIX);
+            R->fixmask[R->nfix] = cells_mask(R, pc->cells, pc->ncells);
+            R->fixedmask |= R->fixmask[R->nfix];
+            R->entry_of[p] = -1 - R->nfix++;
+            continue;
+        }
+        int e = R->ne++;
+        R->piece_of[e] = p;
+        R->entry_of[p] = e;
+        R->count[e] = pc->count;
+        R->size[e] = pc->ncells;
+        R->ncop += pc->count;
+        for (int a = 0; a < nallowed; a++) {
+            tsr_cell *o = R->orient[e][R->norient[e]];
+            for (int i = 0; i < pc->ncells; i++)
+                o[i] = xf_apply(&allowed[a], pc->cells[i]);
+            normalise(o, pc->ncells);
+            bool dup = false;
+            for (int j = 0; j < R->norient[e] && !dup; j++)
+                dup = same_cells(R->orient[e][j], o, pc->ncells);
+            if (!dup)
+                R->norient[e]++;
+        }
+    }
+    /* placements: orientation's first cell on each free anchor cell */
+    int maxpl = 0;
+    for (int e = 0; e < R->ne; e++)
+        maxpl += R->norient[e] * R->n;
+    R->pl = malloc((size_t)(maxpl + 1) * sizeof *R->pl);
+    ck_assert_ptr_nonnull(R->pl);
+    for (int a = 0; a < R->n; a++) {
+        R->first[a] = R->npl;
+        if ((R->fixedmask >> a) & 1)
+            continue;
+        for (int e = 0; e < R->ne; e++)
+            for (int o = 0; o < R->norient[e]; o++) {
+                const tsr_cell *oc = R->orient[e][o];
+                tsr_cell c[MAXPC];
+                for (int i = 0; i < R->size[e]; i++)
+                    c[i] = (tsr_cell){oc[i].x - oc[0].x + R->cell[a].x, oc[i].y - oc[0].y + R->cell[a].y,
+                                      oc[i].z - oc[0].z + R->cell[a].z};
+                uint64_t m = cells_mask(R, c, R->size[e]);
+                if (m && !(m & R->fixedmask))
+                    R->pl[R->npl++] = (rplace){m, (short)e, (short)o};
+            }
+    }
+    R->first[R->n] = R->npl;
+    ref_symmetries(R, all);
+    /* enumerate */
+    R->til = malloc((size_t)cap * (size_t)(R->ncop + 1) * sizeof *R->til);
+    R->keys = malloc((size_t)cap * 2 * (size_t)R->n);
+    for (R->htsize = 16; R->htsize < 2 * cap;)
+        R->htsize *= 2;
+    R->ht = malloc((size_t)R->htsize * sizeof *R->ht);
+    ck_assert(R->til && R->keys && R->ht);
+    for (int i = 0; i < R->htsize; i++)
+        R->ht[i] = -1;
+    rplace stack[MAXE * 4];
+    int left[MAXE];
+    memcpy(left, R->count, sizeof left);
+    ck_assert_int_le(R->ncop, MAXE * 4);
+    ref_rec(R, R->fixedmask, stack, 0, left);
+    if (R->overflow)
+        return R;
+    /* classes: union over the proper symmetries, then over all of them */
+    int *par = malloc((size_t)(R->nt + 1) * sizeof *par);
+    R->cls[0] = malloc((size_t)(R->nt + 1) * sizeof(int));
+    R->cls[1] = malloc((size_t)(R->nt + 1) * sizeof(int));
+    ck_assert(par && R->cls[0] && R->cls[1]);
+    for (int t = 0; t < R->nt; t++)
+        par[t] = t;
+    R->counts[TSR_UNIQUE_RAW] = R->nt;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int t = 0; t < R->nt; t++)
+            for (int s = pass ? R->nproper : 1; s < (pass ? R->nsym : R->nproper); s++) {
+                int u = ref_image(R, t, s);
+                if (u >= 0)
+                    par[uf_find(par, t)] = uf_find(par, u);
+            }
+        long long nc = 0;
+        for (int t = 0; t < R->nt; t++) {
+            R->cls[pass][t] = uf_find(par, t);
+            nc += R->cls[pass][t] == t;
+        }
+        R->counts[pass + 1] = nc;
+    }
+    free(par);
+    return R;
+}
+
+/* ---- puzzle generation ----------------------------------------------------------- */
+
+typedef struct gen {
+    int n;
+    tsr_cell cell[MAXB];
+    int assign[MAXB];   /* cut piece of each cell, -1 before the cut */
+    int np;             /* pieces; the first nfixed are fixed */
+    int nfixed;
+    bool dims3;
+} gen;
+
+static int gen_find(const gen *g, tsr_cell c)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->cell[i].x == c.x && g->cell[i].y == c.y && g->cell[i].z == c.z)
+            return i;
+    return -1;
+}
+
+static const tsr_cell dirs[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+
+static void gen_box(gen *g, int w, int h, int d)
+{
+    g->n = 0;
+    g->dims3 = d > 1;
+    for (int z = 0; z < d; z++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                g->assign[g->n] = -1;
+                g->cell[g->n++] = (tsr_cell){x, y, z};
+            }
+}
+
+/* A random connected region of n cells (polyomino, or polycube when 3D). */
+static void gen_blob(gen *g, rng *r, int n, bool dims3)
+{
+    g->n = 1;
+    g->dims3 = dims3;
+    g->cell[0] = (tsr_cell){0, 0, 0};
+    while (g->n < n) {
+        tsr_cell c = g->cell[rnd(r, g->n)], d = dirs[rnd(r, dims3 ? 6 : 4)];
+        tsr_cell q = {c.x + d.x, c.y + d.y, c.z + d.z};
+        if (gen_find(g, q) < 0 && (!dims3 || (abs(q.x) < 2 && abs(q.y) < 2 && abs(q.z) < 2)))
+            g->cell[g->n++] = q;
+    }
+    for (int i = 0; i < g->n; i++)
+        g->assign[i] = -1;
+}
+
+static void gen_remove(gen *g, rng *r, int k)
+{
+    for (int j = 0; j < k && g->n > 4; j++) {
+        int i = rnd(r, g->n);
+        g->cell[i] = g->cell[--g->n];
+        g->assign[i] = g->assign[g->n];
+    }
+}
+
+/* Cut the unassigned cells into connected pieces of minsz..maxsz cells
+ * (smaller where a flood gets stuck; lone cells usually join a neighbour).
+ * Pieces already assigned (the first g->np) are kept as they are. */
+static void gen_cut(gen *g, rng *r, int minsz, int maxsz)
+{
+    int size[MAXB];
+    for (int p = 0; p < g->np; p++)
+        size[p] = MAXPC; /* never grown */
+    for (;;) {
+        int free_cells[MAXB], nf = 0;
+        for (int i = 0; i < g->n; i++)
+            if (g->assign[i] < 0)
+                free_cells[nf++] = i;
+        if (nf == 0)
+            break;
+        int p = g->np++, target = minsz + rnd(r, maxsz - minsz + 1);
+        g->assign[free_cells[rnd(r, nf)]] = p;
+        size[p] = 1;
+        while (size[p] < target) {
+            int cand[MAXB * 6], nc = 0;
+            for (int i = 0; i < g->n; i++)
+                if (g->assign[i] == p)
+                    for (int d = 0; d < 6; d++) {
+                        tsr_cell q = {g->cell[i].x + dirs[d].x, g->cell[i].y + dirs[d].y,
+                                      g->cell[i].z + dirs[d].z};
+                        int j = gen_find(g, q);
+                        if (j >= 0 && g->assign[j] < 0)
+                            cand[nc++] = j;
+                    }
+            if (nc == 0)
+                break;
+            g->assign[cand[rnd(r, nc)]] = p;
+            size[p]++;
+        }
+        if (size[p] == 1 && rnd(r, 10) < 7) {
+            int i = 0;
+            while (g->assign[i] != p)
+                i++;
+            for (int d = 0; d < 6; d++) {
+                tsr_cell q = {g->cell[i].x + dirs[d].x, g->cell[i].y + dirs[d].y, g->cell[i].z + dirs[d].z};
+                int j = gen_find(g, q);
+                if (j >= 0 && g->assign[j] >= g->nfixed && g->assign[j] != p &&
+                    size[g->assign[j]] < MAXPC) {
+                    size[g->assign[j]]++;
+                    g->assign[i] = g->assign[j];
+                    g->np--;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* Double a cut region by a reflection (x -> -x) or a half turn about the z
+ * axis, placed beside it: the board and its cut become symmetric, and every
+ * piece gets a mirror image or a turned copy. */
+static void gen_double(gen *g, bool half_turn)
+{
+    int xmax = g->cell[0].x, ymin = g->cell[0].y, ymax = g->cell[0].y, n = g->n, np = g->np;
+    for (int i = 1; i < n; i++) {
+        xmax = g->cell[i].x > xmax ? g->cell[i].x : xmax;
+        ymin = g->cell[i].y < ymin ? g->cell[i].y : ymin;
+        ymax = g->cell[i].y > ymax ? g->cell[i].y : ymax;
+    }
+    for (int i = 0; i < n; i++) {
+        tsr_cell c = g->cell[i];
+        g->cell[n + i] = (tsr_cell){2 * xmax + 1 - c.x, half_turn ? ymin + ymax - c.y : c.y, c.z};
+        g->assign[n + i] = g->assign[i] + np;
+    }
+    g->n = 2 * n;
+    g->np = 2 * np;
+}
+
+/* Canonical form of a shape under the allowed transforms (the smallest
+ * normalised image), for grouping equal pieces. */
+static void canon(const tsr_cell *c, int n, const xform *al, int nal, tsr_cell *out)
+{
+    for (int a = 0; a < nal; a++) {
+        tsr_cell t[MAXPC];
+        for (int i = 0; i < n; i++)
+            t[i] = xf_apply(&al[a], c[i]);
+        normalise(t, n);
+        if (a == 0 || memcmp(t, out, (size_t)n * sizeof *t) < 0)
+            memcpy(out, t, (size_t)n * sizeof *t);
+    }
+}
+
+typedef struct gen_opts {
+    int pfix;           /* percent: make 1-2 pieces fixed */
+    int pmerge;         /* percent: merge a group of equal pieces into one entry */
+    bool shift_board;   /* may move the board off the origin */
+} gen_opts;
+
+/* Build the puzzle from a cut board.  `entry_of_cut` receives, per cut
+ * piece, the index of the puzzle piece it became. */
+static tsr_puzzle *gen_puzzle(const gen *g, rng *r, enum tsr_rotations rot, bool mirror,
+                              const gen_opts *go, int *entry_of_cut)
+{
+    xform al[48], plane[48];
+    int nal = allowed_xforms(rot, mirror, al), nplane = 0;
+    for (int a = 0; a < nal; a++)
+        if (g->dims3 || abs(al[a].m[2][2]) == 1)
+            plane[nplane++] = al[a];
+    tsr_cell off = {0, 0, 0};
+    if (go->shift_board && rnd(r, 3) == 0)
+        off = (tsr_cell){rnd(r, 7) - 3, rnd(r, 7) - 3, g->dims3 ? rnd(r, 7) - 3 : 0};
+    /* pieces of the cut */
+    int np = g->np, psize[MAXB];
+    tsr_cell pc[MAXB][MAXPC], cf[MAXB][MAXPC];
+    bool fixed[MAXB] = {false};
+    for (int p = 0; p < g->nfixed; p++)
+        fixed[p] = true;
+    for (int p = 0; p < np; p++)
+        psize[p] = 0;
+    for (int i = 0; i < g->n; i++) {
+        int p = g->assign[i];
+        ck_assert_int_lt(psize[p], MAXPC);
+        pc[p][psize[p]++] = (tsr_cell){g->cell[i].x + off.x, g->cell[i].y + off.y, g->cell[i].z + off.z};
+    }
+    if (g->nfixed == 0 && np >= 2 && rnd(r, 100) < go->pfix) {
+        int k = np >= 4 && rnd(r, 3) == 0 ? 2 : 1;
+        for (int j = 0; j < k; j++)
+            fixed[rnd(r, np)] = true;
+    }
+    for (int p = 0; p < np; p++)
+        if (!fixed[p])
+            canon(pc[p], psize[p], al, nal, cf[p]);
+    /* group equal mobile shapes into entries */
+    int group[MAXB], ng = 0, gsize[MAXB], grep[MAXB];
+    for (int p = 0; p < np; p++) {
+        group[p] = -1;
+        if (fixed[p])
+            continue;
+        for (int q = 0; q < p && group[p] < 0; q++)
+            if (!fixed[q] && psize[q] == psize[p] && same_cells(cf[q], cf[p], psize[p]))
+                group[p] = group[q];
+        if (group[p] < 0) {
+            grep[ng] = p;
+            gsize[ng] = 0;
+            group[p] = ng++;
+        }
+        gsize[group[p]]++;
+    }
+    /* each group becomes 1, 2 or gsize entries */
+    int nentry = 0, ecount[MAXB], eshape[MAXB], ent_of_member[MAXB];
+    for (int k = 0; k < ng; k++) {
+        int n = gsize[k], parts;
+        int cnt[MAXB];
+        if (n == 1 || rnd(r, 100) < go->pmerge) {
+            parts = 1;
+            cnt[0] = n;
+        } else if (n == 2 || rnd(r, 2)) {
+            parts = n;
+            for (int j = 0; j < n; j++)
+                cnt[j] = 1;
+        } else {
+            parts = 2;
+            cnt[0] = 1 + rnd(r, n - 1);
+            cnt[1] = n - cnt[0];
+        }
+        int base = nentry;
+        for (int j = 0; j < parts; j++) {
+            ecount[nentry] = cnt[j];
+            eshape[nentry] = grep[k];
+            nentry++;
+        }
+        /* members of the group go to the group's entries in turn */
+        int j = 0, used = 0;
+        for (int p = 0; p < np; p++)
+            if (group[p] == k) {
+                if (used == cnt[j]) {
+                    j++;
+                    used = 0;
+                }
+                ent_of_member[p] = base + j;
+                used++;
+            }
+    }
+    /* puzzle pieces: entries and fixed pieces in random order */
+    int order[MAXB], norder = 0;
+    for (int e = 0; e < nentry; e++)
+        order[norder++] = e;
+    for (int p = 0; p < np; p++)
+        if (fixed[p])
+            order[norder++] = MAXB + p;
+    for (int i = norder - 1; i > 0; i--) {
+        int j = rnd(r, i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    tsr_puzzle *pz = tsr_puzzle_new();
+    ck_assert_ptr_nonnull(pz);
+    pz->rotations = rot;
+    pz->mirror = mirror;
+    for (int i = 0; i < g->n; i++)
+        ck_assert_int_eq(tsr_puzzle_add_board_cell(pz, (tsr_cell){g->cell[i].x + off.x, g->cell[i].y + off.y,
+                                                                  g->cell[i].z + off.z}),
+                         0);
+    int piece_of_entry[MAXB], nmob = 0, nfix = 0;
+    for (int i = 0; i < norder; i++) {
+        char name[16];
+        int idx;
+        if (order[i] >= MAXB) {
+            int p = order[i] - MAXB;
+            snprintf(name, sizeof name, "fix%d", nfix++);
+            idx = tsr_puzzle_add_piece(pz, name, pc[p], psize[p], 1, true);
+            entry_of_cut[p] = idx;
+        } else {
+            int e = order[i], p = eshape[e], n = psize[p];
+            /* a random allowed orientation (kept flat in 2D) at a random place */
+            const xform *t = &plane[rnd(r, nplane)];
+            tsr_cell c[MAXPC];
+            for (int j = 0; j < n; j++)
+                c[j] = xf_apply(t, pc[p][j]);
+            normalise(c, n);
+            tsr_cell d = {rnd(r, 8) - 2, rnd(r, 8) - 2, g->dims3 ? rnd(r, 8) - 2 : 0};
+            for (int j = 0; j < n; j++)
+                c[j] = (tsr_cell){c[j].x + d.x, c[j].y + d.y, c[j].z + d.z};
+            if (nmob < 26)
+                snprintf(name, sizeof name, "%c", 'A' + nmob);
+            else
+                snprintf(name, sizeof name, "%c%d", 'a' + nmob % 26, nmob / 26);
+            nmob++;
+            idx = tsr_puzzle_add_piece(pz, name, c, n, ecount[e], false);
+            piece_of_entry[e] = idx;
+        }
+        ck_assert_int_ge(idx, 0);
+    }
+    for (int p = 0; p < np; p++)
+        if (!fixed[p])
+            entry_of_cut[p] = piece_of_entry[ent_of_member[p]];
+    tsr_err err = {""};
+    ck_assert_msg(tsr_puzzle_validate(pz, "generated", &err) == 0, "%s", err.msg);
+    return pz;
+}
+
+/* The cut must be one of the reference's tilings. */
+static void check_cut_found(const ref *R, const gen *g, const tsr_puzzle *pz, const int *piece_of_cut)
+{
+    int lab[MAXB], np = 0;
+    uint64_t mask[MAXB], fixm[MAXFIX] = {0};
+    for (int p = 0; p < g->np; p++) {
+        int piece = piece_of_cut[p], e = R->entry_of[piece];
+        uint64_t m = 0;
+        for (int i = 0; i < g->n; i++)
+            if (g->assign[i] == p)
+                m |= 1ull << board_index(R, pz->cells[i]);
+        if (e >= 0) {
+            lab[np] = e;
+            mask[np++] = m;
+        } else {
+            ck_assert(m == R->fixmask[-1 - e]);
+        }
+    }
+    uint8_t key[2 * MAXB];
+    make_key(R, np, lab, mask, R->fixmask, key);
+    (void)fixm;
+    ck_assert_msg(ref_find(R, key) >= 0, "the reference misses the cut tiling");
+}
+
+enum family {
+    F_RECT2D, F_HOLES2D, F_REGION2D, F_BOX3D, F_BLOB3D, F_SAME, F_FIXED, F_SYM, F_LARGE, NFAMILY
+};
+static const char *const family_names[NFAMILY] = {"rect2d", "holes2d", "region2d",  "box3d", "blob3d",
+                                                  "same-shape", "fixed", "symmetric", "large"};
+
+static enum tsr_rotations rand_rot(rng *r, bool dims3)
+{
+    int k = rnd(r, 10);
+    if (dims3)
+        return k < 7 ? TSR_ROT_ALL : k < 9 ? TSR_ROT_ONE_SIDED : TSR_ROT_NONE;
+    return k < 5 ? TSR_ROT_ALL : k < 8 ? TSR_ROT_ONE_SIDED : TSR_ROT_NONE;
+}
+
+/* Shapes for boards tiled by copies of one shape. */
+static const struct {
+    int n;
+    tsr_cell c[4];
+} shapes[] = {
+    {2, {{0, 0, 0}, {1, 0, 0}}},                       /* domino */
+    {3, {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}}},            /* I3 */
+    {3, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}},            /* L3 */
+    {4, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}}, /* O4 */
+    {4, {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0, 1, 0}}}, /* L4 */
+    {4, {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {1, 1, 0}}}, /* T4 */
+    {4, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {2, 1, 0}}}, /* S4 */
+    {4, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, /* tripod */
+    {4, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {1, 1, 1}}}, /* screw (chiral) */
+    {4, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 0, 1}}}, /* other screw */
+};
+
+/* Draw a puzzle of the family; returns it with its reference, retrying
+ * until the reference can handle it. */
+static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, ref **out)
+{
+    rng r;
+    rng_seed(&r, base_seed * 1000003ull + (uint64_t)fam * 100003ull + (uint64_t)index);
+    for (int attempt = 0; attempt < 200; attempt++) {
+        gen g;
+        memset(&g, 0, sizeof g);
+        gen_opts go = {12, 60, true};
+        int minsz = 2, maxsz = 5, same = 0;
+        bool dims3 = false;
+        switch (fam) {
+        case F_RECT2D: {
+            int w, h;
+            do {
+                w = 2 + rnd(&r, 5);
+                h = 2 + rnd(&r, 5);
+            } while (w * h > 30);
+            gen_box(&g, w, h, 1);
+            if (rnd(&r, 3) == 0)
+                minsz = 3, maxsz = 6;
+            break;
+        }
+        case F_HOLES2D: {
+            int w, h;
+            do {
+                w = 3 + rnd(&r, 4);
+                h = 3 + rnd(&r, 4);
+            } while (w * h > 30);
+            gen_box(&g, w, h, 1);
+            gen_remove(&g, &r, 1 + rnd(&r, 4));
+            break;
+        }
+        case F_REGION2D:
+            gen_blob(&g, &r, 8 + rnd(&r, 13), false);
+            break;
+        case F_BOX3D: {
+            static const int boxes[][3] = {{2, 2, 2}, {2, 2, 3}, {2, 3, 3}, {3, 2, 2}, {2, 2, 4},
+                                           {3, 3, 2}, {2, 3, 4}, {3, 3, 3}, {2, 2, 5}, {3, 3, 3}};
+            int b = rnd(&r, 10);
+            gen_box(&g, boxes[b][0], boxes[b][1], boxes[b][2]);
+            minsz = 2 + (g.n > 18);
+            maxsz = 6;
+            break;
+        }
+        case F_BLOB3D:
+            gen_blob(&g, &r, 8 + rnd(&r, 11), true);
+            maxsz = 6;
+            break;
+        case F_FIXED:
+            dims3 = rnd(&r, 2);
+            maxsz = dims3 ? 6 : 5;
+            if (rnd(&r, 2)) { /* fixed pieces chosen among the cut's */
+                if (dims3)
+                    gen_box(&g, 2 + rnd(&r, 2), 2 + rnd(&r, 2), 2 + rnd(&r, 2));
+                else
+                    gen_box(&g, 3 + rnd(&r, 3), 3 + rnd(&r, 3), 1);
+                go.pfix = 100;
+                break;
+            }
+            /* fixed pieces placed symmetrically: the centre, or opposite
+             * corners that a symmetry swaps */
+            if (dims3) {
+                int k = rnd(&r, 3);
+                gen_box(&g, k == 2 ? 2 : 3, k == 2 ? 2 : 3, k == 1 ? 3 : 2 + (k == 2));
+                if (k == 0) { /* 3x3x2: centre column */
+                    g.assign[gen_find(&g, (tsr_cell){1, 1, 0})] = 0;
+                    g.assign[gen_find(&g, (tsr_cell){1, 1, 1})] = 0;
+                    g.np = 1;
+                } else if (k == 1) { /* 3x3x3: centre cell */
+                    g.assign[gen_find(&g, (tsr_cell){1, 1, 1})] = 0;
+                    g.np = 1;
+                } else { /* 2x2x3: opposite corners */
+                    g.assign[gen_find(&g, (tsr_cell){0, 0, 0})] = 0;
+                    g.assign[gen_find(&g, (tsr_cell){1, 1, 2})] = 1;
+                    g.np = 2;
+                }
+            } else {
+                int w = 3 + 2 * rnd(&r, 2), h = 3 + 2 * rnd(&r, 2), k = rnd(&r, 3);
+                gen_box(&g, w, h, 1);
+                if (k == 0) {
+                    g.assign[gen_find(&g, (tsr_cell){w / 2, h / 2, 0})] = 0;
+                    g.np = 1;
+                } else {
+                    tsr_cell corner[4] = {{0, 0, 0}, {w - 1, h - 1, 0}, {w - 1, 0, 0}, {0, h - 1, 0}};
+                    g.np = k == 1 ? 2 : 4;
+                    for (int j = 0; j < g.np; j++)
+                        g.assign[gen_find(&g, corner[j])] = j;
+                }
+            }
+            g.nfixed = g.np;
+            break;
+        case F_SYM: {
+            /* a random half, cut, then doubled */
+            dims3 = rnd(&r, 3) == 0;
+            if (rnd(&r, 2))
+                gen_blob(&g, &r, dims3 ? 6 + rnd(&r, 6) : 6 + rnd(&r, 8), dims3);
+            else if (dims3)
+                gen_box(&g, 1 + rnd(&r, 2), 2, 2 + rnd(&r, 2));
+            else
+                gen_box(&g, 1 + rnd(&r, 3), 2 + rnd(&r, 4), 1);
+            minsz = dims3 ? 3 : 3 + rnd(&r, 2);
+            maxsz = dims3 ? 6 : 5;
+            go.pmerge = 80;
+            break;
+        }
+        case F_LARGE:
+            if (rnd(&r, 2)) {
+                int w = 5 + rnd(&r, 3), h = 5 + rnd(&r, 3);
+                gen_box(&g, w, h > 6 && w > 6 ? 6 : h, 1);
+                minsz = 4;
+            } else {
+                gen_box(&g, 3, 3, 3 + rnd(&r, 2));
+                minsz = 4;
+            }
+            maxsz = 6;
+            break;
+        case F_SAME: {
+            same = rnd(&r, (int)(sizeof shapes / sizeof shapes[0]));
+            int n = shapes[same].n;
+            dims3 = same >= 7 || rnd(&r, 3) == 0;
+            int w, h, d;
+            do {
+                w = 2 + rnd(&r, 4);
+                h = 2 + rnd(&r, 4);
+                d = dims3 ? 2 + rnd(&r, 2) : 1;
+            } while ((w * h * d) % n != 0 || w * h * d > (dims3 ? 24 : 20));
+            gen_box(&g, w, h, d);
+            break;
+        }
+        default:
+            ck_abort();
+        }
+        if (fam != F_SAME)
+            gen_cut(&g, &r, minsz, maxsz);
+        if (fam == F_SYM)
+            gen_double(&g, rnd(&r, 2));
+        enum tsr_rotations rot = rand_rot(&r, g.dims3);
+
+        bool mirror = rnd(&r, 4) == 0;
+        if (fam == F_SYM && !g.dims3 && rnd(&r, 2))
+            rot = TSR_ROT_ONE_SIDED; /* mirror-image pieces are distinct */
+        if (fam == F_SYM && rnd(&r, 3))
+            mirror = false;
+        tsr_puzzle *pz;
+        int piece_of_cut[MAXB];
+        if (fam != F_SAME) {
+            pz = gen_puzzle(&g, &r, rot, mirror, &go, piece_of_cut);
+        } else {
+            /* lay the copies out side by side so that gen_puzzle groups them
+             * (and splits them into entries), then put them on the box */
+            int n = shapes[same].n;
+            gen sg = g;
+            sg.n = 0;
+            for (int p = 0; p < g.n / n; p++)
+                for (int i = 0; i < n; i++) {
+                    sg.cell[sg.n] = (tsr_cell){shapes[same].c[i].x + 4 * p, shapes[same].c[i].y,
+                                               shapes[same].c[i].z};
+                    sg.assign[sg.n++] = p;
+                }
+            sg.np = g.n / n;
+            go.pfix = 0;
+            go.shift_board = false;
+            tsr_puzzle *tz = gen_puzzle(&sg, &r, rot, mirror, &go, piece_of_cut);
+            pz = tsr_puzzle_new();
+            ck_assert_ptr_nonnull(pz);
+            pz->rotations = rot;
+            pz->mirror = mirror;
+            for (int i = 0; i < g.n; i++)
+                ck_assert_int_eq(tsr_puzzle_add_board_cell(pz, g.cell[i]), 0);
+            for (int p = 0; p < tz->npieces; p++)
+                ck_assert_int_ge(tsr_puzzle_add_piece(pz, tz->pieces[p].name, tz->pieces[p].cells,
+                                                      tz->pieces[p].ncells, tz->pieces[p].count, false),
+                                 0);
+            tsr_puzzle_free(tz);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "diff-%s-%d", family_names[fam], index);
+        ck_assert_int_eq(tsr_puzzle_set_name(pz, name), 0);
+        ref *R = ref_solve(pz, REF_CAP);
+        bool ok = R && !R->overflow && !R->ambiguous && R->nt > 0;
+        if (R && !R->overflow && fam != F_SAME) {
+            ck_assert_msg(R->nt > 0, "reference found no tiling of a cut board");
+            check_cut_found(R, &g, pz, piece_of_cut);
+        }
+        if (ok) {
+            for (int m = 0; m < 3; m++)
+                pz->expected[m] = R->counts[m];
+            *out = R;
+            return pz;
+        }
+        ref_free(R);
+        tsr_puzzle_free(pz);
+    }
+    ck_abort_msg("no usable puzzle for %s #%d", family_names[fam], index);
+    return NULL;
+}
+
+/* ---- engine configurations --------------------------------------------------------- */
+
+enum { KEEP = -99, FILA_P = -100, FILA_P1 = -101 };
+enum { RED_AUTO, RED_OFF, RED_FIRST, RED_LAST };
+
+typedef struct cfg {
+    int fila;
+    const char *order;
+    int nof, volume, parity, vtrigger, pfilter, fit, red;
+} cfg;
+
+static const cfg configs[] = {
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},      /* defaults */
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* DLX only */
+    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P1, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P1, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {KEEP, NULL, 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* NOF off */
+    {FILA_P, "e", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_FIRST},
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST},
+    {KEEP, NULL, KEEP, 0, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* volume off */
+    {KEEP, NULL, KEEP, -2, KEEP, KEEP, KEEP, KEEP, RED_AUTO},        /* volume once */
+    {0, NULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP, RED_AUTO},            /* volume per level */
+    {KEEP, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},         /* parity trigger */
+    {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},
+    {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO},            /* volume trigger */
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO},            /* parity filter */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO},         /* fit filter */
+    {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},          /* DLX, ranked cells */
+    {0, "r", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P, "x", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P, "a@30", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {FILA_P, "s:e=3:f=2", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+};
+#define NCONFIG ((int)(sizeof configs / sizeof configs[0]))
+
+/* Options of configuration k for a puzzle of P copies; the configuration
+ * as tessera CLI flags goes to desc.  Returns false when it does not apply
+ * (no piece for a named redundancy filter). */
+static bool make_options(int k, const ref *R, enum tsr_unique mode, tsr_options *o, char *desc,
+                         size_t size)
+{
+    static const char *const modes[] = {"raw", "rotations", "mirror"};
+    const cfg *c = &configs[k];
+    tsr_options_init(o);
+    o->unique = mode;
+    size_t len = (size_t)snprintf(desc, size, "--unique=%s", modes[mode]);
+#define ADD(...) len += (size_t)snprintf(desc + len, len < size ? size - len : 0, __VA_ARGS__)
+    if (c->fila != KEEP) {
+        o->fila = c->fila == FILA_P ? R->ncop : c->fila == FILA_P1 ? R->ncop - 1 : c->fila;
+        ADD(" --fila=%d", o->fila);
+    }
+    if (c->order) {
+        snprintf(o->order, sizeof o->order, "%s", c->order);
+        ADD(" --order=%s", c->order);
+    }
+    if (c->nof != KEEP) {
+        o->nof = c->nof;
+        ADD(c->nof ? " --nof" : " --no-nof");
+    }
+    if (c->volume != KEEP) {
+        o->volume = c->volume;
+        if (c->volume == -2)
+            ADD(" --volume=once");
+        else if (c->volume == 0)
+            ADD(" --volume=off");
+        else
+            ADD(" --volume=%d", c->volume);
+    }
+    if (c->parity != KEEP) {
+        o->parity = c->parity;
+        ADD(" --parity=%d", c->parity);
+    }
+    if (c->vtrigger != KEEP) {
+        o->vtrigger = c->vtrigger;
+        ADD(" --vtrigger=%d", c->vtrigger);
+    }
+    if (c->pfilter != KEEP) {
+        o->pfilter = c->pfilter;
+        ADD(" --pfilter=%d", c->pfilter);
+    }
+    if (c->fit != KEEP) {
+        o->fit = c->fit;
+        ADD(c->fit ? " --fit" : " --no-fit");
+    }
+    if (c->red == RED_OFF) {
+        snprintf(o->redundancy, sizeof o->redundancy, "off");
+        ADD(" --redundancy=off");
+    } else if (c->red == RED_FIRST || c->red == RED_LAST) {
+        int pick = -1;
+        for (int e = 0; e < R->ne; e++)
+            if (R->count[e] == 1 && (pick < 0 || c->red == RED_LAST))
+                pick = e;
+        if (pick < 0)
+            return false;
+        snprintf(o->redundancy, sizeof o->redundancy, "%s", R->pz->pieces[R->piece_of[pick]].name);
+        ADD(" --redundancy=%s", o->redundancy);
+    }
+#undef ADD
+    return true;
+}
+
+/* ---- checking the engine's solutions ------------------------------------------------ */
+
+typedef struct echeck {
+    const ref *R;
+    enum tsr_unique mode;
+    unsigned char *seen;  /* per tiling: its class was reported */
+    long long n;
+    char err[512];
+} echeck;
+
+static int on_solution(void *ctx, const tsr_solution *s)
+{
+    echeck *ec = ctx;
+    const ref *R = ec->R;
+    const tsr_puzzle *pz = R->pz;
+    int used[MAXE] = {0}, lab[MAXE * 4], np = 0;
+    uint64_t mask[MAXE * 4], fixm[MAXFIX] = {0}, occ = 0;
+    bool fixseen[MAXFIX] = {false};
+    long long at = ec->n + 1;
+#define BAD(...)                                                                            \
+    do {                                                                                   \
+        int l_ = snprintf(ec->err, sizeof ec->err, "solution %lld: ", at);                 \
+        snprintf(ec->err + l_, sizeof ec->err - (size_t)l_, __VA_ARGS__);                  \
+        return 1;                                                                          \
+    } while (0)
+    if (s->nplacements != R->ncop + R->nfix)
+        BAD("%d placements, expected %d", s->nplacements, R->ncop + R->nfix);
+    for (int i = 0; i < s->nplacements; i++) {
+        const tsr_placement *p = &s->placements[i];
+        if (p->piece < 0 || p->piece >= pz->npieces)
+            BAD("placement %d: piece index %d", i, p->piece);
+        const tsr_piece *pc = &pz->pieces[p->piece];
+        if (p->ncells != pc->ncells)
+            BAD("placement %d (%s): %d cells, the piece has %d", i, pc->name, p->ncells, pc->ncells);
+        uint64_t m = cells_mask(R, p->cells, p->ncells);
+        if (m == 0)
+            BAD("placement %d (%s): cells off the board or repeated", i, pc->name);
+        if (m & occ)
+            BAD("placement %d (%s) overlaps another", i, pc->name);
+        occ |= m;
+        int e = R->entry_of[p->piece];
+        if (e < 0) {
+            int f = -1 - e;
+            if (fixseen[f] || m != R->fixmask[f])
+                BAD("fixed piece %s moved or repeated", pc->name);
+            fixseen[f] = true;
+            fixm[f] = m;
+            continue;
+        }
+        if (m & R->fixedmask)
+            BAD("placement %d (%s) covers a fixed piece", i, pc->name);
+        tsr_cell sh[MAXPC];
+        memcpy(sh, p->cells, (size_t)p->ncells * sizeof *sh);
+        normalise(sh, p->ncells);
+        bool allowed = false;
+        for (int o = 0; o < R->norient[e] && !allowed; o++)
+            allowed = same_cells(R->orient[e][o], sh, p->ncells);
+        if (!allowed)
+            BAD("placement %d (%s): orientation not allowed", i, pc->name);
+        if (++used[e] > R->count[e])
+            BAD("piece %s used more than %d times", pc->name, R->count[e]);
+        lab[np] = e;
+        mask[np++] = m;
+    }
+    if (occ != R->full)
+        BAD("board not covered");
+    uint8_t key[2 * MAXB];
+    make_key(R, np, lab, mask, fixm, key);
+    int t = ref_find(R, key);
+    if (t < 0)
+        BAD("a valid tiling the reference does not know");
+    int cls = ec->mode == TSR_UNIQUE_RAW ? t : R->cls[ec->mode - 1][t];
+    if (ec->seen[cls])
+        BAD("reported twice (same %s as tiling %d)", ec->mode == TSR_UNIQUE_RAW ? "tiling" : "class", cls);
+    ec->seen[cls] = 1;
+    ec->n++;
+    return 0;
+#undef BAD
+}
+
+/* Solve pz in every mode and configuration; print each mismatch.  Returns
+ * the number of mismatches. */
+static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, int serial)
+{
+    int fails = 0;
+    unsigned char *seen = malloc((size_t)R->nt + 1);
+    ck_assert_ptr_nonnull(seen);
+    for (int mode = 0; mode < 3; mode++)
+        for (int k = 0; k < NCONFIG; k++) {
+            tsr_options o;
+            char desc[256], msg[1024] = "";
+            if (!make_options(k, R, (enum tsr_unique)mode, &o, desc, sizeof desc))
+                continue;
+            tsr_solver *sv = NULL;
+            tsr_err err = {""};
+            int rc = tsr_solver_new(pz, &o, &sv, &err);
+            if (rc != 0) {
+                snprintf(msg, sizeof msg, "tsr_solver_new failed (%d): %s", rc, err.msg);
+            } else {
+                memset(seen, 0, (size_t)R->nt + 1);
+                echeck ec = {R, (enum tsr_unique)mode, seen, 0, ""};
+                tsr_callbacks cb = {0};
+                cb.ctx = &ec;
+                cb.solution = on_solution;
+                tsr_stats st;
+                rc = tsr_solver_run(sv, NULL, 0, &cb, &st);
+                if (rc != 0)
+                    snprintf(msg, sizeof msg, "tsr_solver_run returned %d", rc);
+                else if (ec.err[0])
+                    snprintf(msg, sizeof msg, "%s", ec.err);
+                else if (ec.n != R->counts[mode])
+                    snprintf(msg, sizeof msg, "expected %lld solutions, got %lld", R->counts[mode], ec.n);
+                else if (st.solutions != (uint64_t)ec.n)
+                    snprintf(msg, sizeof msg, "stats.solutions %llu, callbacks %lld",
+                             (unsigned long long)st.solutions, ec.n);
+                else if (st.classes != (uint64_t)R->counts[TSR_UNIQUE_MIRROR])
+                    snprintf(msg, sizeof msg, "stats.classes %llu, expected %lld (mirror classes)",
+                             (unsigned long long)st.classes, R->counts[TSR_UNIQUE_MIRROR]);
+                else if (st.stopped)
+                    snprintf(msg, sizeof msg, "run reported stopped");
+                if (msg[0])
+                    snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "  [%s]",
+                             tsr_solver_config(sv));
+                tsr_stats_free(&st);
+                tsr_solver_free(sv);
+            }
+            if (msg[0]) {
+                if (fails == 0) {
+                    char path[64];
+                    snprintf(path, sizeof path, "/tmp/tessera-diff-fail-%d.json", serial);
+                    fprintf(stderr, "\n=== MISMATCH on %s (written to %s):\n", what, path);
+                    tsr_write_puzzle_json(stderr, pz);
+                    FILE *f = fopen(path, "w");
+                    if (f) {
+                        tsr_write_puzzle_json(f, pz);
+                        fclose(f);
+                    }
+                }
+                if (fails < 8)
+                    fprintf(stderr, "  %s: %s\n", desc, msg);
+                fails++;
+            }
+        }
+    free(seen);
+    return fails;
+}
+
+/* ---- tests ----------------------------------------------------------------------------- */
+
+static long env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? strtol(v, NULL, 10) : dflt;
+}
+
+static int puzzles_per_family(enum family f)
+{
+    static const int full[NFAMILY] = {80, 50, 50, 80, 40, 50, 60, 80, 40};
+    if (env_long("TSR_DIFF_QUICK", 0))
+        return 6;
+    long n = env_long("TSR_DIFF_COUNT", 0);
+    return n > 0 ? (int)n : full[f];
+}
+
+START_TEST(family)
+{
+    enum family fam = (enum family)_i;
+    uint64_t seed = (uint64_t)env_long("TSR_DIFF_SEED", 0);
+    int n = puzzles_per_family(fam), bad = 0, failed_puzzles = 0;
+    long long totals[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        ref *R = NULL;
+        tsr_puzzle *pz = draw_puzzle(fam, i, seed, &R);
+        char what[128];
+        snprintf(what, sizeof what, "%s #%d (TSR_DIFF_SEED=%llu), raw/rotations/mirror %lld/%lld/%lld",
+                 family_names[fam], i, (unsigned long long)seed, R->counts[0], R->counts[1], R->counts[2]);
+        int f = check_puzzle(pz, R, what, (int)fam * 1000 + i);
+        bad += f;
+        failed_puzzles += f > 0;
+        for (int m = 0; m < 3; m++)
+            totals[m] += R->counts[m];
+        ref_free(R);
+        tsr_puzzle_free(pz);
+    }
+    fprintf(stderr, "%s: %d puzzles, %lld/%lld/%lld raw/rotations/mirror solutions, %d failing\n",
+            family_names[fam], n, totals[0], totals[1], totals[2], failed_puzzles);
+    ck_assert_msg(bad == 0, "%s: %d mismatches on %d of %d puzzles (see stderr)", family_names[fam], bad,
+                  failed_puzzles, n);
+}
+END_TEST
+
+/* The reference on puzzles with published counts: Soma-like checks on
+ * small known cases keep the reference honest. */
+START_TEST(reference_known)
+{
+    /* 2x3 by dominoes: 3 tilings; up to the rectangle's symmetries 2 */
+    tsr_puzzle *pz = tsr_puzzle_new();
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 3; x++)
+            ck_assert_int_eq(tsr_puzzle_add_board_cell(pz, (tsr_cell){x, y, 0}), 0);
+    tsr_cell dom[2] = {{0, 0, 0}, {1, 0, 0}};
+    ck_assert_int_ge(tsr_puzzle_add_piece(pz, "D", dom, 2, 3, false), 0);
+    ref *R = ref_solve(pz, REF_CAP);
+    ck_assert(R && !R->overflow);
+    ck_assert_int_eq(R->counts[0], 3);
+    ck_assert_int_eq(R->counts[1], 2);
+    ck_assert_int_eq(R->counts[2], 2);
+    ref_free(R);
+    tsr_puzzle_free(pz);
+    /* 12 pentomino-free: 2x2x2 cube by two L-tetracubes? use the Soma cube */
+    static const char *soma[7] = {"000 010 100", "000 010 100 200", "000 010 020 110", "010 020 100 110",
+                                  "000 010 100 101", "001 011 100 101", "000 010 100 001"};
+    pz = tsr_puzzle_new();
+    for (int z = 0; z < 3; z++)
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 3; x++)
+                ck_assert_int_eq(tsr_puzzle_add_board_cell(pz, (tsr_cell){x, y, z}), 0);
+    for (int p = 0; p < 7; p++) {
+        tsr_cell c[4];
+        int n = 0;
+        for (const char *s = soma[p]; *s; s += s[3] ? 4 : 3)
+            c[n++] = (tsr_cell){s[0] - '0', s[1] - '0', s[2] - '0'};
+        char name[2] = {(char)('a' + p), 0};
+        ck_assert_int_ge(tsr_puzzle_add_piece(pz, name, c, n, 1, false), 0);
+    }
+    R = ref_solve(pz, 12000);
+    ck_assert(R && !R->overflow);
+    ck_assert_int_eq(R->counts[0], 11520);
+    ck_assert_int_eq(R->counts[1], 480);
+    ck_assert_int_eq(R->counts[2], 240);
+    ref_free(R);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+static Suite *diff_suite(void)
+{
+    Suite *s = suite_create("diff");
+    TCase *tc = tcase_create("reference");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, reference_known);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("random");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, family, 0, NFAMILY);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(diff_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

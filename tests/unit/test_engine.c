@@ -1,0 +1,338 @@
+/*
+ * test_engine.c - the engine's parts checked against facts that do not come
+ * from our code: image counts and symmetry groups that follow from geometry,
+ * the figures published in the FILA article for the 10x6 pentominoes
+ * (2056 bounded images, 8 images of X after the redundancy filter, 1907
+ * images after the volume filter, 2,091,215 fits with DLX for the first
+ * piece and FILA-F below), domino tiling counts (2xN: Fibonacci; 4x4: 36;
+ * 6x6: 6728), and the search's contracts: partial starts partition the
+ * tree, limits and cancellation stop it, progress only grows and ends at 1.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/tessera.h"
+
+#ifndef TSR_SRCDIR
+#define TSR_SRCDIR "."
+#endif
+
+static tsr_puzzle *load(const char *name, tsr_options *opt)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/puzzles/%s", TSR_SRCDIR, name);
+    tsr_puzzle *pz = NULL;
+    tsr_err err = {{0}};
+    int rc = tsr_puzzle_load_file(path, &pz, opt, &err);
+    ck_assert_msg(rc == 0, "%s: %s", path, err.msg);
+    return pz;
+}
+
+static tsr_puzzle *rectangle_of_dominoes(int w, int h)
+{
+    tsr_puzzle *pz = tsr_puzzle_new();
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            tsr_puzzle_add_board_cell(pz, (tsr_cell){x, y, 0});
+    tsr_cell d[2] = {{0, 0, 0}, {1, 0, 0}};
+    tsr_puzzle_add_piece(pz, "D", d, 2, w * h / 2, false);
+    return pz;
+}
+
+typedef struct counter {
+    long n;
+    double last_fraction;
+    int progress_calls;
+    int stop_after_progress;
+} counter;
+
+static int count_solution(void *ctx, const tsr_solution *s)
+{
+    (void)s;
+    ((counter *)ctx)->n++;
+    return 0;
+}
+
+static int watch_progress(void *ctx, const tsr_stats *st)
+{
+    counter *c = ctx;
+    ck_assert_msg(st->fraction >= c->last_fraction - 1e-12, "progress went back: %g after %g",
+                  st->fraction, c->last_fraction);
+    ck_assert(st->fraction <= 1 + 1e-9);
+    c->last_fraction = st->fraction;
+    c->progress_calls++;
+    return c->stop_after_progress;
+}
+
+/* Solve and return the number of reported solutions (checked against the
+ * statistics). */
+static long solve(const tsr_puzzle *pz, const tsr_options *opt, const int *start, int nstart)
+{
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    int rc = tsr_solver_new(pz, opt, &s, &err);
+    ck_assert_msg(rc == 0, "solver: %s", err.msg);
+    counter c = {0};
+    tsr_callbacks cb = {.ctx = &c, .solution = count_solution};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_run(s, start, nstart, &cb, &st), 0);
+    ck_assert_int_eq((long)st.solutions, c.n);
+    tsr_stats_free(&st);
+    tsr_solver_free(s);
+    return c.n;
+}
+
+START_TEST(pentomino_figures_from_the_fila_article)
+{
+    tsr_options opt;
+    tsr_puzzle *pz = load("pentominoes-6x10.json", NULL);
+    tsr_options_init(&opt);
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    ck_assert_int_eq(tsr_solver_nimages(s), 2056);
+    ck_assert_int_eq(tsr_solver_group_order(s), 4);
+    const char *cfg = tsr_solver_config(s);
+    ck_assert_msg(strstr(cfg, "redundancy=X") != NULL, "%s", cfg);
+    ck_assert_msg(strstr(cfg, "images=1907/2056") != NULL, "%s", cfg);
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, NULL, &st), 0);
+    ck_assert_int_eq(st.solutions, 2339);
+    ck_assert_int_eq(st.nodes, 2091215);
+    ck_assert_int_eq(st.fits[1], 2339);
+    tsr_stats_free(&st);
+    tsr_solver_free(s);
+
+    /* without the volume filter: 2032 images, X kept in 8 places */
+    tsr_options_init(&opt);
+    opt.volume = 0;
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    ck_assert_msg(strstr(tsr_solver_config(s), "images=2032/2056") != NULL, "%s",
+                  tsr_solver_config(s));
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(symmetry_groups)
+{
+    static const struct {
+        const char *file;
+        int order;
+    } cases[] = {
+        {"pentominoes-6x10.json", 4},      /* rectangle, turned over in space */
+        {"pentominoes-8x8-center-hole.json", 8},
+        {"onesided-pentominoes-3x30.json", 4}, /* turning over swaps mirror pieces */
+        {"soma-cube.json", 48},            /* A and B are mirror images */
+        {"tetris-cube.json", 24},          /* not closed under reflection */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tsr_puzzle *pz = load(cases[i].file, NULL);
+        tsr_solver *s = NULL;
+        tsr_err err = {{0}};
+        ck_assert_int_eq(tsr_solver_new(pz, NULL, &s, &err), 0);
+        ck_assert_msg(tsr_solver_group_order(s) == cases[i].order, "%s: group %d, want %d",
+                      cases[i].file, tsr_solver_group_order(s), cases[i].order);
+        tsr_solver_free(s);
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
+START_TEST(identical_pieces_count_once)
+{
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.unique = TSR_UNIQUE_RAW;
+    static const int fib[] = {1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89};
+    for (int n = 2; n <= 10; n += 2) {
+        tsr_puzzle *pz = rectangle_of_dominoes(n, 2);
+        ck_assert_int_eq(solve(pz, &opt, NULL, 0), fib[n]);
+        tsr_puzzle_free(pz);
+    }
+    tsr_puzzle *pz = rectangle_of_dominoes(4, 4);
+    ck_assert_int_eq(solve(pz, &opt, NULL, 0), 36);
+    opt.fila = 0;
+    ck_assert_int_eq(solve(pz, &opt, NULL, 0), 36);
+    tsr_puzzle_free(pz);
+    /* 18 identical dominoes: a k! blow-up would never finish */
+    tsr_options_init(&opt);
+    opt.unique = TSR_UNIQUE_RAW;
+    pz = rectangle_of_dominoes(6, 6);
+    ck_assert_int_eq(solve(pz, &opt, NULL, 0), 6728);
+    opt.fila = 0;
+    ck_assert_int_eq(solve(pz, &opt, NULL, 0), 6728);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(partial_starts_partition_the_tree)
+{
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.unique = TSR_UNIQUE_RAW;
+    snprintf(opt.redundancy, sizeof opt.redundancy, "off"); /* keep every image startable */
+    tsr_puzzle *pz = load("soma-cube.json", NULL);
+    long total = solve(pz, &opt, NULL, 0);
+    ck_assert_int_eq(total, 11520);
+    /* every solution covers the corner (0,0,0) with exactly one image */
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    long sum = 0;
+    tsr_cell cells[64];
+    for (int id = 0; id < tsr_solver_nimages(s); id++) {
+        tsr_placement pl;
+        ck_assert_int_eq(tsr_solver_image(s, id, &pl, cells), 0);
+        bool corner = false;
+        for (int k = 0; k < pl.ncells; k++)
+            corner |= cells[k].x == 0 && cells[k].y == 0 && cells[k].z == 0;
+        if (corner)
+            sum += solve(pz, &opt, &id, 1);
+    }
+    ck_assert_int_eq(sum, total);
+    /* two overlapping start images are refused */
+    int both[2] = {0, 0};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_run(s, both, 2, NULL, &st), TSR_EINVAL);
+    tsr_stats_free(&st);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(limit_and_cancel)
+{
+    tsr_options opt;
+    tsr_puzzle *pz = load("pentominoes-6x10.json", NULL);
+    tsr_options_init(&opt);
+    opt.limit = 10;
+    ck_assert_int_eq(solve(pz, &opt, NULL, 0), 10);
+    opt.limit = 0;
+    opt.fila = 0; /* slow enough to be cancelled */
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    counter c = {.stop_after_progress = 1};
+    tsr_callbacks cb = {.ctx = &c, .solution = count_solution, .progress = watch_progress,
+                        .progress_seconds = 0.01};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &st), 0);
+    ck_assert(st.stopped);
+    ck_assert_int_eq(c.progress_calls, 1);
+    ck_assert(c.n < 2339);
+    tsr_stats_free(&st);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(progress_grows_to_one)
+{
+    tsr_options opt;
+    tsr_options_init(&opt);
+    tsr_puzzle *pz = load("pentominoes-5x12.json", NULL);
+    for (int fila = 0; fila <= 11; fila += 11) {
+        opt.fila = fila;
+        tsr_solver *s = NULL;
+        tsr_err err = {{0}};
+        ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+        counter c = {0};
+        tsr_callbacks cb = {.ctx = &c, .solution = count_solution, .progress = watch_progress,
+                            .progress_seconds = 0.02};
+        tsr_stats st;
+        ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &st), 0);
+        ck_assert_int_eq(c.n, 1010);
+        ck_assert(!st.stopped);
+        ck_assert(st.fraction == 1.0);
+        /* the estimate itself (before the final 1) must be close to 1 */
+        counter c2 = {0};
+        cb.ctx = &c2;
+        cb.progress_seconds = 1e-9; /* every tick */
+        ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &st), 0);
+        ck_assert_msg(c2.last_fraction > 0.9, "fraction only reached %g", c2.last_fraction);
+        tsr_stats_free(&st);
+        tsr_solver_free(s);
+    }
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(goal_reports_partial_assemblies)
+{
+    tsr_options opt;
+    tsr_options_init(&opt);
+    tsr_puzzle *pz = load("soma-cube.json", NULL);
+    opt.goal = pz->npieces; /* nothing placed: the empty assembly, once */
+    opt.redundancy[0] = '\0';
+    ck_assert_int_eq(solve(pz, &opt, NULL, 0), 1);
+    opt.goal = 1;
+    ck_assert_int_gt(solve(pz, &opt, NULL, 0), 480);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(bad_options_are_refused)
+{
+    tsr_options opt;
+    tsr_puzzle *pz = load("soma-cube.json", NULL);
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    tsr_options_init(&opt);
+    snprintf(opt.order, sizeof opt.order, "q=3");
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "unknown heuristic 'q'") != NULL, "%s", err.msg);
+    tsr_options_init(&opt);
+    snprintf(opt.redundancy, sizeof opt.redundancy, "nosuch");
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "nosuch") != NULL, "%s", err.msg);
+    tsr_options_init(&opt);
+    snprintf(opt.order, sizeof opt.order, "x=4:y=2");
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "one fixed order") != NULL, "%s", err.msg);
+    ck_assert_ptr_null(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(sampling_finds_solutions)
+{
+    tsr_puzzle *pz = load("pentominoes-6x10.json", NULL);
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, NULL, &s, &err), 0);
+    counter c = {0};
+    tsr_callbacks cb = {.ctx = &c, .solution = count_solution};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_sample(s, 200, 6, 42, &cb, &st), 0);
+    ck_assert_int_gt(c.n, 0);
+    ck_assert_int_lt(st.nodes, 2091215); /* a sample, not the whole tree */
+    tsr_stats_free(&st);
+    ck_assert_int_eq(tsr_solver_sample(s, 10, 99, 1, &cb, &st), TSR_EINVAL);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("engine");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, pentomino_figures_from_the_fila_article);
+    tcase_add_test(tc, symmetry_groups);
+    tcase_add_test(tc, identical_pieces_count_once);
+    tcase_add_test(tc, partial_starts_partition_the_tree);
+    tcase_add_test(tc, limit_and_cancel);
+    tcase_add_test(tc, progress_grows_to_one);
+    tcase_add_test(tc, goal_reports_partial_assemblies);
+    tcase_add_test(tc, bad_options_are_refused);
+    tcase_add_test(tc, sampling_finds_solutions);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,677 @@
+/*
+ * test_json.c - unit tests of the Puzzle JSON version 1 reader.
+ *
+ * Good documents check the parsed model (cells, counts, flags, options);
+ * bad ones check the return code, that nothing is returned, and that the
+ * message names the source and the JSON path of the offending value.
+ * JSON is written inline with ' for " (see q()) to keep it readable.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/puzzle.h"
+
+/* The document with every ' turned into ", in a static buffer. */
+static const char *q(const char *s)
+{
+    static char buf[8192];
+    size_t n = strlen(s);
+    ck_assert_uint_lt(n, sizeof buf);
+    for (size_t i = 0; i <= n; i++)
+        buf[i] = s[i] == '\'' ? '"' : s[i];
+    return buf;
+}
+
+static tsr_puzzle *read_ok(const char *json, tsr_options *opt)
+{
+    tsr_puzzle *pz = NULL;
+    tsr_err err = {{0}};
+    const char *doc = q(json);
+    int rc = tsr_puzzle_read_json(doc, strlen(doc), "t.json", &pz, opt, &err);
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, err.msg);
+    ck_assert_ptr_nonnull(pz);
+    return pz;
+}
+
+/* Read raw text (not passed through q) expecting failure. */
+static void read_bad_raw(const char *doc, size_t len, const char *source, int code,
+                         const char *needle)
+{
+    tsr_puzzle *pz = (tsr_puzzle *)&pz; /* must be reset to NULL */
+    tsr_err err = {{0}};
+    int rc = tsr_puzzle_read_json(doc, len, source, &pz, NULL, &err);
+    ck_assert_msg(rc == code, "rc %d, want %d: %s", rc, code, err.msg);
+    ck_assert_ptr_null(pz);
+    ck_assert_msg(strstr(err.msg, needle) != NULL, "message \"%s\" lacks \"%s\"", err.msg,
+                  needle);
+}
+
+static void read_bad(const char *json, int code, const char *needle)
+{
+    const char *doc = q(json);
+    read_bad_raw(doc, strlen(doc), "t.json", code, needle);
+}
+
+static bool has_cell(const tsr_cell *cells, int n, int x, int y, int z)
+{
+    for (int i = 0; i < n; i++)
+        if (cells[i].x == x && cells[i].y == y && cells[i].z == z)
+            return true;
+    return false;
+}
+
+/* ---- board forms ----------------------------------------------------------- */
+
+START_TEST(board_size_2d)
+{
+    tsr_puzzle *pz = read_ok("{'board': {'size': [3, 2]},"
+                             " 'pieces': [{'name': 'I', 'cells': [[0,0],[1,0],[2,0]], 'count': 2}]}",
+                             NULL);
+    ck_assert_int_eq(pz->ncells, 6);
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 3; x++)
+            ck_assert(has_cell(pz->cells, pz->ncells, x, y, 0));
+    ck_assert_int_eq(pz->npieces, 1);
+    ck_assert_str_eq(pz->pieces[0].name, "I");
+    ck_assert_int_eq(pz->pieces[0].count, 2);
+    ck_assert(!pz->pieces[0].fixed);
+    ck_assert(tsr_puzzle_is_flat(pz));
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(board_size_3d)
+{
+    tsr_puzzle *pz = read_ok("{'board': {'size': [2, 3, 4]},"
+                             " 'pieces': [{'name': 'c', 'cells': [[0,0,0]], 'count': 24}]}",
+                             NULL);
+    ck_assert_int_eq(pz->ncells, 24);
+    ck_assert(has_cell(pz->cells, pz->ncells, 1, 2, 3));
+    ck_assert(!has_cell(pz->cells, pz->ncells, 2, 0, 0));
+    ck_assert(!tsr_puzzle_is_flat(pz));
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(board_rows)
+{
+    /* first row is y = 0; '#' and ' ' are holes */
+    tsr_puzzle *pz = read_ok("{'board': {'rows': ['..#', '. .']},"
+                             " 'pieces': [{'name': 'm', 'cells': [[0,0]], 'count': 4}]}",
+                             NULL);
+    ck_assert_int_eq(pz->ncells, 4);
+    ck_assert(has_cell(pz->cells, pz->ncells, 0, 0, 0));
+    ck_assert(has_cell(pz->cells, pz->ncells, 1, 0, 0));
+    ck_assert(has_cell(pz->cells, pz->ncells, 0, 1, 0));
+    ck_assert(has_cell(pz->cells, pz->ncells, 2, 1, 0));
+    ck_assert(!has_cell(pz->cells, pz->ncells, 2, 0, 0));
+    ck_assert(!has_cell(pz->cells, pz->ncells, 1, 1, 0));
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(board_layers)
+{
+    tsr_puzzle *pz = read_ok("{'board': {'layers': [['..', '..'], ['..', '#.']]},"
+                             " 'pieces': [{'name': 'm', 'cells': [[0,0,0]], 'count': 7}]}",
+                             NULL);
+    ck_assert_int_eq(pz->ncells, 7);
+    ck_assert(has_cell(pz->cells, pz->ncells, 1, 1, 0));
+    ck_assert(has_cell(pz->cells, pz->ncells, 1, 1, 1));
+    ck_assert(!has_cell(pz->cells, pz->ncells, 0, 1, 1));
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(board_cells)
+{
+    tsr_puzzle *pz = read_ok("{'board': {'cells': [[0,0], [1,0,0], [5,-3,2]]},"
+                             " 'pieces': [{'name': 'm', 'cells': [[0,0]], 'count': 3}]}",
+                             NULL);
+    ck_assert_int_eq(pz->ncells, 3);
+    ck_assert(has_cell(pz->cells, pz->ncells, 0, 0, 0));
+    ck_assert(has_cell(pz->cells, pz->ncells, 1, 0, 0));
+    ck_assert(has_cell(pz->cells, pz->ncells, 5, -3, 2));
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* ---- piece forms, counts, fixed pieces ------------------------------------ */
+
+START_TEST(piece_forms)
+{
+    tsr_puzzle *pz = read_ok(
+        "{'board': {'size': [3, 3, 2]}, 'pieces': ["
+        " {'name': 'L', 'rows': ['##', '#.'], 'count': 2},"
+        " {'name': 'T', 'layers': [['###', ' # '], ['', ' # ']]},"
+        " {'name': 'P', 'cells': [[0,0,0], [0,0,1], [1,0]], 'count': 2},"
+        " {'name': 'i', 'cells': [[0,0]]}]}",
+        NULL);
+    ck_assert_int_eq(pz->npieces, 4);
+    const tsr_piece *L = &pz->pieces[0], *T = &pz->pieces[1], *P = &pz->pieces[2];
+    ck_assert_str_eq(L->name, "L");
+    ck_assert_int_eq(L->ncells, 3);
+    ck_assert_int_eq(L->count, 2);
+    ck_assert(has_cell(L->cells, 3, 0, 0, 0) && has_cell(L->cells, 3, 1, 0, 0) &&
+              has_cell(L->cells, 3, 0, 1, 0));
+    ck_assert_int_eq(T->ncells, 5);
+    ck_assert_int_eq(T->count, 1);
+    ck_assert(has_cell(T->cells, 5, 2, 0, 0) && has_cell(T->cells, 5, 1, 1, 0) &&
+              has_cell(T->cells, 5, 1, 1, 1));
+    ck_assert(!has_cell(T->cells, 5, 0, 1, 0));
+    ck_assert_int_eq(P->ncells, 3);
+    ck_assert(has_cell(P->cells, 3, 0, 0, 1) && has_cell(P->cells, 3, 1, 0, 0));
+    ck_assert_str_eq(pz->pieces[3].name, "i");
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(fixed_pieces)
+{
+    /* art coordinates are used as-is: X sits at x = 2 */
+    tsr_puzzle *pz = read_ok("{'board': {'size': [4, 1]}, 'pieces': ["
+                             " {'name': 'X', 'rows': ['..#'], 'fixed': true},"
+                             " {'name': 'Y', 'cells': [[3, 0]], 'fixed': true, 'count': 1},"
+                             " {'name': 'D', 'cells': [[0,0],[1,0]], 'fixed': false}]}",
+                             NULL);
+    ck_assert(pz->pieces[0].fixed);
+    ck_assert_int_eq(pz->pieces[0].ncells, 1);
+    ck_assert_int_eq(pz->pieces[0].cells[0].x, 2);
+    ck_assert(pz->pieces[1].fixed);
+    ck_assert_int_eq(pz->pieces[1].cells[0].x, 3);
+    ck_assert(!pz->pieces[2].fixed);
+    ck_assert_int_eq(tsr_puzzle_free_volume(pz), 2);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(puzzle_fields)
+{
+    tsr_options opt;
+    memset(&opt, 0x55, sizeof opt);
+    tsr_puzzle *pz = read_ok("{'version': 1, 'name': 'Domino pair',"
+                             " 'description': 'two dominoes\\nin a square',"
+                             " 'board': {'size': [2, 2]},"
+                             " 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'count': 2}],"
+                             " 'rotations': 'one-sided', 'mirror': true,"
+                             " 'expected': {'raw': 2, 'mirror': 0}}",
+                             &opt);
+    ck_assert_str_eq(pz->name, "Domino pair");
+    ck_assert_str_eq(pz->description, "two dominoes\nin a square");
+    ck_assert_int_eq(pz->rotations, TSR_ROT_ONE_SIDED);
+    ck_assert(pz->mirror);
+    ck_assert_int_eq(pz->expected[TSR_UNIQUE_RAW], 2);
+    ck_assert_int_eq(pz->expected[TSR_UNIQUE_ROTATIONS], -1);
+    ck_assert_int_eq(pz->expected[TSR_UNIQUE_MIRROR], 0);
+    /* a bare puzzle leaves the options at their defaults */
+    tsr_options def;
+    tsr_options_init(&def);
+    ck_assert(memcmp(&opt, &def, sizeof opt) == 0);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(puzzle_defaults)
+{
+    tsr_puzzle *pz = read_ok("{'board': {'size': [1, 1]}, 'pieces': [{'name': 'm', 'rows': ['#']}],"
+                             " 'rotations': 'none'}",
+                             NULL);
+    ck_assert_ptr_null(pz->name);
+    ck_assert_ptr_null(pz->description);
+    ck_assert_int_eq(pz->rotations, TSR_ROT_NONE);
+    ck_assert(!pz->mirror);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(pz->expected[i], -1);
+    tsr_puzzle_free(pz);
+    pz = read_ok("{'board': {'size': [1, 1]}, 'pieces': [{'name': 'm', 'rows': ['#']}]}", NULL);
+    ck_assert_int_eq(pz->rotations, TSR_ROT_ALL);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* ---- jobs and options ----------------------------------------------------- */
+
+#define SMALL "{'board': {'size': [2, 1]}, 'pieces': [{'name': 'F', 'cells': [[0,0],[1,0]]}]}"
+
+START_TEST(job_all_options)
+{
+    tsr_options opt;
+    tsr_puzzle *pz = read_ok("{'puzzle': " SMALL ", 'options': {"
+                             " 'unique': 'mirror', 'limit': 5, 'threads': 4, 'priority': -3,"
+                             " 'fila': 6, 'order': 'e=11:f=3', 'nof': true, 'volume': 'once',"
+                             " 'parity': true, 'redundancy': 'F'}}",
+                             &opt);
+    ck_assert_str_eq(pz->pieces[0].name, "F");
+    ck_assert_int_eq(opt.unique, TSR_UNIQUE_MIRROR);
+    ck_assert_int_eq(opt.limit, 5);
+    ck_assert_int_eq(opt.threads, 4);
+    ck_assert_int_eq(opt.priority, -3);
+    ck_assert_int_eq(opt.fila, 6);
+    ck_assert_str_eq(opt.order, "e=11:f=3");
+    ck_assert_int_eq(opt.nof, 1);
+    ck_assert_int_eq(opt.volume, -2);
+    ck_assert_int_eq(opt.parity, -1);
+    ck_assert_str_eq(opt.redundancy, "F");
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(job_other_option_values)
+{
+    tsr_options opt;
+    tsr_puzzle *pz = read_ok("{'options': {'unique': 'raw', 'nof': false, 'volume': false,"
+                             " 'parity': false, 'redundancy': false, 'fila': 0, 'limit': 0},"
+                             " 'puzzle': " SMALL "}",
+                             &opt);
+    ck_assert_int_eq(opt.unique, TSR_UNIQUE_RAW);
+    ck_assert_int_eq(opt.nof, 0);
+    ck_assert_int_eq(opt.volume, 0);
+    ck_assert_int_eq(opt.parity, 0);
+    ck_assert_str_eq(opt.redundancy, "off");
+    ck_assert_int_eq(opt.fila, 0);
+    tsr_puzzle_free(pz);
+
+    pz = read_ok("{'puzzle': " SMALL ", 'options': {'volume': 7, 'parity': 3,"
+                 " 'redundancy': true, 'unique': 'rotations', 'threads': 0, 'priority': 100}}",
+                 &opt);
+    ck_assert_int_eq(opt.volume, 7);
+    ck_assert_int_eq(opt.parity, 3);
+    ck_assert_str_eq(opt.redundancy, "");
+    ck_assert_int_eq(opt.unique, TSR_UNIQUE_ROTATIONS);
+    ck_assert_int_eq(opt.priority, 100);
+    ck_assert_int_eq(opt.nof, -1); /* absent: automatic */
+    ck_assert_int_eq(opt.fila, -1);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(job_without_options)
+{
+    /* a job without options, and a job read with opt == NULL */
+    tsr_options opt;
+    tsr_puzzle *pz = read_ok("{'puzzle': " SMALL "}", &opt);
+    ck_assert_int_eq(opt.unique, TSR_UNIQUE_ROTATIONS);
+    ck_assert_int_eq(opt.volume, -1);
+    tsr_puzzle_free(pz);
+    pz = read_ok("{'puzzle': " SMALL ", 'options': {'limit': 1}}", NULL);
+    ck_assert_int_eq(pz->ncells, 2);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(bad_options_leave_defaults)
+{
+    tsr_options opt;
+    tsr_puzzle *pz = NULL;
+    tsr_err err;
+    const char *doc = q("{'puzzle': " SMALL ", 'options': {'limit': 9, 'threads': -1}}");
+    int rc = tsr_puzzle_read_json(doc, strlen(doc), NULL, &pz, &opt, &err);
+    ck_assert_int_eq(rc, TSR_EINVAL);
+    ck_assert_ptr_null(pz);
+    ck_assert_int_eq(opt.limit, 0);
+    /* no source: the message starts with the path */
+    ck_assert_str_eq(err.msg, "$.options.threads: expected an integer from 0 to 1024, got -1");
+}
+END_TEST
+
+/* ---- bad documents -------------------------------------------------------------- */
+
+#define BOARD2 "'board': {'size': [2, 1]}"
+#define DOMINO "{'name': 'D', 'cells': [[0,0],[1,0]]}"
+
+static const struct bad_case {
+    const char *json;
+    int code;
+    const char *needle;
+} bad_cases[] = {
+    {"{'board': }", TSR_EINVAL, "t.json:1:11: JSON syntax error: "},
+    {"{'board': {}, 'board': {}}", TSR_EINVAL, "JSON syntax error: duplicate object key"},
+    {"", TSR_EINVAL, "t.json:1:0: JSON syntax error"},
+    {"{'name': 'a\\u0000b'}", TSR_EINVAL, "JSON syntax error"},
+    {"[1, 2]", TSR_EINVAL, "t.json: $: expected an object (a puzzle or a job), got an array"},
+    {"{" BOARD2 ", 'pieces': [" DOMINO "], 'boards': 1}", TSR_EINVAL,
+     "t.json: $.boards: unknown key; expected one of \"version\", \"name\""},
+    {"{'version': 2, " BOARD2 ", 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.version: expected 1 (the only version), got 2"},
+    {"{'version': '1', " BOARD2 ", 'pieces': [" DOMINO "]}", TSR_EINVAL, "$.version: "},
+    {"{'name': 7, " BOARD2 ", 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.name: expected a string, got 7"},
+    {"{'pieces': [" DOMINO "]}", TSR_EINVAL, "t.json: $: missing required key \"board\""},
+    {"{" BOARD2 "}", TSR_EINVAL, "$: missing required key \"pieces\""},
+    {"{'board': [], 'pieces': [" DOMINO "]}", TSR_EINVAL, "$.board: expected an object"},
+    {"{'board': {'size': [2,1], 'rows': ['..']}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board: expected exactly one of \"size\", \"rows\", \"layers\", \"cells\""},
+    {"{'board': {}, 'pieces': [" DOMINO "]}", TSR_EINVAL, "$.board: expected exactly one of"},
+    {"{'board': {'size': [2,1], 'colour': 'red'}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.colour: unknown key"},
+    {"{'board': {'size': [2, 0]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.size[1]: expected an integer >= 1, got 0"},
+    {"{'board': {'size': [2]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.size: expected an array of 2 or 3 positive integers, got an array of 1 elements"},
+    {"{'board': {'size': [2, 1.5]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.size[1]: expected an integer >= 1, got 1.5"},
+    {"{'board': {'size': [1000, 1000]}, 'pieces': [" DOMINO "]}", TSR_ETOOBIG,
+     "$.board.size: the board would have more than 100000 cells"},
+    {"{'board': {'size': [4611686018427387904, 4611686018427387904, 8]}, 'pieces': [" DOMINO
+     "]}",
+     TSR_ETOOBIG, "$.board.size: the board would have more than 100000 cells"},
+    {"{'board': {'rows': ['..', '.x.']}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.rows[1]: invalid character 'x' at column 1; expected '.' for a cell"},
+    {"{'board': {'rows': ['.\xc3\xa9']}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.rows[0]: invalid character \\xc3 at column 1"},
+    {"{'board': {'rows': ['..', 3]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.rows[1]: expected a string, got 3"},
+    {"{'board': {'rows': ['##', '  ']}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.rows: the board has no cells"},
+    {"{'board': {'layers': [['..'], ['.', '#', '.o']]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.layers[1][2]: invalid character 'o' at column 1"},
+    {"{'board': {'layers': ['..']}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.layers[0]: expected an array of strings, got \"..\""},
+    {"{'board': {'cells': [[0,0], [1,0], [0,0,0]]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.cells[2]: duplicate cell [0, 0, 0], already at index 0"},
+    {"{'board': {'cells': [[0,0], [1,0,0,0]]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.cells[1]: expected an array of 2 or 3 integers, got an array of 4 elements"},
+    {"{'board': {'cells': [[0,0], [1,200000]]}, 'pieces': [" DOMINO "]}", TSR_ETOOBIG,
+     "$.board.cells[1][1]: coordinate 200000 is outside -100000..100000"},
+    {"{" BOARD2 ", 'pieces': []}", TSR_EINVAL,
+     "$.pieces: expected a non-empty array of pieces, got an array of 0 elements"},
+    {"{" BOARD2 ", 'pieces': {'name': 'D'}}", TSR_EINVAL,
+     "$.pieces: expected a non-empty array of pieces, got an object"},
+    {"{" BOARD2 ", 'pieces': [" DOMINO ", 'E']}", TSR_EINVAL,
+     "$.pieces[1]: expected a piece object, got \"E\""},
+    {"{" BOARD2 ", 'pieces': [{'cells': [[0,0],[1,0]]}]}", TSR_EINVAL,
+     "$.pieces[0]: missing required key \"name\""},
+    {"{" BOARD2 ", 'pieces': [{'name': '', 'cells': [[0,0],[1,0]]}]}", TSR_EINVAL,
+     "$.pieces[0].name: expected a non-empty string of at most 64 bytes"},
+    {"{" BOARD2 ", 'pieces': [{'name': "
+     "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', "
+     "'cells': [[0,0],[1,0]]}]}",
+     TSR_EINVAL, "$.pieces[0].name: expected a non-empty string of at most 64 bytes"},
+    {"{'board': {'size': [4, 1]}, 'pieces': [" DOMINO ", " DOMINO "]}", TSR_EINVAL,
+     "$.pieces[1].name: duplicate piece name \"D\", already used by piece 0"},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'shape': 'I'}]}",
+     TSR_EINVAL, "$.pieces[0].shape: unknown key"},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D'}]}", TSR_EINVAL,
+     "$.pieces[0]: expected exactly one of \"cells\", \"rows\", \"layers\""},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'size': [2, 1]}]}", TSR_EINVAL,
+     "$.pieces[0].size: unknown key"},
+    {"{'board': {'size': [4, 1]}, 'pieces': [" DOMINO ", {'name': 'E', 'cells': [[0,0],[1,0],"
+     " [2]]}]}",
+     TSR_EINVAL, "$.pieces[1].cells[2]: expected an array of 2 or 3 integers"},
+    {"{'board': {'size': [4, 1]}, 'pieces': [" DOMINO ", {'name': 'E', 'cells': [[0,0], [1,"
+     " 'a']]}]}",
+     TSR_EINVAL, "$.pieces[1].cells[1]: expected an array of 2 or 3 integers; element 1 is"},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0],[0,0]]}]}", TSR_EINVAL,
+     "$.pieces[0].cells[2]: duplicate cell [0, 0, 0], already at index 0"},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'rows': ['#.', '.+']}]}", TSR_EINVAL,
+     "$.pieces[0].rows[1]: invalid character '+' at column 1; expected '#' for a cell"},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'rows': ['. .']}]}", TSR_EINVAL,
+     "$.pieces[0].rows: the piece has no cells"},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'count': 0}]}",
+     TSR_EINVAL, "$.pieces[0].count: expected an integer from 1 to 100000, got 0"},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'count': '2'}]}",
+     TSR_EINVAL, "$.pieces[0].count: expected an integer from 1 to 100000, got \"2\""},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'fixed': 1}]}",
+     TSR_EINVAL, "$.pieces[0].fixed: expected true or false, got 1"},
+    {"{'board': {'size': [4, 1]}, 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]],"
+     " 'fixed': true, 'count': 2}]}",
+     TSR_EINVAL, "$.pieces[0].count: a fixed piece must have count 1"},
+    {"{" BOARD2 ", 'pieces': [" DOMINO "], 'rotations': 'some'}", TSR_EINVAL,
+     "$.rotations: expected one of \"all\", \"one-sided\", \"none\", got \"some\""},
+    {"{" BOARD2 ", 'pieces': [" DOMINO "], 'mirror': 'yes'}", TSR_EINVAL,
+     "$.mirror: expected true or false"},
+    {"{" BOARD2 ", 'pieces': [" DOMINO "], 'expected': {'raw': -1}}", TSR_EINVAL,
+     "$.expected.raw: expected an integer >= 0, got -1"},
+    {"{" BOARD2 ", 'pieces': [" DOMINO "], 'expected': {'all': 1}}", TSR_EINVAL,
+     "$.expected.all: unknown key; expected one of \"raw\", \"rotations\", \"mirror\""},
+    {"{" BOARD2 ", 'pieces': [" DOMINO "], 'expected': 3}", TSR_EINVAL,
+     "$.expected: expected an object, got 3"},
+    /* jobs */
+    {"{'puzzle': " SMALL ", 'extra': 1}", TSR_EINVAL,
+     "$.extra: unknown key; expected one of \"puzzle\", \"options\""},
+    {"{'puzzle': []}", TSR_EINVAL, "$.puzzle: expected a puzzle object, got an array"},
+    {"{'puzzle': {'board': {'size': [2, 1]}, 'pieces': [{'name': 'F', 'cells': [[0,0],[0,0]]}]}}",
+     TSR_EINVAL, "$.puzzle.pieces[0].cells[1]: duplicate cell"},
+    {"{'puzzle': " SMALL ", 'options': 5}", TSR_EINVAL,
+     "$.options: expected an options object, got 5"},
+    {"{'puzzle': " SMALL ", 'options': {'speed': 5}}", TSR_EINVAL,
+     "$.options.speed: unknown key; expected one of \"unique\""},
+    {"{'puzzle': " SMALL ", 'options': {'unique': 'all'}}", TSR_EINVAL,
+     "$.options.unique: expected one of \"raw\", \"rotations\", \"mirror\", got \"all\""},
+    {"{'puzzle': " SMALL ", 'options': {'limit': -1}}", TSR_EINVAL,
+     "$.options.limit: expected an integer >= 0, got -1"},
+    {"{'puzzle': " SMALL ", 'options': {'threads': 1025}}", TSR_EINVAL,
+     "$.options.threads: expected an integer from 0 to 1024, got 1025"},
+    {"{'puzzle': " SMALL ", 'options': {'priority': -101}}", TSR_EINVAL,
+     "$.options.priority: expected an integer from -100 to 100"},
+    {"{'puzzle': " SMALL ", 'options': {'fila': true}}", TSR_EINVAL,
+     "$.options.fila: expected an integer from 0 to 2147483647, got true"},
+    {"{'puzzle': " SMALL ", 'options': {'order': 'E=1'}}", TSR_EINVAL,
+     "$.options.order: invalid character at offset 0; expected [a-z0-9=:@.,-]"},
+    {"{'puzzle': " SMALL ", 'options': {'order': "
+     "'ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss"
+     "ssssssssssssssssssssssssssssssssssssssssssssssss'}}",
+     TSR_EINVAL, "$.options.order: longer than 127 bytes"},
+    {"{'puzzle': " SMALL ", 'options': {'nof': 'on'}}", TSR_EINVAL,
+     "$.options.nof: expected true or false, got \"on\""},
+    {"{'puzzle': " SMALL ", 'options': {'volume': true}}", TSR_EINVAL,
+     "$.options.volume: expected false, \"once\" or an integer >= 0, got true"},
+    {"{'puzzle': " SMALL ", 'options': {'volume': -2}}", TSR_EINVAL,
+     "$.options.volume: expected false"},
+    {"{'puzzle': " SMALL ", 'options': {'parity': 'auto'}}", TSR_EINVAL,
+     "$.options.parity: expected true, false or an integer >= 0"},
+    {"{'puzzle': " SMALL ", 'options': {'redundancy': 'Q'}}", TSR_EINVAL,
+     "$.options.redundancy: no piece is named \"Q\""},
+    {"{'puzzle': " SMALL ", 'options': {'redundancy': 1}}", TSR_EINVAL,
+     "$.options.redundancy: expected true, false or a piece name, got 1"},
+    /* what only tsr_puzzle_validate sees */
+    {"{'board': {'size': [3, 1]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "t.json: the pieces cover 2 cells but the board has 3 free cells"},
+    {"{'board': {'size': [3, 1]}, 'pieces': [" DOMINO ", {'name': 'X', 'cells': [[5, 0]],"
+     " 'fixed': true}]}",
+     TSR_EINVAL, "t.json: fixed piece 'X': cell (5,0,0) is not on the board"},
+};
+
+START_TEST(bad_documents)
+{
+    read_bad(bad_cases[_i].json, bad_cases[_i].code, bad_cases[_i].needle);
+}
+END_TEST
+
+/* ---- caps --------------------------------------------------------------------- */
+
+/* A growing buffer for generated documents. */
+typedef struct text {
+    char *s;
+    size_t len;
+} text;
+
+static void put(text *t, const char *s)
+{
+    size_t n = strlen(s);
+    t->s = realloc(t->s, t->len + n + 1);
+    ck_assert_ptr_nonnull(t->s);
+    memcpy(t->s + t->len, s, n + 1);
+    t->len += n;
+}
+
+static void put_repeat(text *t, char c, size_t n)
+{
+    t->s = realloc(t->s, t->len + n + 1);
+    ck_assert_ptr_nonnull(t->s);
+    memset(t->s + t->len, c, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+START_TEST(too_big_document)
+{
+    size_t n = ((size_t)16 << 20) + 1;
+    char *doc = malloc(n);
+    ck_assert_ptr_nonnull(doc);
+    memset(doc, ' ', n);
+    doc[0] = '{';
+    doc[n - 1] = '}';
+    read_bad_raw(doc, n, "big.json", TSR_ETOOBIG, "big.json: $: the document is 16777217 bytes");
+    free(doc);
+}
+END_TEST
+
+START_TEST(too_deep)
+{
+    text t = {0};
+    put(&t, "{\"board\": {\"size\": [2, 1]}, \"pieces\": [{\"name\": \"D\", \"cells\": ");
+    put_repeat(&t, '[', 40);
+    put_repeat(&t, ']', 40);
+    put(&t, "}]}");
+    /* the 33rd bracket opens at column 92 */
+    read_bad_raw(t.s, t.len, "deep.json", TSR_EINVAL, "deep.json:1:92: nesting deeper than 32");
+    /* brackets inside strings do not count */
+    free(t.s);
+    t = (text){0};
+    put(&t, "{\"board\": {\"size\": [2, 1]}, \"name\": \"");
+    put_repeat(&t, '[', 40);
+    put(&t, "\\\"{{{{\", \"pieces\": [{\"name\": \"D\", \"cells\": [[0,0],[1,0]]}]}");
+    tsr_puzzle *pz;
+    tsr_err err;
+    ck_assert_int_eq(tsr_puzzle_read_json(t.s, t.len, NULL, &pz, NULL, &err), 0);
+    ck_assert_uint_eq(strlen(pz->name), 45);
+    tsr_puzzle_free(pz);
+    free(t.s);
+}
+END_TEST
+
+START_TEST(too_many_board_cells)
+{
+    text t = {0};
+    put(&t, "{\"board\": {\"rows\": [\"");
+    put_repeat(&t, '.', TSR_MAX_CELLS / 2);
+    put(&t, "\", \"");
+    put_repeat(&t, '.', TSR_MAX_CELLS / 2 + 1);
+    put(&t, "\"]}, \"pieces\": [{\"name\": \"m\", \"cells\": [[0,0]], \"count\": 5}]}");
+    read_bad_raw(t.s, t.len, "t.json", TSR_ETOOBIG,
+                 "t.json: $.board.rows[1]: the board has more than 100000 cells");
+    free(t.s);
+}
+END_TEST
+
+START_TEST(exactly_max_board_cells)
+{
+    text t = {0};
+    char buf[128];
+    put(&t, "{\"board\": {\"size\": [500, 200]}, \"pieces\": [{\"name\": \"m\", \"cells\": [[0,0]],");
+    snprintf(buf, sizeof buf, " \"count\": %d}]}", TSR_MAX_CELLS);
+    put(&t, buf);
+    tsr_puzzle *pz;
+    tsr_err err;
+    int rc = tsr_puzzle_read_json(t.s, t.len, NULL, &pz, NULL, &err);
+    ck_assert_msg(rc == 0, "%s", err.msg);
+    ck_assert_int_eq(pz->ncells, TSR_MAX_CELLS);
+    tsr_puzzle_free(pz);
+    free(t.s);
+}
+END_TEST
+
+START_TEST(too_many_piece_cells)
+{
+    text t = {0};
+    put(&t, "{\"board\": {\"size\": [2, 1]}, \"pieces\": [{\"name\": \"P\", \"rows\": [\"");
+    put_repeat(&t, '#', TSR_MAX_PIECE_CELLS + 1);
+    put(&t, "\"]}]}");
+    read_bad_raw(t.s, t.len, "t.json", TSR_ETOOBIG,
+                 "$.pieces[0].rows[0]: the piece has more than 1000 cells");
+    free(t.s);
+}
+END_TEST
+
+START_TEST(art_beyond_max_coord)
+{
+    text t = {0};
+    put(&t, "{\"board\": {\"size\": [2, 1]}, \"pieces\": [{\"name\": \"P\", \"rows\": [\"");
+    put_repeat(&t, ' ', TSR_MAX_COORD + 1);
+    put(&t, "#\"]}]}");
+    read_bad_raw(t.s, t.len, "t.json", TSR_ETOOBIG,
+                 "$.pieces[0].rows[0]: cell at column 100001 is beyond coordinate 100000");
+    free(t.s);
+}
+END_TEST
+
+START_TEST(too_many_pieces)
+{
+    text t = {0};
+    put(&t, "{\"board\": {\"size\": [2, 1]}, \"pieces\": [");
+    for (int i = 0; i <= TSR_MAX_PIECES; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s{\"name\": \"p%d\", \"cells\": [[0,0]]}", i ? "," : "", i);
+        put(&t, buf);
+    }
+    put(&t, "]}");
+    read_bad_raw(t.s, t.len, "t.json", TSR_ETOOBIG, "t.json: $.pieces: more than 10000 pieces");
+    free(t.s);
+}
+END_TEST
+
+START_TEST(null_source_and_long_key)
+{
+    const char *doc = q("{'board': {'size': [2, 1]}, 'pieces': [" DOMINO "],"
+                        " 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n': 1}");
+    tsr_puzzle *pz;
+    tsr_err err;
+    ck_assert_int_eq(tsr_puzzle_read_json(doc, strlen(doc), NULL, &pz, NULL, &err), TSR_EINVAL);
+    ck_assert_str_eq(err.msg, "$.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...: unknown key;"
+                              " expected one of \"version\", \"name\", \"description\","
+                              " \"board\", \"pieces\", \"rotations\", \"mirror\", \"expected\"");
+    doc = "{\"board\": \n  {\"size\": [2, 1]]}";
+    ck_assert_int_eq(tsr_puzzle_read_json(doc, strlen(doc), NULL, &pz, NULL, &err), TSR_EINVAL);
+    ck_assert_msg(strncmp(err.msg, "2:", 2) == 0, "%s", err.msg);
+}
+END_TEST
+
+static Suite *json_suite(void)
+{
+    Suite *s = suite_create("json");
+    TCase *tc = tcase_create("good");
+    tcase_add_test(tc, board_size_2d);
+    tcase_add_test(tc, board_size_3d);
+    tcase_add_test(tc, board_rows);
+    tcase_add_test(tc, board_layers);
+    tcase_add_test(tc, board_cells);
+    tcase_add_test(tc, piece_forms);
+    tcase_add_test(tc, fixed_pieces);
+    tcase_add_test(tc, puzzle_fields);
+    tcase_add_test(tc, puzzle_defaults);
+    tcase_add_test(tc, job_all_options);
+    tcase_add_test(tc, job_other_option_values);
+    tcase_add_test(tc, job_without_options);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("bad");
+    tcase_add_loop_test(tc, bad_documents, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+    tcase_add_test(tc, bad_options_leave_defaults);
+    tcase_add_test(tc, null_source_and_long_key);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("caps");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, too_big_document);
+    tcase_add_test(tc, too_deep);
+    tcase_add_test(tc, too_many_board_cells);
+    tcase_add_test(tc, exactly_max_board_cells);
+    tcase_add_test(tc, too_many_piece_cells);
+    tcase_add_test(tc, art_beyond_max_coord);
+    tcase_add_test(tc, too_many_pieces);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(json_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,158 @@
+/*
+ * test_oracle.c - every published count in puzzles/ (taken from
+ * ../shared/oracle.md), in every mode the file gives, under every engine
+ * configuration.
+ *
+ * Each puzzle file carries its expected counts.  Quick puzzles run in all
+ * configurations; the Tetris and Bedlam cubes run with the defaults only,
+ * and the minutes-long ones only when TSR_LONG=1 (make check-long), which
+ * also runs every configuration everywhere.  TSR_QUICK=1 (the sanitizer
+ * builds) leaves the cubes out.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/tessera.h"
+
+#ifndef TSR_SRCDIR
+#define TSR_SRCDIR "."
+#endif
+
+#define MAX_FILES 256
+
+static char *files[MAX_FILES];
+static int nfiles;
+
+typedef struct config {
+    const char *name;
+    int fila;         /* -1 = default, -2 = all pieces (FILA from the root) */
+    const char *order;
+    int nof, volume, parity, fit;
+    const char *redundancy;
+} config;
+
+static const config configs[] = {
+    {"default", -1, "", -1, -1, -1, -1, ""},
+    {"dlx-only", 0, "", -1, -1, -1, -1, ""},
+    {"dlx-first-cell", 0, "f", -1, -1, -1, -1, ""},
+    {"fila-f", -1, "s:f=99", -1, -1, -1, -1, ""},
+    {"fila-e", -1, "s:e=99", -1, -1, -1, -1, ""},
+    {"fila-s", -1, "s:s=99", -1, -1, -1, -1, ""},
+    {"fila-e-nof-off", -1, "s:e=99", 0, -1, -1, -1, ""},
+    {"fila-f-nof-off", -1, "s:f=99", 0, -1, -1, -1, ""},
+    {"no-redundancy", -1, "", -1, -1, -1, -1, "off"},
+    {"volume-every-level", -1, "", -1, 6, -1, -1, ""},
+    {"volume-off", -1, "", -1, 0, -1, -1, ""},
+    {"parity-trigger", -1, "", -1, -1, 1, -1, ""},
+    {"fit-filter", -1, "", -1, -1, -1, 1, ""},
+};
+#define NCONFIGS (int)(sizeof configs / sizeof configs[0])
+
+static bool long_run(void) { return getenv("TSR_LONG") != NULL; }
+
+/* Which configurations a puzzle gets outside long runs. */
+static bool wanted(const char *file, int cfg, int mode)
+{
+    if (long_run())
+        return true;
+    if (strstr(file, "5x18") != NULL)
+        return false;
+    if (strstr(file, "tetris") != NULL || strstr(file, "bedlam") != NULL)
+        return cfg == 0 && mode == TSR_UNIQUE_ROTATIONS && getenv("TSR_QUICK") == NULL;
+    return true;
+}
+
+static int count(void *ctx, const tsr_solution *s)
+{
+    (void)s;
+    ++*(long *)ctx;
+    return 0;
+}
+
+START_TEST(published_counts)
+{
+    const char *file = files[_i];
+    char path[1024];
+    snprintf(path, sizeof path, "%s/puzzles/%s", TSR_SRCDIR, file);
+    tsr_puzzle *pz = NULL;
+    tsr_options base;
+    tsr_err err = {{0}};
+    ck_assert_msg(tsr_puzzle_load_file(path, &pz, &base, &err) == 0, "%s", err.msg);
+    static const char *mode_names[] = {"raw", "rotations", "mirror"};
+    int checked = 0;
+    for (int mode = 0; mode < 3; mode++) {
+        if (pz->expected[mode] < 0)
+            continue;
+        for (int c = 0; c < NCONFIGS; c++) {
+            if (!wanted(file, c, mode))
+                continue;
+            const config *cf = &configs[c];
+            tsr_options opt;
+            tsr_options_init(&opt);
+            opt.unique = (enum tsr_unique)mode;
+            opt.fila = cf->fila == -2 ? 1000000 : cf->fila;
+            snprintf(opt.order, sizeof opt.order, "%s", cf->order);
+            opt.nof = cf->nof;
+            opt.volume = cf->volume;
+            opt.parity = cf->parity;
+            opt.fit = cf->fit;
+            snprintf(opt.redundancy, sizeof opt.redundancy, "%s", cf->redundancy);
+            tsr_solver *s = NULL;
+            int rc = tsr_solver_new(pz, &opt, &s, &err);
+            ck_assert_msg(rc == 0, "%s %s: %s", file, cf->name, err.msg);
+            long n = 0;
+            tsr_callbacks cb = {.ctx = &n, .solution = count};
+            tsr_stats st;
+            ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &st), 0);
+            ck_assert_msg(n == pz->expected[mode] && st.solutions == (uint64_t)n,
+                          "%s, %s mode, %s (%s): %ld solutions, published %lld", file,
+                          mode_names[mode], cf->name, tsr_solver_config(s), n,
+                          pz->expected[mode]);
+            tsr_stats_free(&st);
+            tsr_solver_free(s);
+            checked++;
+        }
+    }
+    tsr_puzzle_free(pz);
+    if (checked > 0)
+        fprintf(stderr, "%s: %d runs match the published counts\n", file, checked);
+}
+END_TEST
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(void)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/puzzles", TSR_SRCDIR);
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        perror(dir);
+        return EXIT_FAILURE;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && nfiles < MAX_FILES) {
+        size_t n = strlen(e->d_name);
+        if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0)
+            files[nfiles++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(files, (size_t)nfiles, sizeof *files, by_name);
+    Suite *s = suite_create("oracle");
+    TCase *tc = tcase_create("oracle");
+    tcase_set_timeout(tc, long_run() ? 36000 : 600);
+    tcase_add_loop_test(tc, published_counts, 0, nfiles);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    for (int i = 0; i < nfiles; i++)
+        free(files[i]);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,544 @@
+/*
+ * test_write.c - the writers (write.c): exact text layers for a 2D and a 3D
+ * solution, the one-line solution JSON, the polycube sub-puzzle writer and
+ * the puzzle JSON writer, each read back by its reader (round trips), and
+ * the solutions and puzzles the writers must refuse.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom/geom.h"
+#include "tessera/puzzle.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+/* Writers write into memory: text = sink_close(&o) after writing to
+ * sink_open(&o); the caller frees the text. */
+struct sink {
+    char *text;
+    size_t len;
+    FILE *f;
+};
+
+static FILE *sink_open(struct sink *o)
+{
+    o->text = NULL;
+    o->f = open_memstream(&o->text, &o->len);
+    ck_assert_ptr_nonnull(o->f);
+    return o->f;
+}
+
+static char *sink_close(struct sink *o)
+{
+    fclose(o->f);
+    return o->text;
+}
+
+static void add_cells(tsr_puzzle *pz, const tsr_cell *cells, int n)
+{
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(tsr_puzzle_add_board_cell(pz, cells[i]), 0);
+}
+
+static void add_piece(tsr_puzzle *pz, const char *name, const tsr_cell *cells, int n,
+                      int count, bool fixed)
+{
+    ck_assert_int_ge(tsr_puzzle_add_piece(pz, name, cells, n, count, fixed), 0);
+}
+
+static void validate(const tsr_puzzle *pz)
+{
+    tsr_err err = {""};
+    ck_assert_msg(tsr_puzzle_validate(pz, "test", &err) == 0, "%s", err.msg);
+}
+
+static tsr_puzzle *read_polycube(const char *text)
+{
+    tsr_puzzle *pz = NULL;
+    tsr_err err = {""};
+    int rc = tsr_puzzle_read_polycube(text, strlen(text), "written", &pz, &err);
+    ck_assert_msg(rc == 0, "%s in\n%s", err.msg, text);
+    return pz;
+}
+
+/* "x,y,z;..." of the cells moved to the origin and sorted, for comparing
+ * shapes (and, with `keep`, exact cell sets). */
+static char *cells_key(const tsr_cell *cells, int n, bool keep)
+{
+    tsr_cell *v = malloc((size_t)n * sizeof *v);
+    char *key = malloc((size_t)n * 40 + 1), *at = key;
+    memcpy(v, cells, (size_t)n * sizeof *v);
+    if (keep)
+        qsort(v, (size_t)n, sizeof *v, geo_cell_cmp);
+    else
+        geo_normalize(v, n);
+    *at = '\0';
+    for (int i = 0; i < n; i++)
+        at += sprintf(at, "%d,%d,%d;", v[i].x, v[i].y, v[i].z);
+    free(v);
+    return key;
+}
+
+static void assert_same_cells(const tsr_cell *a, int na, const tsr_cell *b, int nb, bool keep)
+{
+    ck_assert_int_eq(na, nb);
+    char *ka = cells_key(a, na, keep), *kb = cells_key(b, nb, keep);
+    ck_assert_str_eq(ka, kb);
+    free(ka);
+    free(kb);
+}
+
+/* Same pieces in the same order: names, flags, counts, fixed cells exactly
+ * and mobile shapes up to translation. */
+static void assert_same_pieces(const tsr_puzzle *a, const tsr_puzzle *b)
+{
+    ck_assert_int_eq(a->npieces, b->npieces);
+    for (int i = 0; i < a->npieces; i++) {
+        const tsr_piece *p = &a->pieces[i], *q = &b->pieces[i];
+        ck_assert_str_eq(p->name, q->name);
+        ck_assert_int_eq(p->fixed, q->fixed);
+        ck_assert_int_eq(p->count, q->count);
+        assert_same_cells(p->cells, p->ncells, q->cells, q->ncells, p->fixed);
+    }
+}
+
+/* ---- a small 2D puzzle with a hole, and a 3D one ------------------------- */
+
+/*   y=0:  A Bb Bb
+ *   y=1:  A  -  .      (- is not on the board; . is not covered) */
+static const tsr_cell BOARD_2D[] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0, 1, 0}, {2, 1, 0}};
+static const tsr_cell A_AT[] = {{0, 0, 0}, {0, 1, 0}};
+static const tsr_cell BB_AT[] = {{1, 0, 0}, {2, 0, 0}};
+
+static tsr_puzzle *puzzle_2d(void)
+{
+    tsr_puzzle *pz = tsr_puzzle_new();
+    add_cells(pz, BOARD_2D, 5);
+    add_piece(pz, "A", A_AT, 2, 1, false);
+    add_piece(pz, "Bb", BB_AT, 2, 1, false);
+    add_piece(pz, "c", &BOARD_2D[0], 1, 1, false);
+    validate(pz);
+    return pz;
+}
+
+static const tsr_placement PLACED_2D[] = {{0, 2, A_AT}, {1, 2, BB_AT}};
+static const tsr_solution SOLUTION_2D = {2, PLACED_2D};
+
+START_TEST(text_2d)
+{
+    tsr_puzzle *pz = puzzle_2d();
+    struct sink o;
+    int rc = tsr_write_solution_text(sink_open(&o), pz, &SOLUTION_2D);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, "A  Bb Bb\n"
+                           "A     .\n");
+    free(text);
+    rc = tsr_write_solution_text(sink_open(&o), pz, NULL);
+    text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, ".  .  .\n"
+                           ".     .\n");
+    free(text);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* A 2x2x2 box without its corner (1,1,1), away from the origin. */
+START_TEST(text_3d)
+{
+    static const tsr_cell board[] = {{5, 5, 5}, {6, 5, 5}, {5, 6, 5}, {6, 6, 5},
+                                     {5, 5, 6}, {6, 5, 6}, {5, 6, 6}};
+    static const tsr_cell l[] = {{5, 5, 5}, {6, 5, 5}, {5, 6, 5}};
+    static const tsr_cell i1[] = {{6, 6, 5}, {6, 5, 6}}, i2[] = {{5, 5, 6}, {5, 6, 6}};
+    static const tsr_placement placed[] = {{0, 3, l}, {1, 2, i1}, {1, 2, i2}};
+    tsr_puzzle *pz = tsr_puzzle_new();
+    add_cells(pz, board, 7);
+    add_piece(pz, "L", l, 3, 1, false);
+    add_piece(pz, "I", i2, 2, 2, false);
+    validate(pz);
+    tsr_solution s = {3, placed};
+    struct sink o;
+    int rc = tsr_write_solution_text(sink_open(&o), pz, &s);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, "L L\n"
+                           "L I\n"
+                           "\n"
+                           "I I\n"
+                           "I\n");
+    free(text);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(solution_json)
+{
+    tsr_puzzle *pz = puzzle_2d();
+    struct sink o;
+    int rc = tsr_write_solution_json(sink_open(&o), pz, &SOLUTION_2D);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, "{\"pieces\":[{\"name\":\"A\",\"cells\":[[0,0,0],[0,1,0]]},"
+                           "{\"name\":\"Bb\",\"cells\":[[1,0,0],[2,0,0]]}]}\n");
+    free(text);
+    rc = tsr_write_solution_json(sink_open(&o), pz, NULL);
+    text = sink_close(&o);
+    ck_assert_str_eq(text, "{\"pieces\":[]}\n");
+    free(text);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* Solutions that do not fit the puzzle are refused by every writer. */
+START_TEST(bad_solutions)
+{
+    tsr_puzzle *pz = puzzle_2d();
+    static const tsr_cell off[] = {{1, 1, 0}}, far[] = {{9, 9, 9}};
+    const tsr_placement cases[][2] = {
+        {{3, 2, A_AT}, {1, 2, BB_AT}},   /* no piece 3 */
+        {{0, 2, A_AT}, {1, 2, A_AT}},    /* overlap */
+        {{0, 1, off}, {1, 2, BB_AT}},    /* not on the board */
+        {{0, 1, far}, {1, 2, BB_AT}},    /* outside the box */
+        {{0, 2, A_AT}, {0, 2, BB_AT}},   /* two copies of a count-1 piece */
+        {{0, 0, A_AT}, {1, 2, BB_AT}},   /* no cells */
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        tsr_solution s = {2, cases[i]};
+        struct sink o;
+        int rc = tsr_write_polycube(sink_open(&o), pz, &s);
+        free(sink_close(&o));
+        ck_assert_msg(rc == TSR_EINVAL, "case %d: polycube %d", i, rc);
+        rc = tsr_write_solution_text(sink_open(&o), pz, &s);
+        free(sink_close(&o));
+        ck_assert_msg(rc == (i == 4 ? 0 : TSR_EINVAL), "case %d: text %d", i, rc);
+    }
+    tsr_solution s = {1, cases[0]};
+    struct sink o;
+    int rc = tsr_write_solution_json(sink_open(&o), pz, &s);
+    free(sink_close(&o));
+    ck_assert_int_eq(rc, TSR_EINVAL);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* ---- the polycube writer ----------------------------------------------------- */
+
+/* A 3x3 ring (no centre) at x 5..7, y -2..0: three dominoes, a monomino
+ * and a fixed monomino F; the assembly places F and one domino. */
+static const tsr_cell RING[] = {{5, -2, 0}, {6, -2, 0}, {7, -2, 0}, {5, -1, 0},
+                                {7, -1, 0}, {5, 0, 0},  {6, 0, 0},  {7, 0, 0}};
+static const tsr_cell DOMINO_AT[] = {{5, -2, 0}, {6, -2, 0}};
+static const tsr_cell F_AT[] = {{7, 0, 0}};
+
+static tsr_puzzle *ring_puzzle(const char *domino, const char *mono)
+{
+    tsr_puzzle *pz = tsr_puzzle_new();
+    add_cells(pz, RING, 8);
+    static const tsr_cell d[] = {{0, 3, 0}, {0, 4, 0}}, m[] = {{9, 9, 0}};
+    add_piece(pz, domino, d, 2, 3, false);
+    add_piece(pz, "F", F_AT, 1, 1, true);
+    add_piece(pz, mono, m, 1, 1, false);
+    validate(pz);
+    return pz;
+}
+
+static const tsr_placement RING_PLACED[] = {{1, 1, F_AT}, {0, 2, DOMINO_AT}};
+static const tsr_solution RING_SOLUTION = {2, RING_PLACED};
+
+/* Board cells that neither fixed pieces nor placements cover, moved so the
+ * board's bounding box starts at the origin. */
+static char *free_key(const tsr_puzzle *pz, const tsr_solution *s)
+{
+    tsr_cell lo = geo_min_corner(pz->cells, pz->ncells);
+    tsr_cell *v = malloc((size_t)pz->ncells * sizeof *v);
+    int n = 0;
+    for (int i = 0; i < pz->ncells; i++) {
+        tsr_cell c = pz->cells[i];
+        bool covered = false;
+        for (int k = 0; k < pz->npieces; k++)
+            for (int j = 0; pz->pieces[k].fixed && j < pz->pieces[k].ncells; j++)
+                covered |= !geo_cell_cmp(&c, &pz->pieces[k].cells[j]);
+        for (int p = 0; s && p < s->nplacements; p++)
+            for (int j = 0; j < s->placements[p].ncells; j++)
+                covered |= !geo_cell_cmp(&c, &s->placements[p].cells[j]);
+        if (!covered)
+            v[n++] = (tsr_cell){c.x - lo.x, c.y - lo.y, c.z - lo.z};
+    }
+    char *key = cells_key(v, n, true);
+    free(v);
+    return key;
+}
+
+START_TEST(polycube_partial_assembly)
+{
+    tsr_puzzle *pz = ring_puzzle("I", "o");
+    struct sink o;
+    int rc = tsr_write_polycube(sink_open(&o), pz, &RING_SOLUTION);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, "D:xDim=3:yDim=3:zDim=1\n"
+                           "C:name=I_2:type=M:layout=0 0 0, 0 1 0\n"
+                           "C:name=I_3:type=M:layout=0 0 0, 0 1 0\n"
+                           "C:name=o:type=M:layout=0 0 0\n"
+                           "L:stationary=F I_1 *\n"
+                           ".   .   F\n"
+                           ".   *   .\n"
+                           "I_1 I_1 .\n"
+                           "~L\n"
+                           "~D\n");
+    tsr_puzzle *back = read_polycube(text);
+    /* the same free cells and the same copies left to place */
+    char *want = free_key(pz, &RING_SOLUTION), *got = free_key(back, NULL);
+    ck_assert_str_eq(got, want);
+    free(want);
+    free(got);
+    ck_assert_int_eq(back->npieces, 6);
+    const char *names[] = {"I_2", "I_3", "o", "F", "I_1", "*"};
+    for (int i = 0; i < 6; i++) {
+        ck_assert_str_eq(back->pieces[i].name, names[i]);
+        ck_assert_int_eq(back->pieces[i].fixed, i >= 3);
+    }
+    assert_same_cells(back->pieces[0].cells, 2, pz->pieces[0].cells, 2, false);
+    free(text);
+    tsr_puzzle_free(back);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* Definitions read from polycube files come back as themselves. */
+START_TEST(polycube_round_trip_files)
+{
+    static const char *defs[] = {
+        "D:xDim=4:yDim=2:zDim=2\n"
+        "C:name=A:type=M:layout=0 0 2, 1 0 2, 2 0 2, 2 0 1\n"
+        "C:name=B:type=M:layout=0 0 0, 1 0 0, 2 0 0, 2 1 0\n"
+        "C:name=C:type=M:layout=0 0 0, 1 0 0, 1 0 1, 2 0 1\n"
+        "C:name=D:type=M:layout=0 0 0, 1 0 0, 2 0 0, 2 1 0\n"
+        "~D\n",
+        "D:xDim=4:yDim=3:zDim=1:oneSide\n"
+        "L\n"
+        "P P .\n"
+        "P P P\n"
+        "\n"
+        "Long Long\n"
+        "~L\n"
+        "C:name=q:layout=0 0 0, 1 0 0\n"
+        "L:stationary=* x\n"
+        "* . . x\n"
+        ". . . .\n"
+        ". . . *\n"
+        "~L\n"
+        "~D\n",
+    };
+    for (int i = 0; i < 2; i++) {
+        tsr_puzzle *pz = read_polycube(defs[i]);
+        struct sink o;
+        int rc = tsr_write_polycube(sink_open(&o), pz, NULL);
+        char *text = sink_close(&o);
+        ck_assert_int_eq(rc, 0);
+        tsr_puzzle *back = read_polycube(text);
+        free(text);
+        assert_same_cells(pz->cells, pz->ncells, back->cells, back->ncells, true);
+        assert_same_pieces(pz, back);
+        ck_assert_int_eq(pz->rotations, back->rotations);
+        tsr_puzzle_free(back);
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
+START_TEST(polycube_names)
+{
+    /* '*' taken: the hole piece is "*_1" */
+    tsr_puzzle *pz = ring_puzzle("I", "*");
+    struct sink o;
+    int rc = tsr_write_polycube(sink_open(&o), pz, NULL);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_ptr_nonnull(strstr(text, "L:stationary=F *_1\n"));
+    tsr_puzzle_free(read_polycube(text));
+    free(text);
+    tsr_puzzle_free(pz);
+
+    /* names the format cannot carry, or that clash once suffixed */
+    const char *bad[][2] = {{"I", "I_2"}, {"a b", "o"}, {"I", "o:p"}, {"I", "~o"}};
+    for (int i = 0; i < 4; i++) {
+        pz = ring_puzzle(bad[i][0], bad[i][1]);
+        rc = tsr_write_polycube(sink_open(&o), pz, &RING_SOLUTION);
+        free(sink_close(&o));
+        ck_assert_msg(rc == TSR_EUNSUPP, "case %d: %d", i, rc);
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
+START_TEST(polycube_rotations)
+{
+    tsr_puzzle *pz = ring_puzzle("I", "o");
+    struct sink o;
+    int rc;
+    pz->rotations = TSR_ROT_NONE;
+    rc = tsr_write_polycube(sink_open(&o), pz, NULL);
+    free(sink_close(&o));
+    ck_assert_int_eq(rc, TSR_EUNSUPP);
+
+    pz->rotations = TSR_ROT_ONE_SIDED;
+    rc = tsr_write_polycube(sink_open(&o), pz, NULL);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_ptr_nonnull(strstr(text, "D:xDim=3:yDim=3:zDim=1:oneSide\n"));
+    tsr_puzzle *back = read_polycube(text);
+    ck_assert_int_eq(back->rotations, TSR_ROT_ONE_SIDED);
+    tsr_puzzle_free(back);
+    free(text);
+
+    /* one-sided with mirror images of flat pieces: all flat turns */
+    pz->mirror = true;
+    rc = tsr_write_polycube(sink_open(&o), pz, NULL);
+    text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_ptr_nonnull(strstr(text, "D:xDim=3:yDim=3:zDim=1\n"));
+    free(text);
+
+    /* 3D mirror images: not expressible */
+    pz->cells[0].z = 1;
+    pz->pieces[1].cells[0] = pz->cells[0];
+    rc = tsr_write_polycube(sink_open(&o), pz, NULL);
+    free(sink_close(&o));
+    ck_assert_int_eq(rc, TSR_EUNSUPP);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* ---- the puzzle JSON writer ---------------------------------------------------- */
+
+static tsr_puzzle *read_json(const char *text)
+{
+    tsr_puzzle *pz = NULL;
+    tsr_err err = {""};
+    int rc = tsr_puzzle_read_json(text, strlen(text), "written", &pz, NULL, &err);
+    ck_assert_msg(rc == 0, "%s in\n%s", err.msg, text);
+    return pz;
+}
+
+START_TEST(puzzle_json_exact)
+{
+    static const tsr_cell two[] = {{0, 0, 0}, {1, 0, 0}};
+    tsr_puzzle *pz = tsr_puzzle_new();
+    add_cells(pz, two, 2);
+    add_piece(pz, "d", two, 2, 1, false);
+    struct sink o;
+    int rc = tsr_write_puzzle_json(sink_open(&o), pz);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text,
+                     "{\n"
+                     "  \"version\": 1,\n"
+                     "  \"board\": {\"cells\": [[0, 0, 0], [1, 0, 0]]},\n"
+                     "  \"pieces\": [\n"
+                     "    {\"name\": \"d\", \"cells\": [[0, 0, 0], [1, 0, 0]], \"count\": 1, "
+                     "\"fixed\": false}\n"
+                     "  ],\n"
+                     "  \"rotations\": \"all\",\n"
+                     "  \"mirror\": false\n"
+                     "}\n");
+    free(text);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(puzzle_json_round_trip)
+{
+    tsr_puzzle *pz = ring_puzzle("I", "o");
+    ck_assert_int_eq(tsr_puzzle_set_name(pz, "Ring \"8\" \xc3\xa9"), 0);
+    ck_assert_int_eq(tsr_puzzle_set_description(pz, "line one\nline two"), 0);
+    pz->rotations = TSR_ROT_ONE_SIDED;
+    pz->mirror = true;
+    pz->expected[TSR_UNIQUE_RAW] = 12;
+    pz->expected[TSR_UNIQUE_MIRROR] = 3;
+    struct sink o;
+    int rc = tsr_write_puzzle_json(sink_open(&o), pz);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    tsr_puzzle *back = read_json(text);
+    free(text);
+    ck_assert_str_eq(back->name, pz->name);
+    ck_assert_str_eq(back->description, pz->description);
+    ck_assert_int_eq(back->rotations, TSR_ROT_ONE_SIDED);
+    ck_assert(back->mirror);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(back->expected[i], pz->expected[i]);
+    ck_assert_int_eq(back->ncells, pz->ncells);
+    ck_assert_mem_eq(back->cells, pz->cells, (size_t)pz->ncells * sizeof *pz->cells);
+    assert_same_pieces(pz, back);
+    for (int i = 0; i < pz->npieces; i++) /* mobile cells exactly too */
+        ck_assert_mem_eq(back->pieces[i].cells, pz->pieces[i].cells,
+                         (size_t)pz->pieces[i].ncells * sizeof(tsr_cell));
+    tsr_puzzle_free(back);
+
+    /* names JSON cannot carry */
+    ck_assert_int_eq(tsr_puzzle_set_name(pz, "bad \xff"), 0);
+    rc = tsr_write_puzzle_json(sink_open(&o), pz);
+    free(sink_close(&o));
+    ck_assert_int_eq(rc, TSR_EUNSUPP);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* A polycube definition, as JSON, is the same puzzle. */
+START_TEST(puzzle_json_from_polycube)
+{
+    tsr_puzzle *pz = read_polycube("D:xDim=3:yDim=2\n"
+                                   "L:stationary=S\n"
+                                   "S . .\n"
+                                   "a a b\n"
+                                   "~L\n"
+                                   "C:name=c:layout=0 0 0, 1 0 0\n"
+                                   "~D\n");
+    struct sink o;
+    int rc = tsr_write_puzzle_json(sink_open(&o), pz);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    tsr_puzzle *back = read_json(text);
+    free(text);
+    assert_same_cells(pz->cells, pz->ncells, back->cells, back->ncells, true);
+    assert_same_pieces(pz, back);
+    tsr_puzzle_free(back);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+static Suite *write_suite(void)
+{
+    Suite *s = suite_create("write");
+    TCase *tc = tcase_create("solutions");
+    tcase_add_test(tc, text_2d);
+    tcase_add_test(tc, text_3d);
+    tcase_add_test(tc, solution_json);
+    tcase_add_test(tc, bad_solutions);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("polycube");
+    tcase_add_test(tc, polycube_partial_assembly);
+    tcase_add_test(tc, polycube_round_trip_files);
+    tcase_add_test(tc, polycube_names);
+    tcase_add_test(tc, polycube_rotations);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("puzzle json");
+    tcase_add_test(tc, puzzle_json_exact);
+    tcase_add_test(tc, puzzle_json_round_trip);
+    tcase_add_test(tc, puzzle_json_from_polycube);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(write_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
