@@ -61,7 +61,8 @@ int tsr_solver_ncopies(const tsr_solver *s);
  * Image ids are stable for a given puzzle and engine version. */
 int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *cells);
 
-/* The symmetry group's order (how many board symmetries the puzzle has). */
+/* The order of the puzzle's symmetry group: board symmetries that map every
+ * placement of every piece to a placement of a piece. */
 int tsr_solver_group_order(const tsr_solver *s);
 
 /* Search below a partial assembly of `nstart` image ids (0 for the whole

@@ -379,7 +379,8 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
              "redundancy=%s group=%d images=%d/%d",
              o->fila, order, o->nof ? "on" : "off", vol, o->vtrigger,
              s->parity ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
-             s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off", s->g->n,
+             s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off",
+             tsr_solver_group_order(s),
              s->nalive, s->ip->nimages);
     *out = s;
     return 0;
@@ -388,7 +389,13 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
 const char *tsr_solver_config(const tsr_solver *s) { return s->config; }
 int tsr_solver_nimages(const tsr_solver *s) { return s->ip->nimages; }
 int tsr_solver_ncopies(const tsr_solver *s) { return s->P; }
-int tsr_solver_group_order(const tsr_solver *s) { return s->g->n; }
+int tsr_solver_group_order(const tsr_solver *s)
+{
+    int n = 0;
+    for (int e = 0; e < s->g->n; e++)
+        n += s->g->full[e];
+    return n;
+}
 
 int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *cells)
 {
@@ -690,7 +697,7 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
     r->hidden = malloc(ni * sizeof *r->hidden);
     r->rows = malloc(ni * sizeof *r->rows);
     r->sol = malloc(nc * sizeof *r->sol);
-    r->scratch = malloc(nc * sizeof *r->scratch);
+    r->scratch = malloc((nc + (size_t)ip->ntypes) * sizeof *r->scratch);
     r->expand = malloc((size_t)s->g->n * nc * sizeof *r->expand);
     r->pl = malloc(((size_t)s->pz->npieces + nc) * sizeof *r->pl);
     r->plcells = malloc((size_t)(tsr_puzzle_piece_volume(s->pz) + 1) * sizeof *r->plcells);

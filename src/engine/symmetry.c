@@ -26,7 +26,7 @@ void sym_free(sym_group *g)
     if (g == NULL)
         return;
     free(g->cellmap);
-    free(g->typeperm);
+    free(g->fixtype);
     free(g->imgmap);
     free(g->mult);
     free(g);
@@ -68,41 +68,52 @@ static bool maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr
     return true;
 }
 
-/* Type permutation of transform t, or false when t turns some type into a
- * shape no type of the same count and size allows. */
-static bool type_perm(const img_problem *ip, const geo_mat *t, int *perm, tsr_cell *buf)
+/* Image of the cells `cells` (sorted) for an image of type t: the same type
+ * when it allows that orientation, else another type of equal size and
+ * count that does; -1 when none does. */
+static int map_image(const img_problem *ip, int t, const int *cells, int n)
 {
-    char *used = calloc((size_t)ip->ntypes + 1, 1);
-    if (used == NULL)
-        return false;
-    bool ok = true;
-    for (int a = 0; a < ip->ntypes && ok; a++) {
-        const img_type *ta = &ip->types[a];
-        for (int i = 0; i < ta->size; i++)
-            buf[i] = geo_apply(t, ta->orient[i]);
-        geo_normalize(buf, ta->size);
-        perm[a] = -1;
-        /* prefer the type itself, then the first other match */
-        for (int pass = 0; pass < 2 && perm[a] < 0; pass++)
-            for (int b = 0; b < ip->ntypes && perm[a] < 0; b++) {
-                const img_type *tb = &ip->types[b];
-                if ((pass == 0) != (b == a) || used[b] || tb->count != ta->count ||
-                    tb->size != ta->size)
-                    continue;
-                for (int o = 0; o < tb->norient; o++)
-                    if (memcmp(tb->orient + (size_t)o * tb->size, buf,
-                               (size_t)tb->size * sizeof *buf) == 0) {
-                        perm[a] = b;
-                        break;
-                    }
-            }
-        if (perm[a] < 0)
-            ok = false;
-        else
-            used[perm[a]] = 1;
+    int i = img_find(ip, t, cells, n);
+    for (int u = 0; i < 0 && u < ip->ntypes; u++)
+        if (u != t && ip->types[u].size == ip->types[t].size &&
+            ip->types[u].count == ip->types[t].count)
+            i = img_find(ip, u, cells, n);
+    return i;
+}
+
+/* Fill imgmap for element e and decide whether it is full: every image
+ * maps, and all images of a type go to one type, bijectively. */
+static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
+{
+    int nc = ip->ncells, ni = ip->nimages, nt = ip->ntypes;
+    const int *cm = g->cellmap + (size_t)e * nc;
+    int *map = g->imgmap + (size_t)e * ni, *ft = g->fixtype + (size_t)e * nt;
+    bool full = true;
+    for (int t = 0; t < nt; t++)
+        ft[t] = -2; /* not seen yet */
+    for (int i = 0; i < ni; i++) {
+        const int *ic = img_cells_of(ip, i);
+        int n = img_size(ip, i), t = ip->img_type[i];
+        for (int j = 0; j < n; j++)
+            cells[j] = cm[ic[j]];
+        qsort(cells, (size_t)n, sizeof *cells, int_cmp);
+        map[i] = map_image(ip, t, cells, n);
+        int to = map[i] < 0 ? -1 : ip->img_type[map[i]];
+        if (ft[t] == -2)
+            ft[t] = to;
+        else if (ft[t] != to)
+            ft[t] = -1;
+        full &= to >= 0;
     }
-    free(used);
-    return ok;
+    for (int t = 0; t < nt && full; t++) {
+        full = ft[t] >= 0;
+        for (int u = 0; u < t && full; u++)
+            full = ft[u] != ft[t];
+    }
+    if (!full)
+        for (int t = 0; t < nt; t++)
+            ft[t] = -1;
+    g->full[e] = full;
 }
 
 int sym_build(const img_problem *ip, sym_group **out)
@@ -116,12 +127,9 @@ int sym_build(const img_problem *ip, sym_group **out)
             maxn = pz->pieces[f].ncells;
     tsr_cell *a = malloc((size_t)maxn * sizeof *a), *b = malloc((size_t)maxn * sizeof *b);
     int *cells = malloc((size_t)(ip->maxsize > 0 ? ip->maxsize : 1) * sizeof *cells);
-    if (g != NULL) {
+    if (g != NULL)
         g->cellmap = malloc((size_t)GEO_NTRANSFORMS * (size_t)(nc ? nc : 1) * sizeof(int));
-        g->typeperm = malloc((size_t)GEO_NTRANSFORMS * (size_t)(nt ? nt : 1) * sizeof(int));
-    }
-    if (g == NULL || a == NULL || b == NULL || cells == NULL || g->cellmap == NULL ||
-        g->typeperm == NULL) {
+    if (g == NULL || a == NULL || b == NULL || cells == NULL || g->cellmap == NULL) {
         free(a);
         free(b);
         free(cells);
@@ -145,12 +153,9 @@ int sym_build(const img_problem *ip, sym_group **out)
             ok = (cm[c] = img_cell_at(ip, q)) >= 0;
         }
         ok = ok && maps_fixed(pz, &T[k], off, a, b);
-        int *tp = g->typeperm + (size_t)g->n * nt;
-        ok = ok && type_perm(ip, &T[k], tp, a);
         for (int e = 0; e < g->n && ok; e++)
-            if (memcmp(g->cellmap + (size_t)e * nc, cm, (size_t)nc * sizeof *cm) == 0 &&
-                memcmp(g->typeperm + (size_t)e * nt, tp, (size_t)nt * sizeof *tp) == 0)
-                ok = false; /* acts exactly like an element we have */
+            if (memcmp(g->cellmap + (size_t)e * nc, cm, (size_t)nc * sizeof *cm) == 0)
+                ok = false; /* acts exactly like an element we have (proper ones come first) */
         if (ok) {
             g->tf[g->n] = k;
             g->proper[g->n] = k < GEO_NPROPER;
@@ -161,42 +166,26 @@ int sym_build(const img_problem *ip, sym_group **out)
     free(b);
     int rc = 0;
     g->imgmap = malloc((size_t)g->n * (size_t)(ni ? ni : 1) * sizeof(int));
+    g->fixtype = malloc((size_t)g->n * (size_t)(nt ? nt : 1) * sizeof(int));
     g->mult = malloc((size_t)g->n * (size_t)g->n * sizeof(int));
-    if (g->imgmap == NULL || g->mult == NULL)
-        rc = TSR_ENOMEM;
-    for (int e = 0; e < g->n && rc == 0; e++) {
-        const int *cm = g->cellmap + (size_t)e * nc;
-        for (int i = 0; i < ni; i++) {
-            const int *ic = img_cells_of(ip, i);
-            int n = img_size(ip, i);
-            for (int j = 0; j < n; j++)
-                cells[j] = cm[ic[j]];
-            qsort(cells, (size_t)n, sizeof *cells, int_cmp);
-            int t = g->typeperm[(size_t)e * nt + ip->img_type[i]];
-            g->imgmap[(size_t)e * ni + i] = img_find(ip, t, cells, n);
-        }
-    }
-    /* multiplication table: (x after y) acts on cell c as x(y(c)) */
     int *comp = malloc((size_t)(nc ? nc : 1) * sizeof *comp);
-    int *tcomp = malloc((size_t)(nt ? nt : 1) * sizeof *tcomp);
-    if (rc == 0 && (comp == NULL || tcomp == NULL))
+    if (g->imgmap == NULL || g->fixtype == NULL || g->mult == NULL || comp == NULL)
         rc = TSR_ENOMEM;
+    for (int e = 0; e < g->n && rc == 0; e++)
+        map_images(ip, g, e, cells);
+    /* multiplication table: (x after y) acts on cell c as x(y(c)) */
     for (int x = 0; x < g->n && rc == 0; x++)
         for (int y = 0; y < g->n; y++) {
             for (int c = 0; c < nc; c++)
                 comp[c] = g->cellmap[(size_t)x * nc + g->cellmap[(size_t)y * nc + c]];
-            for (int t = 0; t < nt; t++)
-                tcomp[t] = g->typeperm[(size_t)x * nt + g->typeperm[(size_t)y * nt + t]];
             g->mult[x * g->n + y] = -1;
             for (int e = 0; e < g->n; e++)
-                if (memcmp(g->cellmap + (size_t)e * nc, comp, (size_t)nc * sizeof *comp) == 0 &&
-                    memcmp(g->typeperm + (size_t)e * nt, tcomp, (size_t)nt * sizeof *tcomp) == 0) {
+                if (memcmp(g->cellmap + (size_t)e * nc, comp, (size_t)nc * sizeof *comp) == 0) {
                     g->mult[x * g->n + y] = e;
                     break;
                 }
         }
     free(comp);
-    free(tcomp);
     free(cells);
     if (rc) {
         sym_free(g);
@@ -215,11 +204,24 @@ uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode)
     return m;
 }
 
-void sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out)
+bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out,
+               int *tally)
 {
     const int *map = g->imgmap + (size_t)k * ip->nimages;
-    for (int i = 0; i < ip->ncopies; i++)
+    bool ok = true;
+    if (!g->full[k])
+        memset(tally, 0, (size_t)ip->ntypes * sizeof *tally);
+    for (int i = 0; i < ip->ncopies; i++) {
         out[i] = map[sol[i]];
+        if (!g->full[k]) {
+            if (out[i] < 0)
+                return false;
+            tally[ip->img_type[out[i]]]++;
+        }
+    }
+    if (!g->full[k])
+        for (int t = 0; t < ip->ntypes && ok; t++)
+            ok = tally[t] == ip->types[t].count;
     /* keys are short (a few dozen ids): insertion sort beats qsort */
     for (int i = 1; i < ip->ncopies; i++) {
         int v = out[i], j = i;
@@ -227,6 +229,7 @@ void sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol,
             out[j] = out[j - 1];
         out[j] = v;
     }
+    return ok;
 }
 
 int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int *type,
@@ -261,7 +264,7 @@ int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int 
         for (int i = ty->first; i < ty->first + ty->nimages; i++) {
             bool rep = true;
             for (int e = 1; e < g->n && rep; e++)
-                if (g->typeperm[(size_t)e * ip->ntypes + t] == t &&
+                if (g->fixtype[(size_t)e * ip->ntypes + t] == t &&
                     g->imgmap[(size_t)e * ip->nimages + i] < i)
                     rep = false;
             kept += rep;
@@ -279,7 +282,7 @@ int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int 
     const img_type *ty = &ip->types[best];
     for (int i = ty->first; i < ty->first + ty->nimages; i++)
         for (int e = 1; e < g->n; e++)
-            if (g->typeperm[(size_t)e * ip->ntypes + best] == best &&
+            if (g->fixtype[(size_t)e * ip->ntypes + best] == best &&
                 g->imgmap[(size_t)e * ip->nimages + i] < i) {
                 keep[i] = 0;
                 break;
@@ -300,11 +303,11 @@ static bool findable(const img_problem *ip, const unsigned char *keep, const int
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
                 const int *sol, int *scratch)
 {
-    for (int e = 1; e < g->n; e++) {
-        sym_apply(ip, g, e, sol, scratch);
-        if (key_cmp(scratch, sol, ip->ncopies) < 0 && (keep == NULL || findable(ip, keep, scratch)))
+    int *tally = scratch + ip->ncopies;
+    for (int e = 1; e < g->n; e++)
+        if (sym_apply(ip, g, e, sol, scratch, tally) && key_cmp(scratch, sol, ip->ncopies) < 0 &&
+            (keep == NULL || findable(ip, keep, scratch)))
             return false;
-    }
     return true;
 }
 
@@ -313,23 +316,30 @@ int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, co
 {
     int n = g->n, nc = ip->ncopies;
     int *all = malloc((size_t)n * (size_t)nc * sizeof *all);
-    if (all == NULL)
+    int *tally = malloc((size_t)(ip->ntypes ? ip->ntypes : 1) * sizeof *tally);
+    bool *valid = malloc((size_t)n * sizeof *valid);
+    if (all == NULL || tally == NULL || valid == NULL) {
+        free(all);
+        free(tally);
+        free(valid);
         return TSR_ENOMEM;
+    }
     for (int e = 0; e < n; e++)
-        sym_apply(ip, g, e, sol, all + (size_t)e * nc);
+        valid[e] = sym_apply(ip, g, e, sol, all + (size_t)e * nc, tally);
     int count = 0;
-    /* member e is reported when no member h*e (h in the mode group) has a
-     * smaller key, and it is the first element with its key */
+    /* member e is reported when it is a solution, no solution h(e) with h in
+     * the mode's group has a smaller key, and it is the first element with
+     * its key */
     for (int e = 0; e < n; e++) {
         const int *ke = all + (size_t)e * nc;
-        bool report = true;
+        bool report = valid[e];
         for (int d = 0; d < e && report; d++)
-            if (key_cmp(all + (size_t)d * nc, ke, nc) == 0)
+            if (valid[d] && key_cmp(all + (size_t)d * nc, ke, nc) == 0)
                 report = false;
         for (int h = 0; h < n && report; h++)
             if ((mode_mask >> h) & 1) {
                 int he = g->mult[h * n + e];
-                if (he >= 0 && key_cmp(all + (size_t)he * nc, ke, nc) < 0)
+                if (he >= 0 && valid[he] && key_cmp(all + (size_t)he * nc, ke, nc) < 0)
                     report = false;
             }
         if (report) {
@@ -338,5 +348,7 @@ int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, co
         }
     }
     free(all);
+    free(tally);
+    free(valid);
     return count;
 }

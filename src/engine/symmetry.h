@@ -3,22 +3,30 @@
  * filter, and canonical solutions.
  *
  * The group G holds every lattice transform (proper or improper) that maps
- * the board onto itself, maps the fixed pieces onto fixed pieces of the same
- * shape, and maps the mobile piece types onto one another (a permutation of
- * types with equal counts whose allowed orientations contain the transformed
- * shapes).  A transform that would turn a piece into a shape no piece has is
- * not a symmetry of the puzzle.  Transforms acting identically on cells and
- * types are merged.  Element 0 is the identity.
+ * the board onto itself and the fixed pieces onto fixed pieces of the same
+ * shape; transforms acting identically on the cells are merged (an element
+ * is proper when some proper rotation realises it).  Element 0 is the
+ * identity.
+ *
+ * A transform maps an image to the image with the transformed cells, of the
+ * same type when that type allows the new orientation, else of the other type
+ * of equal size and count that does (the mirror twin of a one-sided piece),
+ * else to nothing.  So an element may map one solution to a solution and
+ * another to no solution at all (one-sided pieces in 3D turn some placements
+ * into forbidden orientations): the class of a solution S is the set of
+ * valid g(S).  Elements that map every image and permute the types are "full":
+ * only they may be used to constrain a piece.
  *
  * A solution is the sorted list of its mobile image ids (identical pieces
  * share images, so permuting them changes nothing).  Keys compare
  * lexicographically.  The search may skip images of one constrained type (the
- * redundancy filter keeps one image per orbit); the search then accepts a
- * solution only when its key is the smallest among the members of its orbit
- * that the filtered search can find.  So each orbit under G is accepted
- * exactly once whatever the filter, and the reporting modes expand an
- * accepted solution into the orbit members that are canonical in the mode's
- * subgroup (just the identity for raw, the proper rotations for rotations).
+ * redundancy filter keeps one image per orbit of the full elements); it then
+ * accepts a solution only when its key is the smallest among the valid
+ * members of its class that the filtered search can find.  Every class has
+ * such a member, so each class is accepted exactly once whatever the filter,
+ * and the reporting modes expand an accepted solution into the class members
+ * that are canonical in the mode's subgroup (just the identity for raw, the
+ * proper rotations for rotations).
  */
 #ifndef TSR_SYMMETRY_H
 #define TSR_SYMMETRY_H
@@ -32,9 +40,11 @@ typedef struct sym_group {
     int n;
     int tf[GEO_NTRANSFORMS];      /* geo transform index of each element */
     bool proper[GEO_NTRANSFORMS];
+    bool full[GEO_NTRANSFORMS];   /* maps every image, permuting the types */
     int *cellmap;                 /* n * ncells */
-    int *typeperm;                /* n * ntypes */
-    int *imgmap;                  /* n * nimages */
+    int *imgmap;                  /* n * nimages, -1 where the image has no image */
+    int *fixtype;                 /* n * ntypes: the type all images of a type go to under
+                                     a full element, else -1 */
     int *mult;                    /* n * n: index of (a after b) at [a * n + b] */
 } sym_group;
 
@@ -51,7 +61,8 @@ int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int 
                unsigned char *keep, tsr_err *err);
 
 /* Whether the search should accept `sol` (sorted, ip->ncopies ids), given
- * the filter's keep flags (NULL = no filter).  `scratch` holds ncopies ints. */
+ * the filter's keep flags (NULL = no filter).  `scratch` holds ncopies +
+ * ntypes ints. */
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
                 const int *sol, int *scratch);
 
@@ -61,7 +72,10 @@ bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *
 int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,
                int *out);
 
-/* Apply element k to a solution: out = sorted images of g_k(sol). */
-void sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out);
+/* Apply element k to a solution: out = sorted images of g_k(sol).  Returns
+ * false when g_k(sol) is not a solution (an image has no image, or the
+ * piece counts come out wrong); `tally` holds ip->ntypes ints. */
+bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out,
+               int *tally);
 
 #endif
