@@ -44,6 +44,9 @@ struct fila {
     /* typed masks */
     uint64_t *imask64, *umask64, *omask64, nbm64[FILA_MAX_BITS];
     u128 *imask128, *umask128, *omask128, nbm128[FILA_MAX_BITS];
+    /* box numbering: bits with a neighbour in the + and - direction of each axis */
+    uint64_t hasp64[3], hasm64[3];
+    u128 hasp128[3], hasm128[3];
     /* per run */
     int stack[FILA_MAX_BITS];     /* stack[p - 1]: image placed with p pieces left */
     int top;                      /* pieces left when FILA took over */
@@ -117,7 +120,8 @@ static int open_cells(const dlx *d, const img_problem *ip)
 
 bool fila_can_take(const fila *f, const dlx *d)
 {
-    if (dlx_remaining_copies(d) > f->plan->maxp || open_cells(d, f->ip) > FILA_MAX_BITS)
+    if (dlx_remaining_copies(d) > f->plan->maxp ||
+        (f->plan->box == 0 && open_cells(d, f->ip) > FILA_MAX_BITS))
         return false;
     int shapes = 0;
     for (int t = 0; t < f->ip->ntypes; t++)
@@ -141,21 +145,36 @@ static int prepare(fila *f, const dlx *d, int *rows)
 {
     const img_problem *ip = f->ip;
     const fila_plan *pl = f->plan;
-    /* bits in the plan's cell order (rank, then id) */
     int V = 0;
-    for (int c = 0; c < ip->ncells; c++) {
-        f->bitof[c] = -1;
-        if (!dlx_cell_open(d, c))
-            continue;
-        int k = V++;
-        while (k > 0 && (pl->rank[f->gcell[k - 1]] > pl->rank[c]))
-            f->gcell[k] = f->gcell[k - 1], k--;
-        f->gcell[k] = c;
+    if (pl->box > 0) { /* bits are box indices; bits off the open region stay unused */
+        V = pl->box;
+        for (int b = 0; b < V; b++)
+            f->gcell[b] = -1;
+        for (int c = 0; c < ip->ncells; c++) {
+            f->bitof[c] = dlx_cell_open(d, c) ? (int)pl->rank[c] : -1;
+            if (f->bitof[c] >= 0)
+                f->gcell[f->bitof[c]] = c;
+        }
+    } else { /* bits in the plan's cell order (rank, then id) */
+        for (int c = 0; c < ip->ncells; c++) {
+            f->bitof[c] = -1;
+            if (!dlx_cell_open(d, c))
+                continue;
+            int k = V++;
+            while (k > 0 && (pl->rank[f->gcell[k - 1]] > pl->rank[c]))
+                f->gcell[k] = f->gcell[k - 1], k--;
+            f->gcell[k] = c;
+        }
+        for (int b = 0; b < V; b++)
+            f->bitof[f->gcell[b]] = b;
     }
     f->V = V;
-    for (int b = 0; b < V; b++)
-        f->bitof[f->gcell[b]] = b;
     for (int b = 0; b < V; b++) {
+        if (f->gcell[b] < 0) {
+            f->nnb[b] = f->onnb[b] = 0;
+            f->freen[b] = f->ofreen[b] = 0;
+            continue;
+        }
         int n = 0, on = 0;
         unsigned char fm = 0, ofm = 0;
         for (int k = 0; k < 6; k++) {
@@ -250,8 +269,8 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         return rc;
     f->top = p;
     if (f->V <= 64)
-        fila_solve64(f, p, f->V == 64 ? 0 : ~(uint64_t)0 << f->V, w);
+        fila_solve64(f, p, fila_start64(f), w);
     else
-        fila_solve128(f, p, f->V == 128 ? 0 : ~(u128)0 << f->V, w);
+        fila_solve128(f, p, fila_start128(f), w);
     return f->stop;
 }

@@ -31,6 +31,11 @@ typedef struct fila_plan {
     int maxp;             /* FILA handles nodes with at most maxp pieces left */
     const char *heur;     /* heur[p] for p <= maxp: 'f' (ordered), 'e' or 's' */
     const double *rank;   /* per free cell: the ordered heuristic's cell order */
+    /* When box > 0, rank[c] is the cell's index in the board's bounding box
+     * (box cells, <= FILA_MAX_BITS) and bits are box indices: neighbours are
+     * then a fixed stride apart, and the E heuristic counts the open
+     * neighbours of all cells at once with shifts.  stride/ext per axis x, y, z. */
+    int box, stride[3], ext[3];
     bool nof;
     int goal;             /* leaves at this many pieces left (0 = complete) */
     /* parity trigger: active while pieces left >= parity_min (0 = off) */

@@ -106,6 +106,19 @@ static int FLN(fila_build)(fila *f)
             m |= (MASK)1 << f->nbb[b][i];
         f->FLN(nbm)[b] = m;
     }
+    if (pl->box > 0)
+        for (int a = 0; a < 3; a++) {
+            MASK hp = 0, hm = 0;
+            for (int b = 0; b < V; b++) {
+                int coord = b / pl->stride[a] % pl->ext[a];
+                if (coord + 1 < pl->ext[a])
+                    hp |= (MASK)1 << b;
+                if (coord > 0)
+                    hm |= (MASK)1 << b;
+            }
+            f->FLN(hasp)[a] = hp;
+            f->FLN(hasm)[a] = hm;
+        }
     /* images covering each bit, in image order (so grouped by shape) */
     long total = 0;
     for (int b = 0; b <= V; b++)
@@ -191,6 +204,43 @@ static int FLN(fila_build)(fila *f)
     return rc;
 }
 
+/* The occupancy FILA starts from: every bit but the open cells set. */
+static MASK FLN(fila_start)(const fila *f)
+{
+    MASK o = ~(MASK)0;
+    for (int b = 0; b < f->V; b++)
+        if (f->gcell[b] >= 0)
+            o &= ~((MASK)1 << b);
+    return o;
+}
+
+/* Box numbering: the holes with the fewest open neighbours, all cells at
+ * once.  Each direction gives the set of cells whose neighbour that way is
+ * a hole; a bit-sliced counter (c2 c1 c0) adds the six sets. */
+static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
+{
+    MASK c0 = 0, c1 = 0, c2 = 0;
+    for (int a = 0; a < 3; a++) {
+        int st = f->plan->stride[a];
+        if (f->plan->ext[a] < 2)
+            continue;
+        MASK m[2] = {(holes >> st) & f->FLN(hasp)[a], (holes << st) & f->FLN(hasm)[a]};
+        for (int k = 0; k < 2; k++) {
+            MASK carry0 = c0 & m[k];
+            c0 ^= m[k];
+            MASK carry1 = c1 & carry0;
+            c1 ^= carry0;
+            c2 |= carry1;
+        }
+    }
+    for (int n = 0; n <= 6; n++) {
+        MASK e = holes & (n & 1 ? c0 : ~c0) & (n & 2 ? c1 : ~c1) & (n & 4 ? c2 : ~c2);
+        if (e)
+            return e;
+    }
+    return holes;
+}
+
 /* ILSI of bit b over its first nn open neighbours. */
 static inline unsigned FLN(ilsi)(const fila *f, int b, int nn, MASK o)
 {
@@ -248,7 +298,10 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
     } else {
         MASK holes = ~o;
         int cand[FILA_MAX_BITS], nc = 0;
-        if (h == 'e') {
+        if (h == 'e' && pl->box > 0) {
+            for (MASK hh = FLN(fewest_neighbours)(f, holes); hh; hh &= hh - 1)
+                cand[nc++] = FLN(ctz)(hh);
+        } else if (h == 'e') {
             int nmin = 7;
             for (MASK hh = holes; hh; hh &= hh - 1) {
                 int v = FLN(ctz)(hh);

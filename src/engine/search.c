@@ -107,7 +107,26 @@ int srch_parse_order(const char *spec, int maxp, char *heur, double *angle, tsr_
     return 0;
 }
 
-/* Cell ranks of a fixed-order heuristic (lower is filled first). */
+/* The first-cell order's axes, most significant first: the longest axis
+ * leads, so a rectangle is filled across its short side first (Fletcher and
+ * de Bruijn's order); ext gets the box's extent along x, y, z. */
+static void f_axes(const img_problem *ip, int ax[3], int ext[3])
+{
+    ext[0] = ip->hi.x - ip->lo.x + 1;
+    ext[1] = ip->hi.y - ip->lo.y + 1;
+    ext[2] = ip->hi.z - ip->lo.z + 1;
+    ax[0] = 2, ax[1] = 1, ax[2] = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (ext[ax[j]] > ext[ax[i]]) {
+                int t = ax[i];
+                ax[i] = ax[j];
+                ax[j] = t;
+            }
+}
+
+/* Cell ranks of a fixed-order heuristic (lower is filled first).  The 'f'
+ * rank is the cell's index in the bounding box, in f_axes order. */
 static void compute_rank(const img_problem *ip, char h, double ang, double *rank)
 {
     double cx = 0, cy = 0, cz = 0;
@@ -121,17 +140,8 @@ static void compute_rank(const img_problem *ip, char h, double ang, double *rank
         cy /= ip->ncells;
         cz /= ip->ncells;
     }
-    /* 'f': the longest axis is the most significant, so a rectangle is
-     * filled across its short side first (Fletcher and de Bruijn's order) */
-    int ext[3] = {ip->hi.x - ip->lo.x + 1, ip->hi.y - ip->lo.y + 1, ip->hi.z - ip->lo.z + 1};
-    int ax[3] = {2, 1, 0};
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
-            if (ext[ax[j]] > ext[ax[i]]) {
-                int t = ax[i];
-                ax[i] = ax[j];
-                ax[j] = t;
-            }
+    int ax[3], ext[3];
+    f_axes(ip, ax, ext);
     for (int c = 0; c < ip->ncells; c++) {
         const tsr_cell *q = &ip->cells[c];
         int v[3] = {q->x - ip->lo.x, q->y - ip->lo.y, q->z - ip->lo.z};
@@ -303,6 +313,18 @@ static int build_plan(tsr_solver *s, tsr_err *err)
         }
     }
     compute_rank(ip, fila_order ? fila_order : 'f', fila_angle, frank);
+    if (fila_order == 0 || fila_order == 'f') {
+        int ax[3], ext[3];
+        f_axes(ip, ax, ext);
+        long box = (long)ext[0] * ext[1] * ext[2];
+        if (box <= FILA_MAX_BITS) {
+            s->plan.box = (int)box;
+            s->plan.stride[ax[2]] = 1;
+            s->plan.stride[ax[1]] = ext[ax[2]];
+            s->plan.stride[ax[0]] = ext[ax[2]] * ext[ax[1]];
+            memcpy(s->plan.ext, ext, sizeof ext);
+        }
+    }
     s->plan.maxp = s->opt.fila;
     s->plan.heur = s->fila_heur;
     s->plan.nof = s->opt.nof > 0;
