@@ -239,7 +239,8 @@ static int prepare(fila *f, const dlx *d, int *rows)
 #include "engine/fila_impl.h"
 #undef FL_WIDTH
 
-int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks)
+/* Number the cells, collect the images and build the lists for a DLX state. */
+static int build(fila *f, const dlx *d)
 {
     const img_problem *ip = f->ip;
     int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
@@ -247,6 +248,26 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         return TSR_ENOMEM;
     int rc = prepare(f, d, rows);
     free(rows);
+    if (rc == 0)
+        rc = f->V <= 64 ? fila_build64(f) : fila_build128(f);
+    return rc;
+}
+
+double fila_estimate(fila *f, const dlx *d, int probes, uint64_t *rng)
+{
+    if (probes <= 0 || build(f, d) != 0)
+        return -1;
+    int p = dlx_remaining_copies(d);
+    double total = 0;
+    for (int i = 0; i < probes; i++)
+        total += f->V <= 64 ? fila_probe64(f, p, fila_start64(f), rng)
+                            : fila_probe128(f, p, fila_start128(f), rng);
+    return total / probes;
+}
+
+int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks)
+{
+    int rc = build(f, d);
     if (rc)
         return rc;
     f->hooks = hooks;
@@ -261,12 +282,6 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         }
     int p = dlx_remaining_copies(d);
     f->track_min = p - 2;
-    if (f->V <= 64)
-        rc = fila_build64(f);
-    else
-        rc = fila_build128(f);
-    if (rc)
-        return rc;
     f->top = p;
     if (f->V <= 64)
         fila_solve64(f, p, fila_start64(f), w);

@@ -70,4 +70,9 @@ bool fila_can_take(const fila *f, const dlx *d);
  * hook asked to stop, or TSR_ENOMEM. */
 int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks);
 
+/* Knuth's estimate of the number of nodes below this DLX state when FILA
+ * searches it: the mean over `probes` random descents (the same choices of
+ * cell as the search, a random fitting image at each level).  -1 on error. */
+double fila_estimate(fila *f, const dlx *d, int probes, uint64_t *rng);
+
 #endif

@@ -267,6 +267,108 @@ static inline int FLN(count_fits)(const fila *f, int b, MASK o, int limit)
     return cnt;
 }
 
+/* Choose the list set to branch on at a node with p pieces left: the
+ * first hole (ordered lists) or the hole the E or S heuristic picks
+ * (unordered lists).  Returns false when E or S finds a hole nothing fits. */
+static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **offp,
+                               const MASK **emp, const int **eip, uint64_t *shapesp)
+{
+    const fila_plan *pl = f->plan;
+    char h = pl->heur[p];
+    size_t ls;
+    if (h == 'f') {
+        int b = FLN(ctz)(~o);
+        unsigned z = pl->nof ? FLN(ilsi)(f, b, f->onnb[b], o) : 0;
+        ls = (size_t)b * NILSI + z;
+        *offp = f->ooff + ls * (f->Q + 1);
+        *shapesp = f->opres[ls] & f->avail;
+        *emp = f->FLN(omask);
+        *eip = f->oimg;
+        return true;
+    }
+    MASK holes = ~o;
+    int cand[FILA_MAX_BITS], nc = 0;
+    if (h == 'e' && pl->box > 0) {
+        for (MASK hh = FLN(fewest_neighbours)(f, holes); hh; hh &= hh - 1)
+            cand[nc++] = FLN(ctz)(hh);
+    } else if (h == 'e') {
+        int nmin = 7;
+        for (MASK hh = holes; hh; hh &= hh - 1) {
+            int v = FLN(ctz)(hh);
+            int n = FLN(popc)(f->FLN(nbm)[v] & holes);
+            if (n < nmin) {
+                nmin = n;
+                nc = 0;
+            }
+            if (n == nmin)
+                cand[nc++] = v;
+        }
+    } else {
+        for (MASK hh = holes; hh; hh &= hh - 1)
+            cand[nc++] = FLN(ctz)(hh);
+    }
+    int best = -1, fmin = 1 << 30;
+    for (int i = 0; i < nc && fmin > 0; i++) {
+        int cnt = FLN(count_fits)(f, cand[i], o, fmin);
+        if (cnt < fmin) {
+            fmin = cnt;
+            best = cand[i];
+        }
+    }
+    if (fmin == 0)
+        return false;
+    unsigned z = pl->nof ? FLN(ilsi)(f, best, f->nnb[best], o) : 0;
+    ls = (size_t)best * NILSI + z;
+    *offp = f->uoff + ls * (f->Q + 1);
+    *shapesp = f->upres[ls] & f->avail;
+    *emp = f->FLN(umask);
+    *eip = f->uimg;
+    return true;
+}
+
+/* One random descent for Knuth's tree-size estimate: returns the sum over
+ * the levels below of the product of the numbers of fitting images. */
+static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng)
+{
+    double prod = 1, sum = 0;
+    int taken[FILA_MAX_BITS], nt = 0;
+    while (p > f->plan->goal) {
+        const uint32_t *off;
+        const MASK *em;
+        const int *ei;
+        uint64_t shapes;
+        if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
+            break;
+        long n = 0;
+        for (uint64_t sh = shapes; sh; sh &= sh - 1)
+            for (uint32_t k = off[__builtin_ctzll(sh)], e = off[__builtin_ctzll(sh) + 1]; k < e; k++)
+                n += !(o & em[k]);
+        if (n == 0)
+            break;
+        prod *= (double)n;
+        sum += prod;
+        *rng ^= *rng >> 12, *rng ^= *rng << 25, *rng ^= *rng >> 27;
+        long pick = (long)((*rng * 2685821657736338717ull >> 20) % (uint64_t)n);
+        for (uint64_t sh = shapes; sh && pick >= 0; sh &= sh - 1) {
+            int s = __builtin_ctzll(sh);
+            for (uint32_t k = off[s], e = off[s + 1]; k < e && pick >= 0; k++)
+                if (!(o & em[k]) && pick-- == 0) {
+                    o |= em[k];
+                    if (--f->N[s] == 0)
+                        f->avail &= ~(1ull << s);
+                    taken[nt++] = s;
+                }
+        }
+        p--;
+    }
+    while (nt > 0) {
+        int s = taken[--nt];
+        if (f->N[s]++ == 0)
+            f->avail |= 1ull << s;
+    }
+    return sum;
+}
+
 static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
 {
     const fila_plan *pl = f->plan;
@@ -286,56 +388,10 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
     const MASK *em;
     const int *ei;
     uint64_t shapes;
-    char h = pl->heur[p];
-    if (h == 'f') {
-        int b = FLN(ctz)(~o);
-        unsigned z = pl->nof ? FLN(ilsi)(f, b, f->onnb[b], o) : 0;
-        size_t ls = (size_t)b * NILSI + z;
-        off = f->ooff + ls * (f->Q + 1);
-        shapes = f->opres[ls] & f->avail;
-        em = f->FLN(omask);
-        ei = f->oimg;
-    } else {
-        MASK holes = ~o;
-        int cand[FILA_MAX_BITS], nc = 0;
-        if (h == 'e' && pl->box > 0) {
-            for (MASK hh = FLN(fewest_neighbours)(f, holes); hh; hh &= hh - 1)
-                cand[nc++] = FLN(ctz)(hh);
-        } else if (h == 'e') {
-            int nmin = 7;
-            for (MASK hh = holes; hh; hh &= hh - 1) {
-                int v = FLN(ctz)(hh);
-                int n = FLN(popc)(f->FLN(nbm)[v] & holes);
-                if (n < nmin) {
-                    nmin = n;
-                    nc = 0;
-                }
-                if (n == nmin)
-                    cand[nc++] = v;
-            }
-        } else {
-            for (MASK hh = holes; hh; hh &= hh - 1)
-                cand[nc++] = FLN(ctz)(hh);
-        }
-        int best = -1, fmin = 1 << 30;
-        for (int i = 0; i < nc && fmin > 0; i++) {
-            int cnt = FLN(count_fits)(f, cand[i], o, fmin);
-            if (cnt < fmin) {
-                fmin = cnt;
-                best = cand[i];
-            }
-        }
-        if (fmin == 0) {
-            if (track)
-                *hk->done += w;
-            return;
-        }
-        unsigned z = pl->nof ? FLN(ilsi)(f, best, f->nnb[best], o) : 0;
-        size_t ls = (size_t)best * NILSI + z;
-        off = f->uoff + ls * (f->Q + 1);
-        shapes = f->upres[ls] & f->avail;
-        em = f->FLN(umask);
-        ei = f->uimg;
+    if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes)) {
+        if (track)
+            *hk->done += w;
+        return;
     }
     double cw = 0;
     if (track) {

@@ -16,6 +16,7 @@
  * reports.  So every configuration reports the same solutions.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -244,6 +245,72 @@ static int root_filters(tsr_solver *s)
     return rc;
 }
 
+/* Knuth's estimate of the nodes the search below the root would visit with
+ * type t constrained: the root's options are enumerated (they are the
+ * constrained piece's placements, whose subtrees differ most), and each
+ * subtree is estimated by random descents through FILA exactly as the
+ * search would run it.  Returns -1 when FILA would not take over right
+ * below the root. */
+static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget)
+{
+    const img_problem *ip = s->ip;
+    unsigned char *keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
+    dlx *d = keep ? (sym_filter_keep(ip, s->g, t, keep), dlx_new(ip, keep)) : NULL;
+    double total = -1;
+    int options, root = d ? dlx_choose(d, s->rank[s->P], &options) : -1;
+    if (root >= 0 && options >= dlx_need_of(d, root) && options > 0) {
+        int per_child = budget / options > 16 ? budget / options : 16;
+        uint64_t rng = 0x2545F4914F6CDD1Dull;
+        total = options;
+        dlx_cover_column(d, root);
+        for (int x = dlx_first(d, root); x >= 0 && total >= 0; x = dlx_next(d, x)) {
+            dlx_select(d, x);
+            double sub = fila_can_take(f, d) ? fila_estimate(f, d, per_child, &rng) : -1;
+            total = sub < 0 ? -1 : total + sub;
+            dlx_unselect(d, x);
+        }
+        dlx_uncover_column(d, root);
+    }
+    dlx_free(d);
+    free(keep);
+    return total;
+}
+
+/* The rotational-redundancy filter: among the pieces that break the most
+ * symmetry, the one whose constrained search is estimated smallest (a
+ * large, awkward piece placed first usually prunes best; the estimate
+ * measures it instead of guessing).  When the first candidate's search is
+ * small anyway, it is kept without estimating the others: then the choice
+ * is polycube's, the piece with the fewest placements. */
+static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
+{
+    const img_problem *ip = s->ip;
+    s->ctype = n > 0 ? cands[0] : -1;
+    if (n > 1 && s->opt.redundancy[0] == '\0' && s->opt.fila == s->P - 1) {
+        fila *f = fila_new(ip, &s->plan);
+        if (f == NULL)
+            return TSR_ENOMEM;
+        /* a quick look at the first candidate tells whether the choice is
+         * worth its cost (about a second's worth of probes for the cubes);
+         * fewer probes per candidate would not tell the best pieces apart */
+        double best = estimate_candidate(s, f, cands[0], 200);
+        if (best > 2e7)
+            for (int i = 0; i < n; i++) {
+                double est = estimate_candidate(s, f, cands[i], 3000);
+                if (est >= 0 && (i == 0 || est < best)) {
+                    best = est;
+                    s->ctype = cands[i];
+                }
+            }
+        fila_free(f);
+    }
+    s->keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
+    if (s->keep == NULL)
+        return TSR_ENOMEM;
+    sym_filter_keep(ip, s->g, s->ctype, s->keep);
+    return 0;
+}
+
 /* Fill in every automatic choice from the puzzle's size and shape. */
 static void choose_defaults(tsr_solver *s)
 {
@@ -367,21 +434,28 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
         rc = tsr_err_set(err, TSR_EINVAL, "goal %d exceeds the %d pieces", s->opt.goal, s->P);
     if (rc == 0)
         rc = sym_build(s->ip, &s->g);
+    int *cands = NULL, ncands = 0;
     if (rc == 0) {
         s->mode_mask = sym_mode_mask(s->g, s->opt.unique);
-        s->keep = malloc((size_t)(s->ip->nimages ? s->ip->nimages : 1));
-        rc = s->keep ? sym_filter(s->ip, s->g, s->opt.redundancy, &s->ctype, s->keep, err)
-                     : TSR_ENOMEM;
+        cands = malloc((size_t)(s->ip->ntypes ? s->ip->ntypes : 1) * sizeof *cands);
+        ncands = cands ? sym_filter_candidates(s->ip, s->g, s->opt.redundancy, cands, err)
+                       : TSR_ENOMEM;
+        if (ncands < 0)
+            rc = ncands;
     }
     if (rc == 0) {
+        s->ctype = ncands > 0 ? cands[0] : -1; /* for the defaults; settled below */
         choose_defaults(s);
         /* the parity table also settles at the root that a puzzle like the
          * 35 hexominoes in a rectangle has no solution */
         s->parity = flt_parity_new(s->ip);
-        rc = root_filters(s);
+        rc = build_plan(s, err);
     }
     if (rc == 0)
-        rc = build_plan(s, err);
+        rc = choose_constrained_piece(s, cands, ncands);
+    free(cands);
+    if (rc == 0)
+        rc = root_filters(s);
     if (rc) {
         tsr_solver_free(s);
         return rc;

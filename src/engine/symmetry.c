@@ -232,11 +232,20 @@ bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol,
     return ok;
 }
 
-int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int *type,
-               unsigned char *keep, tsr_err *err)
+/* Is image i of type t the smallest of its orbit under the full elements
+ * that keep the type? */
+static bool orbit_rep(const img_problem *ip, const sym_group *g, int t, int i)
 {
-    memset(keep, 1, (size_t)ip->nimages);
-    *type = -1;
+    for (int e = 1; e < g->n; e++)
+        if (g->fixtype[(size_t)e * ip->ntypes + t] == t &&
+            g->imgmap[(size_t)e * ip->nimages + i] < i)
+            return false;
+    return true;
+}
+
+int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char *spec,
+                          int *cands, tsr_err *err)
+{
     if (strcmp(spec, "off") == 0 || g->n <= 1)
         return 0;
     int want = -1;
@@ -252,43 +261,41 @@ int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int 
                                "redundancy filter: piece '%s' has %d copies; it must be unique",
                                spec, ip->types[want].count);
     }
-    /* score each candidate: images per kept image (how much symmetry it
-     * breaks), then fewer kept images, as polycube does */
-    int best = -1, best_kept = 0;
-    double best_score = 0;
+    /* score: images per kept image, i.e. how much symmetry the piece breaks */
+    int n = 0, *kept = malloc((size_t)(ip->ntypes ? ip->ntypes : 1) * sizeof *kept);
+    if (kept == NULL)
+        return TSR_ENOMEM;
+    double best = 1 + 1e-9;
     for (int t = 0; t < ip->ntypes; t++) {
         const img_type *ty = &ip->types[t];
         if ((want >= 0 && t != want) || ty->count != 1 || ty->nimages == 0)
             continue;
-        int kept = 0;
-        for (int i = ty->first; i < ty->first + ty->nimages; i++) {
-            bool rep = true;
-            for (int e = 1; e < g->n && rep; e++)
-                if (g->fixtype[(size_t)e * ip->ntypes + t] == t &&
-                    g->imgmap[(size_t)e * ip->nimages + i] < i)
-                    rep = false;
-            kept += rep;
-        }
-        double score = (double)ty->nimages / kept;
-        if (best < 0 || score > best_score + 1e-9 ||
-            (score > best_score - 1e-9 && kept < best_kept)) {
-            best = t;
-            best_score = score;
-            best_kept = kept;
+        kept[t] = 0;
+        for (int i = ty->first; i < ty->first + ty->nimages; i++)
+            kept[t] += orbit_rep(ip, g, t, i);
+        double score = (double)ty->nimages / kept[t];
+        if (score > best + 1e-9)
+            n = 0, best = score;
+        if (score > best - 1e-9) {
+            /* insert keeping fewer kept images first */
+            int k = n++;
+            while (k > 0 && kept[cands[k - 1]] > kept[t])
+                cands[k] = cands[k - 1], k--;
+            cands[k] = t;
         }
     }
-    if (best < 0 || best_score < 1 + 1e-9)
-        return 0; /* no piece breaks any symmetry */
-    const img_type *ty = &ip->types[best];
+    free(kept);
+    return n;
+}
+
+void sym_filter_keep(const img_problem *ip, const sym_group *g, int t, unsigned char *keep)
+{
+    memset(keep, 1, (size_t)ip->nimages);
+    if (t < 0)
+        return;
+    const img_type *ty = &ip->types[t];
     for (int i = ty->first; i < ty->first + ty->nimages; i++)
-        for (int e = 1; e < g->n; e++)
-            if (g->fixtype[(size_t)e * ip->ntypes + best] == best &&
-                g->imgmap[(size_t)e * ip->nimages + i] < i) {
-                keep[i] = 0;
-                break;
-            }
-    *type = best;
-    return 0;
+        keep[i] = orbit_rep(ip, g, t, i);
 }
 
 /* Can the filtered search find this (sorted) solution? */

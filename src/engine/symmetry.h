@@ -55,10 +55,15 @@ void sym_free(sym_group *g);
 uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode);
 
 /* The redundancy filter.  `spec` is "" (choose automatically), "off", or a
- * piece name.  On success *type is the constrained type (-1 when none) and
- * keep[i] is 0 for the images the filter removes, 1 otherwise. */
-int sym_filter(const img_problem *ip, const sym_group *g, const char *spec, int *type,
-               unsigned char *keep, tsr_err *err);
+ * piece name.  Writes to cands (ntypes entries) the types that break the
+ * most symmetry, fewest kept images first, and returns how many (0: no
+ * filter), or a negative code. */
+int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char *spec,
+                          int *cands, tsr_err *err);
+
+/* keep[i] = 0 for the images of type t the filter removes, 1 otherwise (all
+ * 1 when t < 0). */
+void sym_filter_keep(const img_problem *ip, const sym_group *g, int t, unsigned char *keep);
 
 /* Whether the search should accept `sol` (sorted, ip->ncopies ids), given
  * the filter's keep flags (NULL = no filter).  `scratch` holds ncopies +
