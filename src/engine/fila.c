@@ -8,6 +8,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __BMI2__
+#include <immintrin.h>
+#endif
 
 #include "engine/fila.h"
 
@@ -27,9 +30,11 @@ struct fila {
     int gcell[FILA_MAX_BITS];     /* bit -> global cell */
     int *bitof;                   /* global cell -> bit, -1 */
     /* open neighbours of each bit: direction k (ILSI bit) and neighbour bit */
-    signed char nnb[FILA_MAX_BITS], nbk[FILA_MAX_BITS][6], nbb[FILA_MAX_BITS][6];
+    signed char nnb[FILA_MAX_BITS], nbb[FILA_MAX_BITS][6];
     signed char onnb[FILA_MAX_BITS]; /* of those, how many come later in bit order */
-    unsigned char freen[FILA_MAX_BITS], ofreen[FILA_MAX_BITS]; /* ILSI masks of possible bits */
+    /* ILSI: the occupancy of a bit's open neighbours, packed in bit order
+     * (pext); freen/ofreen are the ILSI values possible (0 without NOF) */
+    unsigned char freen[FILA_MAX_BITS], ofreen[FILA_MAX_BITS];
     int gtype[FILA_MAX_SHAPES];   /* shape -> type */
     int N[FILA_MAX_SHAPES];
     /* local images, grouped by shape */
@@ -42,14 +47,16 @@ struct fila {
     int *uimg, *oimg;
     long nu, no, cap_u, cap_o;
     /* typed masks */
-    uint64_t *imask64, *umask64, *omask64, nbm64[FILA_MAX_BITS];
-    u128 *imask128, *umask128, *omask128, nbm128[FILA_MAX_BITS];
+    uint64_t *imask64, *umask64, *omask64, nbm64[FILA_MAX_BITS], onbm64[FILA_MAX_BITS];
+    u128 *imask128, *umask128, *omask128, nbm128[FILA_MAX_BITS], onbm128[FILA_MAX_BITS];
     /* box numbering: bits with a neighbour in the + and - direction of each axis */
     uint64_t hasp64[3], hasm64[3];
     u128 hasp128[3], hasm128[3];
     /* per run */
     int stack[FILA_MAX_BITS];     /* stack[p - 1]: image placed with p pieces left */
     int top;                      /* pieces left when FILA took over */
+    uint32_t *fitbuf;             /* (top + 1) * maxlist: fitting entries per level */
+    int maxlist;
     int gids[FILA_MAX_BITS];
     int pstate, hp;
     unsigned tick;
@@ -107,6 +114,7 @@ void fila_free(fila *f)
     free(f->cover_off);
     free(f->cover_img);
     free(f->nmask_scratch);
+    free(f->fitbuf);
     free(f);
 }
 
@@ -176,32 +184,18 @@ static int prepare(fila *f, const dlx *d, int *rows)
             continue;
         }
         int n = 0, on = 0;
-        unsigned char fm = 0, ofm = 0;
         for (int k = 0; k < 6; k++) {
             int nc = ip->nbr[f->gcell[b] * 6 + k];
             int nbit = nc >= 0 ? f->bitof[nc] : -1;
-            if (nbit < 0)
-                continue;
-            f->nbk[b][n] = (signed char)k;
-            f->nbb[b][n] = (signed char)nbit;
-            fm |= (unsigned char)(1u << k);
-            n++;
-        }
-        /* later neighbours first in the list, so ordered lists use a prefix */
-        for (int i = 0; i < n; i++)
-            if (f->nbb[b][i] > b) {
-                signed char tk = f->nbk[b][i], tb = f->nbb[b][i];
-                f->nbk[b][i] = f->nbk[b][on];
-                f->nbb[b][i] = f->nbb[b][on];
-                f->nbk[b][on] = tk;
-                f->nbb[b][on] = tb;
-                ofm |= (unsigned char)(1u << tk);
-                on++;
+            if (nbit >= 0) {
+                f->nbb[b][n++] = (signed char)nbit;
+                on += nbit > b;
             }
+        }
         f->nnb[b] = (signed char)n;
         f->onnb[b] = (signed char)on;
-        f->freen[b] = pl->nof ? fm : 0;
-        f->ofreen[b] = pl->nof ? ofm : 0;
+        f->freen[b] = pl->nof ? (unsigned char)((1u << n) - 1) : 0;
+        f->ofreen[b] = pl->nof ? (unsigned char)((1u << on) - 1) : 0;
     }
     /* shapes: types with copies left */
     int Q = 0;
@@ -232,6 +226,20 @@ static int prepare(fila *f, const dlx *d, int *rows)
     return 0;
 }
 
+/* Parallel bit extract: the bits of v where m has ones, packed down. */
+static inline uint64_t pext64(uint64_t v, uint64_t m)
+{
+#ifdef __BMI2__
+    return _pext_u64(v, m);
+#else
+    uint64_t r = 0;
+    for (uint64_t bit = 1; m; m &= m - 1, bit <<= 1)
+        if (v & m & -m)
+            r |= bit;
+    return r;
+#endif
+}
+
 #define FL_WIDTH 64
 #include "engine/fila_impl.h"
 #undef FL_WIDTH
@@ -246,6 +254,7 @@ static int build(fila *f, const dlx *d)
     int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
     if (rows == NULL)
         return TSR_ENOMEM;
+    f->top = dlx_remaining_copies(d);
     int rc = prepare(f, d, rows);
     free(rows);
     if (rc == 0)

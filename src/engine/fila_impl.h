@@ -19,6 +19,7 @@
 #define MASK uint64_t
 static inline int ctz64(uint64_t m) { return __builtin_ctzll(m); }
 static inline int popc64(uint64_t m) { return __builtin_popcountll(m); }
+static inline unsigned ext64(uint64_t v, uint64_t m) { return (unsigned)pext64(v, m); }
 #else
 #define MASK u128
 static inline int ctz128(u128 m)
@@ -29,6 +30,12 @@ static inline int ctz128(u128 m)
 static inline int popc128(u128 m)
 {
     return __builtin_popcountll((uint64_t)m) + __builtin_popcountll((uint64_t)(m >> 64));
+}
+static inline unsigned ext128(u128 v, u128 m)
+{
+    uint64_t lo = pext64((uint64_t)v, (uint64_t)m);
+    return (unsigned)(lo | pext64((uint64_t)(v >> 64), (uint64_t)(m >> 64))
+                                << __builtin_popcountll((uint64_t)m));
 }
 #endif
 
@@ -71,18 +78,6 @@ static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, MASK **
     return 0;
 }
 
-/* Neighbour mask of image img relative to bit b, over b's first nn
- * neighbours (ILSI bit positions). */
-static inline uint64_t FLN(nmask)(const fila *f, int b, int nn, int img)
-{
-    uint64_t nm = 0;
-    MASK m = f->FLN(imask)[img];
-    for (int i = 0; i < nn; i++)
-        if ((m >> f->nbb[b][i]) & 1)
-            nm |= 1u << f->nbk[b][i];
-    return nm;
-}
-
 static int FLN(fila_build)(fila *f)
 {
     const fila_plan *pl = f->plan;
@@ -101,10 +96,14 @@ static int FLN(fila_build)(fila *f)
         f->FLN(imask)[i] = m;
     }
     for (int b = 0; b < V; b++) {
-        MASK m = 0;
-        for (int i = 0; i < f->nnb[b]; i++)
+        MASK m = 0, later = 0;
+        for (int i = 0; i < f->nnb[b]; i++) {
             m |= (MASK)1 << f->nbb[b][i];
+            if (f->nbb[b][i] > b)
+                later |= (MASK)1 << f->nbb[b][i];
+        }
         f->FLN(nbm)[b] = m;
+        f->FLN(onbm)[b] = later;
     }
     if (pl->box > 0)
         for (int a = 0; a < 3; a++) {
@@ -143,6 +142,15 @@ static int FLN(fila_build)(fila *f)
             f->cover_img[fill[FLN(ctz)(m)]++] = i;
     free(fill);
 
+    /* no list is longer than the images covering its cell */
+    f->maxlist = 1;
+    for (int b = 0; b < V; b++)
+        if (f->cover_off[b + 1] - f->cover_off[b] > f->maxlist)
+            f->maxlist = f->cover_off[b + 1] - f->cover_off[b];
+    uint32_t *fb = realloc(f->fitbuf, ((size_t)f->top + 1) * (size_t)f->maxlist * sizeof *fb);
+    if (fb == NULL)
+        return TSR_ENOMEM;
+    f->fitbuf = fb;
     size_t noff = (size_t)V * NILSI * (size_t)(Q + 1);
     int rc = 0;
     if (need_u) {
@@ -159,7 +167,7 @@ static int FLN(fila_build)(fila *f)
             const int *imgs = f->cover_img + f->cover_off[b];
             int n = f->cover_off[b + 1] - f->cover_off[b];
             for (int i = 0; i < n; i++)
-                f->nmask_scratch[i] = FLN(nmask)(f, b, f->nnb[b], imgs[i]);
+                f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(nbm)[b]);
             unsigned fm = f->freen[b], z = 0;
             do {
                 rc = FLN(emit)(f, f->uoff + ((size_t)b * NILSI + z) * (Q + 1),
@@ -190,7 +198,7 @@ static int FLN(fila_build)(fila *f)
                     imgs[n++] = img;
             }
             for (int i = 0; i < n; i++)
-                f->nmask_scratch[i] = FLN(nmask)(f, b, f->onnb[b], imgs[i]);
+                f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(onbm)[b]);
             unsigned fm = f->ofreen[b], z = 0;
             do {
                 rc = FLN(emit)(f, f->ooff + ((size_t)b * NILSI + z) * (Q + 1),
@@ -241,19 +249,10 @@ static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
     return holes;
 }
 
-/* ILSI of bit b over its first nn open neighbours. */
-static inline unsigned FLN(ilsi)(const fila *f, int b, int nn, MASK o)
-{
-    unsigned z = 0;
-    for (int i = 0; i < nn; i++)
-        z |= (unsigned)((o >> f->nbb[b][i]) & 1) << f->nbk[b][i];
-    return z;
-}
-
 /* Fits at bit b (unordered lists), counting no further than `limit`. */
 static inline int FLN(count_fits)(const fila *f, int b, MASK o, int limit)
 {
-    unsigned z = f->plan->nof ? FLN(ilsi)(f, b, f->nnb[b], o) : 0;
+    unsigned z = f->plan->nof ? FLN(ext)(o, f->FLN(nbm)[b]) : 0;
     size_t ls = (size_t)b * NILSI + z;
     const uint32_t *off = f->uoff + ls * (f->Q + 1);
     const MASK *em = f->FLN(umask);
@@ -261,8 +260,9 @@ static inline int FLN(count_fits)(const fila *f, int b, MASK o, int limit)
     for (uint64_t sh = f->upres[ls] & f->avail; sh; sh &= sh - 1) {
         int s = __builtin_ctzll(sh);
         for (uint32_t k = off[s], e = off[s + 1]; k < e; k++)
-            if (!(o & em[k]) && ++cnt >= limit)
-                return cnt;
+            cnt += (o & em[k]) == 0;
+        if (cnt >= limit) /* enough to lose to the best so far */
+            return cnt;
     }
     return cnt;
 }
@@ -278,7 +278,7 @@ static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **of
     size_t ls;
     if (h == 'f') {
         int b = FLN(ctz)(~o);
-        unsigned z = pl->nof ? FLN(ilsi)(f, b, f->onnb[b], o) : 0;
+        unsigned z = pl->nof ? FLN(ext)(o, f->FLN(onbm)[b]) : 0;
         ls = (size_t)b * NILSI + z;
         *offp = f->ooff + ls * (f->Q + 1);
         *shapesp = f->opres[ls] & f->avail;
@@ -317,7 +317,7 @@ static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **of
     }
     if (fmin == 0)
         return false;
-    unsigned z = pl->nof ? FLN(ilsi)(f, best, f->nnb[best], o) : 0;
+    unsigned z = pl->nof ? FLN(ext)(o, f->FLN(nbm)[best]) : 0;
     ls = (size_t)best * NILSI + z;
     *offp = f->uoff + ls * (f->Q + 1);
     *shapesp = f->upres[ls] & f->avail;
@@ -406,23 +406,29 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
     }
     bool child_tracked = p - 1 >= f->track_min;
     bool check_parity = pl->parity_min > 0 && p - 1 >= pl->parity_min;
-    uint64_t *fits = &hk->fits[p];
+    /* fitting entries of each list go to this node's slice of fitbuf
+     * first, without a branch per entry: whether an image fits is close to
+     * a coin toss, and mispredicted branches cost more than the test */
+    uint32_t *fit = f->fitbuf + (size_t)p * f->maxlist;
     for (; shapes; shapes &= shapes - 1) {
         int s = __builtin_ctzll(shapes);
-        uint32_t a = off[s], e = off[s + 1];
+        uint32_t a = off[s], e = off[s + 1], nfit = 0;
+        for (uint32_t k = a; k < e; k++) {
+            fit[nfit] = k;
+            nfit += (o & em[k]) == 0;
+        }
         hk->attempts[p] += e - a;
+        hk->fits[p] += nfit;
+        if (track)
+            *hk->done += cw * (double)(e - a - nfit);
+        if (nfit == 0)
+            continue;
         bool last = --f->N[s] == 0;
         if (last)
             f->avail &= ~(1ull << s);
         int cls = check_parity ? pl->type_class[f->gtype[s]] : -1;
-        for (uint32_t k = a; k < e; k++) {
-            MASK m = em[k];
-            if (o & m) {
-                if (track)
-                    *hk->done += cw;
-                continue;
-            }
-            ++*fits;
+        for (uint32_t i = 0; i < nfit; i++) {
+            uint32_t k = fit[i];
             int img = ei[k];
             if (check_parity) {
                 f->hp -= f->ipar[img];
@@ -442,7 +448,7 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
             if ((++f->tick & 0x3fff) == 0 && hk->tick(hk->ctx))
                 f->stop = 1;
             if (!f->stop)
-                FLN(fila_solve)(f, p - 1, o | m, cw);
+                FLN(fila_solve)(f, p - 1, o | em[k], cw);
             if (check_parity) {
                 f->hp += f->ipar[img];
                 if (cls >= 0)
