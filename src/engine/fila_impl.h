@@ -307,8 +307,10 @@ static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **of
         for (MASK hh = holes; hh; hh &= hh - 1)
             cand[nc++] = FLN(ctz)(hh);
     }
-    int best = -1, fmin = 1 << 30;
-    for (int i = 0; i < nc && fmin > 0; i++) {
+    /* with a single candidate there is nothing to compare: a hole nothing
+     * fits shows up as a node without children just the same */
+    int best = nc == 1 ? cand[0] : -1, fmin = nc == 1 ? 1 : 1 << 30;
+    for (int i = 0; i < nc && nc > 1 && fmin > 0; i++) {
         int cnt = FLN(count_fits)(f, cand[i], o, fmin);
         if (cnt < fmin) {
             fmin = cnt;
