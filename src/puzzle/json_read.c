@@ -685,9 +685,10 @@ static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
 
 /* ---- job options ------------------------------------------------------- */
 
-static const char *const option_keys[] = {"unique", "limit", "threads", "priority", "fila",
-                                          "order", "nof", "volume", "parity", "redundancy",
-                                          NULL};
+static const char *const option_keys[] = {"unique",   "limit",  "threads",    "priority",
+                                          "fila",     "order",  "nof",        "volume",
+                                          "vtrigger", "parity", "pfilter",    "fit",
+                                          "goal",     "redundancy", NULL};
 
 #define ORDER_CHARS "abcdefghijklmnopqrstuvwxyz0123456789=:@.,-"
 
@@ -727,7 +728,7 @@ static int read_filter_switches(reader *r, const json_t *obj, tsr_options *o)
     if ((v = json_object_get(obj, "parity")) != NULL) {
         size_t mark = path_push_key(&r->path, "parity");
         if (json_is_boolean(v))
-            o->parity = json_is_true(v) ? -1 : 0;
+            o->parity = json_is_true(v) ? 1 : 0; /* true: at every level */
         else if (is_int_in(v, 0, INT_MAX))
             o->parity = (int)json_integer_value(v);
         else
@@ -764,7 +765,7 @@ static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_
     if (!json_is_object(obj))
         return fail_type(r, obj, "an options object");
     int rc, unique = (int)o->unique;
-    bool nof = false;
+    bool nof = false, fit = false;
     if ((rc = check_keys(r, obj, option_keys)) != 0 ||
         (rc = opt_enum(r, obj, "unique", unique_names, &unique)) != 0 ||
         (rc = opt_llong(r, obj, "limit", 0, LLONG_MAX, &o->limit)) != 0 ||
@@ -774,11 +775,17 @@ static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_
         (rc = read_order(r, obj, o)) != 0 ||
         (rc = opt_bool(r, obj, "nof", &nof)) != 0 ||
         (rc = read_filter_switches(r, obj, o)) != 0 ||
+        (rc = opt_int(r, obj, "vtrigger", 0, INT_MAX, &o->vtrigger)) != 0 ||
+        (rc = opt_int(r, obj, "pfilter", 0, INT_MAX, &o->pfilter)) != 0 ||
+        (rc = opt_bool(r, obj, "fit", &fit)) != 0 ||
+        (rc = opt_int(r, obj, "goal", 0, INT_MAX, &o->goal)) != 0 ||
         (rc = read_redundancy(r, obj, pz, o)) != 0)
         return rc;
     o->unique = (enum tsr_unique)unique;
     if (json_object_get(obj, "nof") != NULL)
         o->nof = nof; /* absent, it stays -1: automatic */
+    if (json_object_get(obj, "fit") != NULL)
+        o->fit = fit;
     return 0;
 }
 

@@ -253,7 +253,7 @@ START_TEST(job_all_options)
     ck_assert_str_eq(opt.order, "e=11:f=3");
     ck_assert_int_eq(opt.nof, 1);
     ck_assert_int_eq(opt.volume, -2);
-    ck_assert_int_eq(opt.parity, -1);
+    ck_assert_int_eq(opt.parity, 1);
     ck_assert_str_eq(opt.redundancy, "F");
     tsr_puzzle_free(pz);
 }
@@ -274,11 +274,16 @@ START_TEST(job_other_option_values)
     ck_assert_int_eq(opt.fila, 0);
     tsr_puzzle_free(pz);
 
-    pz = read_ok("{'puzzle': " SMALL ", 'options': {'volume': 7, 'parity': 3,"
+    pz = read_ok("{'puzzle': " SMALL ", 'options': {'volume': 7, 'parity': 3, 'vtrigger': 4,"
+                 " 'pfilter': 5, 'fit': true, 'goal': 1,"
                  " 'redundancy': true, 'unique': 'rotations', 'threads': 0, 'priority': 100}}",
                  &opt);
     ck_assert_int_eq(opt.volume, 7);
     ck_assert_int_eq(opt.parity, 3);
+    ck_assert_int_eq(opt.vtrigger, 4);
+    ck_assert_int_eq(opt.pfilter, 5);
+    ck_assert_int_eq(opt.fit, 1);
+    ck_assert_int_eq(opt.goal, 1);
     ck_assert_str_eq(opt.redundancy, "");
     ck_assert_int_eq(opt.unique, TSR_UNIQUE_ROTATIONS);
     ck_assert_int_eq(opt.priority, 100);
