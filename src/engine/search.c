@@ -604,12 +604,6 @@ static void report(run *r, const int *ids, int n)
         r->stop = 1;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* A leaf: the DLX path plus `extra` images placed by FILA. */
 static int leaf(void *ctx, const int *extra, int nextra)
 {
@@ -624,7 +618,7 @@ static int leaf(void *ctx, const int *extra, int nextra)
         report(r, r->sol, n);
         return r->stop;
     }
-    qsort(r->sol, (size_t)n, sizeof *r->sol, cmp_int);
+    sym_sort(r->sol, n);
     if (!sym_accept(r->ip, s->g, s->ctype >= 0 ? s->keep : NULL, r->sol, r->scratch))
         return r->stop;
     r->st->classes++;

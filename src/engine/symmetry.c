@@ -13,6 +13,17 @@ static int int_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void sym_sort(int *ids, int n)
+{
+    /* keys are short (a few dozen ids): insertion sort beats qsort */
+    for (int i = 1; i < n; i++) {
+        int v = ids[i], j = i;
+        for (; j > 0 && ids[j - 1] > v; j--)
+            ids[j] = ids[j - 1];
+        ids[j] = v;
+    }
+}
+
 static int key_cmp(const int *a, const int *b, int n)
 {
     for (int i = 0; i < n; i++)
@@ -222,13 +233,7 @@ bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol,
     if (!g->full[k])
         for (int t = 0; t < ip->ntypes && ok; t++)
             ok = tally[t] == ip->types[t].count;
-    /* keys are short (a few dozen ids): insertion sort beats qsort */
-    for (int i = 1; i < ip->ncopies; i++) {
-        int v = out[i], j = i;
-        for (; j > 0 && out[j - 1] > v; j--)
-            out[j] = out[j - 1];
-        out[j] = v;
-    }
+    sym_sort(out, ip->ncopies);
     return ok;
 }
 

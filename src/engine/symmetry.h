@@ -77,6 +77,9 @@ bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *
 int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,
                int *out);
 
+/* Sort a solution's image ids into its key. */
+void sym_sort(int *ids, int n);
+
 /* Apply element k to a solution: out = sorted images of g_k(sol).  Returns
  * false when g_k(sol) is not a solution (an image has no image, or the
  * piece counts come out wrong); `tally` holds ip->ntypes ints. */

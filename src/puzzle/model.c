@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geom/geom.h"
 #include "tessera/puzzle.h"
 
 tsr_puzzle *tsr_puzzle_new(void)
@@ -161,18 +162,6 @@ bool tsr_puzzle_is_flat(const tsr_puzzle *pz)
     return true;
 }
 
-static int cell_cmp(const void *a, const void *b)
-{
-    const tsr_cell *p = a, *q = b;
-    if (p->z != q->z)
-        return p->z < q->z ? -1 : 1;
-    if (p->y != q->y)
-        return p->y < q->y ? -1 : 1;
-    if (p->x != q->x)
-        return p->x < q->x ? -1 : 1;
-    return 0;
-}
-
 /* Sorted copy of a cell list, or NULL when out of memory. */
 static tsr_cell *sorted_copy(const tsr_cell *cells, int n)
 {
@@ -181,7 +170,7 @@ static tsr_cell *sorted_copy(const tsr_cell *cells, int n)
         return NULL;
     if (n > 0)
         memcpy(s, cells, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cell_cmp);
+    qsort(s, (size_t)n, sizeof *s, geo_cell_cmp);
     return s;
 }
 
@@ -189,7 +178,7 @@ static tsr_cell *sorted_copy(const tsr_cell *cells, int n)
 static int find_duplicate(const tsr_cell *sorted, int n)
 {
     for (int i = 1; i < n; i++)
-        if (cell_cmp(&sorted[i - 1], &sorted[i]) == 0)
+        if (geo_cell_cmp(&sorted[i - 1], &sorted[i]) == 0)
             return i;
     return -1;
 }
@@ -269,7 +258,7 @@ int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err)
             rc = tsr_err_set(err, TSR_EINVAL, "%s%spiece '%s': cell (%d,%d,%d) is listed twice",
                              PREFIX, p->name, pc[dup].x, pc[dup].y, pc[dup].z);
         for (int j = 0; rc == 0 && p->fixed && j < p->ncells; j++) {
-            tsr_cell *hit = bsearch(&pc[j], board, (size_t)pz->ncells, sizeof *board, cell_cmp);
+            tsr_cell *hit = bsearch(&pc[j], board, (size_t)pz->ncells, sizeof *board, geo_cell_cmp);
             if (hit == NULL)
                 rc = tsr_err_set(err, TSR_EINVAL,
                                  "%s%sfixed piece '%s': cell (%d,%d,%d) is not on the board",

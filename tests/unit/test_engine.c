@@ -246,6 +246,7 @@ START_TEST(progress_grows_to_one)
         ck_assert_int_eq(c.n, 1010);
         ck_assert(!st.stopped);
         ck_assert(st.fraction == 1.0);
+        tsr_stats_free(&st);
         /* the estimate itself (before the final 1) must be close to 1 */
         counter c2 = {0};
         cb.ctx = &c2;
