@@ -43,6 +43,14 @@ typedef struct tsr_callbacks {
     /* When set, called for each placement made by the DLX part of the search
      * (depth = pieces placed before it). */
     void (*trace)(void *ctx, int depth, const tsr_placement *pl);
+    /* Work sharing (both or neither).  Every few thousand placements the run
+     * asks split_wanted; when it returns nonzero, the run gives away the
+     * untried siblings of its shallowest level that has any, each as a task
+     * passed to donate: the image ids of the placements leading to it.  A
+     * task run with tsr_solver_run searches exactly that subtree, with the
+     * same choices, statistics and solutions as the run that gave it away. */
+    int (*split_wanted)(void *ctx);
+    void (*donate)(void *ctx, const int *images, int n);
 } tsr_callbacks;
 
 /* Prepare a solver.  The puzzle must outlive the solver. */
@@ -66,9 +74,12 @@ int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *
 int tsr_solver_group_order(const tsr_solver *s);
 
 /* Search below a partial assembly of `nstart` image ids (0 for the whole
- * puzzle).  Statistics are written to *st (its arrays are allocated; free
- * with tsr_stats_free).  Returns 0, TSR_EINVAL when the start images are
- * invalid or overlap, or TSR_ENOMEM. */
+ * puzzle), in any order.  When the images are a node of this solver's
+ * search tree (a donated task), the path to it is replayed and st->fraction
+ * ends at the node's share of the tree; otherwise they are placed as given.
+ * Statistics are written to *st (its arrays are allocated; free with
+ * tsr_stats_free).  Returns 0, TSR_EINVAL when the start images are invalid
+ * or overlap, or TSR_ENOMEM. */
 int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_callbacks *cb,
                    tsr_stats *st);
 

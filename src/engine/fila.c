@@ -20,6 +20,18 @@ typedef unsigned __int128 u128;
  * the entry arrays, Q + 1 per (bit, ilsi). */
 #define NILSI 64
 
+/* The loop state of a tracked level, for giving its untried siblings away. */
+typedef struct fila_level {
+    const uint32_t *off;
+    const int *ei;
+    const void *em;       /* the list's masks (64- or 128-bit) */
+    uint64_t rest;        /* shapes still to visit after the current one */
+    uint32_t *fit;        /* fitting entries of the current shape */
+    uint32_t i, nfit;     /* the entry being searched, how many fit */
+    double cw;            /* weight of one entry */
+    bool active, cut;
+} fila_level;
+
 struct fila {
     const img_problem *ip;
     const fila_plan *plan;
@@ -53,6 +65,11 @@ struct fila {
     uint64_t hasp64[3], hasm64[3];
     u128 hasp128[3], hasm128[3];
     /* per run */
+    fila_level lv[FILA_MAX_BITS + 1];
+    uint64_t lv_o64[FILA_MAX_BITS + 1];
+    u128 lv_o128[FILA_MAX_BITS + 1];
+    unsigned char *iforced;       /* per local image: a task image still to place */
+    int nforced;
     int stack[FILA_MAX_BITS];     /* stack[p - 1]: image placed with p pieces left */
     int top;                      /* pieces left when FILA took over */
     uint32_t *fitbuf;             /* (top + 1) * maxlist: fitting entries per level */
@@ -83,7 +100,8 @@ fila *fila_new(const img_problem *ip, const fila_plan *plan)
     f->imask128 = malloc(ni * sizeof(u128));
     f->cover_off = malloc((FILA_MAX_BITS + 1) * sizeof(int));
     f->nmask_scratch = malloc(ni * sizeof(uint64_t));
-    if (!f->bitof || !f->igid || !f->ishape || !f->ipar || !f->imask64 || !f->imask128 ||
+    f->iforced = calloc(ni, 1);
+    if (!f->iforced || !f->bitof || !f->igid || !f->ishape || !f->ipar || !f->imask64 || !f->imask128 ||
         !f->cover_off || !f->nmask_scratch) {
         fila_free(f);
         return NULL;
@@ -115,6 +133,7 @@ void fila_free(fila *f)
     free(f->cover_img);
     free(f->nmask_scratch);
     free(f->fitbuf);
+    free(f->iforced);
     free(f);
 }
 
@@ -274,11 +293,19 @@ double fila_estimate(fila *f, const dlx *d, int probes, uint64_t *rng)
     return total / probes;
 }
 
-int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks)
+int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks,
+                const unsigned char *forced)
 {
     int rc = build(f, d);
     if (rc)
         return rc;
+    f->nforced = 0;
+    for (int i = 0; i < f->nimg; i++) {
+        f->iforced[i] = forced != NULL && forced[f->igid[i]];
+        f->nforced += f->iforced[i];
+    }
+    for (int p = 0; p <= f->top; p++)
+        f->lv[p].active = f->lv[p].cut = false;
     f->hooks = hooks;
     f->stop = 0;
     f->hp = hole_parity;
@@ -290,11 +317,32 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
                 f->pstate += f->N[s] * f->plan->class_radix[cls];
         }
     int p = dlx_remaining_copies(d);
-    f->track_min = p - 2;
+    /* the levels a task replays and the two below them are tracked */
+    f->track_min = p - f->nforced - 2;
     f->top = p;
-    if (f->V <= 64)
-        fila_solve64(f, p, fila_start64(f), w);
-    else
-        fila_solve128(f, p, fila_start128(f), w);
+    if (f->V <= 64) {
+        if (f->nforced > 0)
+            fila_replay64(f, p, fila_start64(f), w);
+        else
+            fila_solve64(f, p, fila_start64(f), w);
+    } else {
+        if (f->nforced > 0)
+            fila_replay128(f, p, fila_start128(f), w);
+        else
+            fila_solve128(f, p, fila_start128(f), w);
+    }
     return f->stop;
+}
+
+int fila_donate(fila *f, int *images, int nprefix, void (*donate)(void *, const int *, int),
+                void *ctx)
+{
+    for (int p = f->top; p >= f->track_min && p > 0; p--) {
+        fila_level *lv = &f->lv[p];
+        if (!lv->active || lv->cut || (lv->i + 1 >= lv->nfit && lv->rest == 0))
+            continue;
+        return f->V <= 64 ? fila_donate_level64(f, p, images, nprefix, donate, ctx)
+                          : fila_donate_level128(f, p, images, nprefix, donate, ctx);
+    }
+    return 0;
 }

@@ -66,9 +66,20 @@ void fila_free(fila *f);
 bool fila_can_take(const fila *f, const dlx *d);
 
 /* Build the lists from the DLX state and search the subtree of weight w.
- * `hole_parity` is the colour sum of the open cells.  Returns nonzero when a
- * hook asked to stop, or TSR_ENOMEM. */
-int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks);
+ * `hole_parity` is the colour sum of the open cells.  `forced` (per global
+ * image, may be NULL) marks a task's images still to be placed: they are
+ * replayed first, so the task's subtree is searched as in the full search.
+ * Returns nonzero when a hook asked to stop, or TSR_ENOMEM. */
+int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks,
+                const unsigned char *forced);
+
+/* Called from a hook during fila_search: give away the untried siblings of
+ * the shallowest tracked level that has any, each as a task passed to
+ * donate(ctx, images, n).  images[0 .. nprefix) must hold the images placed
+ * above FILA; the array must have room for every piece.  Returns the number
+ * of tasks given. */
+int fila_donate(fila *f, int *images, int nprefix, void (*donate)(void *, const int *, int),
+                void *ctx);
 
 /* Knuth's estimate of the number of nodes below this DLX state when FILA
  * searches it: the mean over `probes` random descents (the same choices of

@@ -371,6 +371,8 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng)
     return sum;
 }
 
+static void FLN(fila_replay)(fila *f, int p, MASK o, double w);
+
 static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
 {
     const fila_plan *pl = f->plan;
@@ -412,6 +414,13 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
      * first, without a branch per entry: whether an image fits is close to
      * a coin toss, and mispredicted branches cost more than the test */
     uint32_t *fit = f->fitbuf + (size_t)p * f->maxlist;
+    /* tracked levels publish their loop state so that fila_donate can give
+     * their untried siblings away (it sets lv->cut to end the loop here) */
+    fila_level *lv = &f->lv[p];
+    if (track) {
+        *lv = (fila_level){.off = off, .ei = ei, .em = em, .fit = fit, .cw = cw, .active = true};
+        f->FLN(lv_o)[p] = o;
+    }
     for (; shapes; shapes &= shapes - 1) {
         int s = __builtin_ctzll(shapes);
         uint32_t a = off[s], e = off[s + 1], nfit = 0;
@@ -429,8 +438,14 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
         if (last)
             f->avail &= ~(1ull << s);
         int cls = check_parity ? pl->type_class[f->gtype[s]] : -1;
+        if (track) {
+            lv->rest = shapes & (shapes - 1);
+            lv->nfit = nfit;
+        }
         for (uint32_t i = 0; i < nfit; i++) {
             uint32_t k = fit[i];
+            if (track)
+                lv->i = i;
             int img = ei[k];
             if (check_parity) {
                 f->hp -= f->ipar[img];
@@ -458,15 +473,124 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
             }
             if (track && !child_tracked)
                 *hk->done += cw;
-            if (f->stop)
+            if (f->stop || (track && lv->cut))
                 break;
         }
         if (last)
             f->avail |= 1ull << s;
         f->N[s]++;
-        if (f->stop)
-            return;
+        if (f->stop || (track && lv->cut))
+            break;
     }
+    if (track)
+        lv->active = false;
+}
+
+/* A task's path inside FILA: at each level take the forced image (the one
+ * of the task's images that covers the cell the heuristic picks), with the
+ * weight the full search gives it, so that the task's subtree is searched
+ * and accounted exactly as in a run without tasks.  When the forced images
+ * are not a path of this search (a partial assembly given by hand), they are
+ * all placed at once instead. */
+static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
+{
+    const fila_plan *pl = f->plan;
+    const fila_hooks *hk = f->hooks;
+    const uint32_t *off = NULL;
+    const MASK *em = NULL;
+    const int *ei = NULL;
+    uint64_t shapes = 0;
+    int fimg = -1;
+    long n = 0;
+    if (p > pl->goal && FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
+        for (uint64_t sh = shapes; sh; sh &= sh - 1) {
+            int s = __builtin_ctzll(sh);
+            n += off[s + 1] - off[s];
+            for (uint32_t k = off[s]; k < off[s + 1]; k++)
+                if (f->iforced[ei[k]] && !(o & em[k]))
+                    fimg = ei[k];
+        }
+    int placed[FILA_MAX_BITS], np = 0;
+    if (fimg >= 0)
+        placed[np++] = fimg;
+    else /* not on this search's path: place everything left */
+        for (int i = 0; i < f->nimg; i++)
+            if (f->iforced[i])
+                placed[np++] = i;
+    for (int i = 0; i < np; i++) {
+        int img = placed[i], s = f->ishape[img];
+        o |= f->FLN(imask)[img];
+        if (--f->N[s] == 0)
+            f->avail &= ~(1ull << s);
+        f->hp -= f->ipar[img];
+        int cls = pl->parity_min > 0 ? pl->type_class[f->gtype[s]] : -1;
+        if (cls >= 0)
+            f->pstate -= pl->class_radix[cls];
+        f->stack[p - 1 - i] = img;
+        f->iforced[img] = 0;
+    }
+    f->nforced -= np;
+    double cw = fimg >= 0 ? w / (double)n : w;
+    int q = p - np;
+    bool parity = pl->parity_min <= 0 || q < pl->parity_min || parity_ok(f);
+    if (!parity)
+        ;
+    else if (f->nforced > 0)
+        FLN(fila_replay)(f, q, o, cw);
+    else
+        FLN(fila_solve)(f, q, o, cw);
+    if (!parity || q < f->track_min)
+        *hk->done += cw; /* the subtree accounted nothing itself */
+    for (int i = np - 1; i >= 0; i--) {
+        int img = placed[i], s = f->ishape[img];
+        f->iforced[img] = 1;
+        if (f->N[s]++ == 0)
+            f->avail |= 1ull << s;
+        f->hp += f->ipar[img];
+        int cls = pl->parity_min > 0 ? pl->type_class[f->gtype[s]] : -1;
+        if (cls >= 0)
+            f->pstate += pl->class_radix[cls];
+    }
+    f->nforced += np;
+}
+
+/* Give away the untried siblings of level p: the rest of the current
+ * shape's fitting images and every fitting image of the shapes not yet
+ * visited, each as a task (the images placed above it plus the sibling).
+ * Counts their attempts and fits as the loop would have, and the weight of
+ * the ones that do not fit.  Returns the number of tasks. */
+static int FLN(fila_donate_level)(fila *f, int p, int *images, int nprefix,
+                             void (*donate)(void *, const int *, int), void *ctx)
+{
+    fila_level *lv = &f->lv[p];
+    const fila_hooks *hk = f->hooks;
+    const MASK *em = lv->em;
+    MASK o = f->FLN(lv_o)[p];
+    int n = nprefix;
+    for (int k = f->top - 1; k >= p; k--) /* the levels above p */
+        images[n++] = f->igid[f->stack[k]];
+    int tasks = 0;
+    for (uint32_t j = lv->i + 1; j < lv->nfit; j++) {
+        images[n] = f->igid[lv->ei[lv->fit[j]]];
+        donate(ctx, images, n + 1);
+        tasks++;
+    }
+    for (uint64_t sh = lv->rest; sh; sh &= sh - 1) {
+        int s = __builtin_ctzll(sh);
+        hk->attempts[p] += lv->off[s + 1] - lv->off[s];
+        for (uint32_t k = lv->off[s]; k < lv->off[s + 1]; k++) {
+            if (o & em[k]) {
+                *hk->done += lv->cw;
+                continue;
+            }
+            hk->fits[p]++;
+            images[n] = f->igid[lv->ei[k]];
+            donate(ctx, images, n + 1);
+            tasks++;
+        }
+    }
+    lv->cut = true;
+    return tasks;
 }
 
 #undef MASK

@@ -542,6 +542,14 @@ typedef struct run {
     /* sampling */
     uint64_t rng;
     int sample_r, trial_done;
+    /* tasks: images still to place by replay, and the DLX loops' state for
+     * giving untried siblings away (indexed by depth) */
+    unsigned char *forced;
+    int nforced;
+    int *lvl_node;
+    unsigned char *lvl_active, *lvl_cut;
+    int *donation;          /* scratch: the images of one task */
+    bool in_fila;
 } run;
 
 static double now(void)
@@ -561,10 +569,15 @@ static void refresh_stats(run *r)
     st->seconds = now() - r->t0;
 }
 
-/* Periodic work: progress callback and cancellation.  Returns r->stop. */
+static void split(run *r);
+
+/* Periodic work: progress callback, cancellation, work sharing.  Returns
+ * r->stop. */
 static int tick(void *ctx)
 {
     run *r = ctx;
+    if (r->cb && r->cb->split_wanted && r->cb->split_wanted(r->cb->ctx))
+        split(r);
     if (r->cb && r->cb->progress) {
         double t = now();
         if (t >= r->next_progress) {
@@ -653,14 +666,20 @@ static inline uint64_t rng_next(run *r)
 
 static void dlx_rec(run *r, double w);
 
-/* Place the row at node x, search below with weight cw, undo. */
-static void branch(run *r, int x, int p, double cw)
+/* Place the row at node x, search below with weight cw, undo.  A replayed
+ * placement (on a task's path) was counted by the run that gave the task. */
+static void branch(run *r, int x, int p, double cw, bool replay)
 {
     const tsr_solver *s = r->s;
     const img_problem *ip = r->ip;
     int img = dlx_row_of(r->d, x);
-    r->st->attempts[p]++;
-    r->st->fits[p]++;
+    if (!replay) {
+        r->st->attempts[p]++;
+        r->st->fits[p]++;
+    } else {
+        r->forced[img] = 0;
+        r->nforced--;
+    }
     dlx_select(r->d, x);
     r->path[r->depth++] = img;
     int par = img_parity(ip, img), cls = s->parity ? s->parity->type_class[ip->img_type[img]] : -1;
@@ -683,8 +702,76 @@ static void branch(run *r, int x, int p, double cw)
         r->pstate += s->parity->class_radix[cls];
     r->depth--;
     dlx_unselect(r->d, x);
+    if (replay) {
+        r->forced[img] = 1;
+        r->nforced++;
+    }
     if ((++r->tick & 0x3ff) == 0)
         tick(r);
+}
+
+/* Give away the untried siblings of the shallowest DLX loop that has any,
+ * else of FILA's shallowest tracked level.  The giver counts the siblings'
+ * placements, as its loop would have; their weight goes with them. */
+static void split(run *r)
+{
+    const int P = r->s->P;
+    for (int d = 0; d < r->depth; d++) {
+        if (!r->lvl_active[d] || r->lvl_cut[d] || dlx_next(r->d, r->lvl_node[d]) < 0)
+            continue;
+        memcpy(r->donation, r->path, (size_t)d * sizeof *r->donation);
+        for (int y = dlx_next(r->d, r->lvl_node[d]); y >= 0; y = dlx_next(r->d, y)) {
+            r->donation[d] = dlx_row_of(r->d, y);
+            r->st->attempts[P - d]++;
+            r->st->fits[P - d]++;
+            r->cb->donate(r->cb->ctx, r->donation, d + 1);
+        }
+        r->lvl_cut[d] = 1;
+        return;
+    }
+    if (r->in_fila) {
+        memcpy(r->donation, r->path, (size_t)r->depth * sizeof *r->donation);
+        fila_donate(r->f, r->donation, r->depth, r->cb->donate, r->cb->ctx);
+    }
+}
+
+/* One level of a task's path: the column the search would branch on holds
+ * exactly one of the task's images; take it alone.  When none is there the
+ * images are not a node of this search, and they are all placed at once. */
+static void replay(run *r, int p, double w)
+{
+    dlx *d = r->d;
+    int options, c = dlx_choose(d, r->s->rank[p], &options), x = -1;
+    if (c >= 0 && options > 0 && options >= dlx_need_of(d, c))
+        for (x = dlx_first(d, c); x >= 0 && !r->forced[dlx_row_of(d, x)]; x = dlx_next(d, x))
+            ;
+    if (x >= 0) {
+        dlx_cover_column(d, c);
+        branch(r, x, p, w / options, true);
+        dlx_uncover_column(d, c);
+        return;
+    }
+    int placed = 0;
+    for (int i = 0; i < r->ip->nimages && r->nforced > 0; i++)
+        if (r->forced[i] && dlx_place(d, i)) {
+            r->forced[i] = 0;
+            r->nforced--;
+            r->path[r->depth++] = i;
+            r->hp -= img_parity(r->ip, i);
+            placed++;
+        }
+    if (r->s->parity)
+        r->pstate = flt_parity_state(r->s->parity, r->ip, d);
+    dlx_rec(r, w);
+    while (placed-- > 0) {
+        int i = r->path[--r->depth];
+        dlx_unplace(d, i);
+        r->forced[i] = 1;
+        r->nforced++;
+        r->hp += img_parity(r->ip, i);
+    }
+    if (r->s->parity)
+        r->pstate = flt_parity_state(r->s->parity, r->ip, d);
 }
 
 static void dlx_rec(run *r, double w)
@@ -700,7 +787,9 @@ static void dlx_rec(run *r, double w)
     /* sampling needs DLX's random choices down to the sampling level */
     if (p <= s->plan.maxp && (r->sample_r == 0 || p < r->sample_r) && r->f != NULL &&
         fila_can_take(r->f, d)) {
-        int rc = fila_search(r->f, d, r->hp, w, &r->hooks);
+        r->in_fila = true;
+        int rc = fila_search(r->f, d, r->hp, w, &r->hooks, r->nforced > 0 ? r->forced : NULL);
+        r->in_fila = false;
         if (rc < 0) {
             r->err = rc;
             r->stop = 1;
@@ -712,9 +801,14 @@ static void dlx_rec(run *r, double w)
         flt_volume_filter(r->vol, d, r->hidden, &r->nhidden);
     if (s->parity && s->opt.pfilter > 0 && p >= s->opt.pfilter && p < s->P)
         flt_parity_filter(s->parity, r->ip, d, r->pstate, r->hp, r->rows, r->hidden, &r->nhidden);
-    int options;
-    int c = dlx_choose(d, s->rank[p], &options);
-    if (c >= 0 && options >= dlx_need_of(d, c) && options > 0) {
+    int options, c = -1;
+    if (r->nforced > 0)
+        replay(r, p, w);
+    else
+        c = dlx_choose(d, s->rank[p], &options);
+    if (r->nforced > 0) {
+        /* replayed */
+    } else if (c >= 0 && options >= dlx_need_of(d, c) && options > 0) {
         dlx_cover_column(d, c);
         double cw = w / options;
         if (r->sample_r > 0 && p > r->sample_r) {
@@ -732,17 +826,24 @@ static void dlx_rec(run *r, double w)
                     order[j] = t;
                 }
                 for (int i = 0; i < n && !r->stop && !r->trial_done; i++)
-                    branch(r, order[i], p, cw);
+                    branch(r, order[i], p, cw, false);
                 free(order);
             }
         } else {
+            int depth = r->depth;
+            r->lvl_active[depth] = 1;
+            r->lvl_cut[depth] = 0;
             for (int x = dlx_first(d, c); x >= 0 && !r->stop; x = dlx_next(d, x)) {
-                branch(r, x, p, cw);
+                r->lvl_node[depth] = x;
+                branch(r, x, p, cw, false);
                 if (r->sample_r > 0 && p <= r->sample_r) {
                     r->trial_done = 1;
                     break;
                 }
+                if (r->lvl_cut[depth])
+                    break; /* the rest was given away */
             }
+            r->lvl_active[depth] = 0;
         }
         dlx_uncover_column(d, c);
     } else {
@@ -765,6 +866,11 @@ static void run_free(run *r)
     free(r->expand);
     free(r->pl);
     free(r->plcells);
+    free(r->forced);
+    free(r->lvl_node);
+    free(r->lvl_active);
+    free(r->lvl_cut);
+    free(r->donation);
 }
 
 static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_stats *st)
@@ -791,7 +897,13 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
     r->expand = malloc((size_t)s->g->n * nc * sizeof *r->expand);
     r->pl = malloc(((size_t)s->pz->npieces + nc) * sizeof *r->pl);
     r->plcells = malloc((size_t)(tsr_puzzle_piece_volume(s->pz) + 1) * sizeof *r->plcells);
-    if (!st->attempts || !st->fits || !r->d || (s->plan.maxp > 0 && !r->f) || !r->vol ||
+    r->forced = calloc(ni, 1);
+    r->lvl_node = malloc(nc * sizeof *r->lvl_node);
+    r->lvl_active = calloc(nc, 1);
+    r->lvl_cut = calloc(nc, 1);
+    r->donation = malloc(nc * sizeof *r->donation);
+    if (!r->forced || !r->lvl_node || !r->lvl_active || !r->lvl_cut || !r->donation ||
+        !st->attempts || !st->fits || !r->d || (s->plan.maxp > 0 && !r->f) || !r->vol ||
         !r->path || !r->hidden || !r->rows || !r->sol || !r->scratch || !r->expand || !r->pl ||
         !r->plcells)
         return TSR_ENOMEM;
@@ -805,24 +917,26 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
     return 0;
 }
 
-/* Place the start images; undo what was placed on failure. */
-static int place_start(run *r, const int *start, int nstart)
+/* Check that the start images can be placed together (valid ids, images
+ * the search has, disjoint, within the piece counts), then mark them for
+ * replay. */
+static int mark_start(run *r, const int *start, int nstart)
 {
     const img_problem *ip = r->ip;
-    for (int i = 0; i < nstart; i++) {
-        int img = start[i];
+    int placed = 0, rc = 0;
+    for (; placed < nstart; placed++) {
+        int img = start[placed];
         if (img < 0 || img >= ip->nimages || !dlx_place(r->d, img)) {
-            while (r->depth > 0)
-                dlx_unplace(r->d, r->path[--r->depth]);
-            return TSR_EINVAL;
+            rc = TSR_EINVAL;
+            break;
         }
-        r->path[r->depth++] = img;
-        r->hp -= img_parity(ip, img);
-        int cls = r->s->parity ? r->s->parity->type_class[ip->img_type[img]] : -1;
-        if (cls >= 0)
-            r->pstate -= r->s->parity->class_radix[cls];
     }
-    return 0;
+    while (placed > 0)
+        dlx_unplace(r->d, start[--placed]);
+    for (int i = 0; i < nstart && rc == 0; i++)
+        r->forced[start[i]] = 1;
+    r->nforced = rc == 0 ? nstart : 0;
+    return rc;
 }
 
 int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_callbacks *cb,
@@ -831,15 +945,17 @@ int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_
     run r;
     int rc = run_init(&r, s, cb, st);
     if (rc == 0)
-        rc = place_start(&r, start, nstart);
+        rc = mark_start(&r, start, nstart);
     if (rc == 0) {
         if (s->parity == NULL || flt_parity_ok(s->parity, r.pstate, r.hp))
             dlx_rec(&r, 1.0);
+        else
+            r.done = 1;
         rc = r.err;
         refresh_stats(&r);
         st->stopped = r.stop != 0;
-        if (!st->stopped)
-            st->fraction = 1;
+        if (!st->stopped && nstart == 0)
+            st->fraction = 1; /* exactly, whatever the rounding */
     }
     run_free(&r);
     return rc;

@@ -1,0 +1,1178 @@
+/*
+ * store.c - the daemon's SQLite job store (see store.h, docs/store.md).
+ *
+ * One sto_db is one SQLite connection plus a cache of its prepared
+ * statements and a scratch buffer for encoding task blobs; nothing else is
+ * kept between calls, so the database file is the only state and every
+ * invariant below is an invariant of the file.
+ *
+ * Invariants of the file (each kept by the code that writes it):
+ *   I1  jobs.solutions equals the number of solutions rows of the job:
+ *       solutions are only inserted by sto_checkpoint, which adds the
+ *       number of rows SQLite reports inserted to the count in the same
+ *       transaction, and only deleted with the whole job.
+ *   I2  the frontier and the solutions of a job are those of one complete
+ *       checkpoint: sto_checkpoint replaces the frontier and inserts the
+ *       solutions in one BEGIN IMMEDIATE transaction and rolls it back on
+ *       any failure.
+ *   I3  a job in a final state (completed, cancelled, failed) has no
+ *       frontier and never changes again: entering a final state deletes
+ *       the frontier in the same transaction; set_state and checkpoint read
+ *       the current state inside their write transaction and refuse to move
+ *       out of it.
+ *   I4  job ids and solution sequence numbers are never reused
+ *       (AUTOINCREMENT), so a client's id or page cursor never aliases.
+ *
+ * Reads that need more than one statement (does the job exist, then its
+ * rows) run in one read transaction, so they see one snapshot: in WAL mode
+ * that is the state after some complete commit.
+ *
+ * SQL never contains values: every value is bound with sqlite3_bind_*.
+ * Statements are prepared on first use and kept until sto_close; after each
+ * use a statement is reset and its bindings cleared, so no statement keeps
+ * a read open or points into a caller's buffer between calls.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+_Static_assert(INT_MAX == INT32_MAX, "image ids are stored as 32-bit integers");
+
+/* ---- schema ---------------------------------------------------------------
+ * migrations[v] takes a database of schema version v to v + 1; version 0 is
+ * an empty file.  A future schema change appends a step and bumps
+ * STO_SCHEMA_VERSION; old files are upgraded in one transaction at open. */
+static const char *const migrations[STO_SCHEMA_VERSION] = {
+    /* 0 -> 1 */
+    "CREATE TABLE jobs ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " state TEXT NOT NULL CHECK (state IN"
+    "  ('queued','running','paused','completed','cancelled','failed')),"
+    " priority INTEGER NOT NULL,"
+    " engine_version INTEGER NOT NULL,"
+    " puzzle TEXT NOT NULL,"
+    " options TEXT NOT NULL,"
+    " error TEXT,"
+    " created INTEGER NOT NULL,"
+    " updated INTEGER NOT NULL,"
+    " solutions INTEGER NOT NULL DEFAULT 0 CHECK (solutions >= 0),"
+    " nodes INTEGER NOT NULL DEFAULT 0,"
+    " fraction REAL NOT NULL DEFAULT 0,"
+    " seconds REAL NOT NULL DEFAULT 0,"
+    " stats TEXT"
+    ") STRICT;"
+    "CREATE INDEX jobs_state ON jobs (state, id);"
+    "CREATE TABLE frontier ("
+    " job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL,"
+    " images BLOB NOT NULL," /* little-endian int32 image ids */
+    " weight REAL NOT NULL,"
+    " PRIMARY KEY (job, seq)"
+    ") STRICT;"
+    "CREATE TABLE solutions ("
+    " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,"
+    " key TEXT NOT NULL,"
+    " body TEXT NOT NULL,"
+    " UNIQUE (job, key)"
+    ") STRICT;"
+    "CREATE INDEX solutions_page ON solutions (job, seq);",
+};
+
+/* ---- prepared statements --------------------------------------------------- */
+enum stmt_id {
+    S_BEGIN,
+    S_BEGIN_IMMEDIATE,
+    S_COMMIT,
+    S_ROLLBACK,
+    S_JOB_INSERT,
+    S_JOB_GET,
+    S_JOB_LIST,
+    S_JOB_LIST_STATE,
+    S_JOB_STATE,
+    S_JOB_SET_STATE,
+    S_JOB_PROGRESS,
+    S_JOB_DELETE,
+    S_JOBS_UNFINISHED,
+    S_FRONTIER_CLEAR,
+    S_FRONTIER_INSERT,
+    S_FRONTIER_LOAD,
+    S_SOLUTION_INSERT,
+    S_SOLUTIONS_CLEAR,
+    S_SOLUTIONS_PAGE,
+    S_COUNT
+};
+
+/* The column order of job rows, shared by S_JOB_GET and the listings
+ * (which leave out the documents) and read by read_job_row. */
+#define JOB_COLUMNS_TAIL \
+    "error, created, updated, solutions, nodes, fraction, seconds, stats FROM jobs "
+
+static const char *const stmt_sql[S_COUNT] = {
+    [S_BEGIN] = "BEGIN",
+    [S_BEGIN_IMMEDIATE] = "BEGIN IMMEDIATE",
+    [S_COMMIT] = "COMMIT",
+    [S_ROLLBACK] = "ROLLBACK",
+    [S_JOB_INSERT] = "INSERT INTO jobs (state, priority, engine_version, puzzle, options,"
+                     " created, updated) VALUES ('queued', ?1, ?2, ?3, ?4, ?5, ?5)",
+    [S_JOB_GET] = "SELECT id, state, priority, engine_version, puzzle, options, " JOB_COLUMNS_TAIL
+                  "WHERE id = ?1",
+    [S_JOB_LIST] = "SELECT id, state, priority, engine_version, NULL, NULL, " JOB_COLUMNS_TAIL
+                   "WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [S_JOB_LIST_STATE] = "SELECT id, state, priority, engine_version, NULL, NULL, " JOB_COLUMNS_TAIL
+                         "WHERE state = ?3 AND id > ?1 ORDER BY id LIMIT ?2",
+    [S_JOB_STATE] = "SELECT state, engine_version FROM jobs WHERE id = ?1",
+    [S_JOB_SET_STATE] = "UPDATE jobs SET state = ?2, error = ?3, updated = ?4 WHERE id = ?1",
+    /* NULL parameters keep the stored value (no progress, no stats, no new state). */
+    [S_JOB_PROGRESS] = "UPDATE jobs SET solutions = solutions + ?2,"
+                       " nodes = coalesce(?3, nodes), fraction = coalesce(?4, fraction),"
+                       " seconds = coalesce(?5, seconds), stats = coalesce(?6, stats),"
+                       " state = coalesce(?7, state), updated = ?8 WHERE id = ?1",
+    [S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1",
+    [S_JOBS_UNFINISHED] = "SELECT id FROM jobs WHERE state IN ('queued', 'running', 'paused')"
+                          " ORDER BY priority DESC, id",
+    [S_FRONTIER_CLEAR] = "DELETE FROM frontier WHERE job = ?1",
+    [S_FRONTIER_INSERT] = "INSERT INTO frontier (job, seq, images, weight) VALUES (?1, ?2, ?3, ?4)",
+    [S_FRONTIER_LOAD] = "SELECT images, weight FROM frontier WHERE job = ?1 ORDER BY seq",
+    /* Only the (job, key) uniqueness is ignored; any other violation is an error. */
+    [S_SOLUTION_INSERT] = "INSERT INTO solutions (job, key, body) VALUES (?1, ?2, ?3)"
+                          " ON CONFLICT (job, key) DO NOTHING",
+    [S_SOLUTIONS_CLEAR] = "DELETE FROM solutions WHERE job = ?1",
+    [S_SOLUTIONS_PAGE] = "SELECT seq, body FROM solutions WHERE job = ?1 AND seq > ?2"
+                         " ORDER BY seq LIMIT ?3",
+};
+
+struct sto_db {
+    sqlite3 *db;
+    int engine_version;
+    sqlite3_stmt *stmt[S_COUNT]; /* NULL until first used */
+    unsigned char *buf;          /* scratch for task blobs, `cap` bytes */
+    size_t cap;
+};
+
+/* ---- states ------------------------------------------------------------------ */
+static const char *const state_names[] = {
+    [STO_QUEUED] = "queued",       [STO_RUNNING] = "running",
+    [STO_PAUSED] = "paused",       [STO_COMPLETED] = "completed",
+    [STO_CANCELLED] = "cancelled", [STO_FAILED] = "failed",
+};
+#define NSTATES ((int)(sizeof state_names / sizeof state_names[0]))
+
+static bool state_valid(enum sto_state st)
+{
+    return (int)st >= 0 && (int)st < NSTATES;
+}
+
+const char *sto_state_name(enum sto_state st)
+{
+    return state_valid(st) ? state_names[st] : "unknown";
+}
+
+int sto_state_parse(const char *name, enum sto_state *st)
+{
+    if (name == NULL)
+        return TSR_EINVAL;
+    for (int i = 0; i < NSTATES; i++)
+        if (strcmp(name, state_names[i]) == 0) {
+            if (st != NULL)
+                *st = (enum sto_state)i;
+            return 0;
+        }
+    return TSR_EINVAL;
+}
+
+bool sto_state_final(enum sto_state st)
+{
+    return st == STO_COMPLETED || st == STO_CANCELLED || st == STO_FAILED;
+}
+
+/* ---- errors and statement plumbing ------------------------------------------ */
+static int code_of(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_NOMEM: return TSR_ENOMEM;
+    case SQLITE_TOOBIG: return TSR_ETOOBIG;
+    default: return TSR_EIO;
+    }
+}
+
+/* "store: <ctx>: <what>: <sqlite message>".  Call before anything else
+ * touches the connection, which would replace SQLite's message. */
+static int sql_err(sto_db *s, int rc, tsr_err *err, const char *ctx, const char *what)
+{
+    const char *msg = s->db != NULL ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    return tsr_err_set(err, code_of(rc), "store: %s: %s: %s", ctx, what, msg);
+}
+
+static int prep(sto_db *s, enum stmt_id id, sqlite3_stmt **out, const char *ctx, tsr_err *err)
+{
+    if (s->stmt[id] == NULL) {
+        int rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                                    &s->stmt[id], NULL);
+        if (rc != SQLITE_OK) {
+            s->stmt[id] = NULL;
+            return sql_err(s, rc, err, ctx, "prepare statement");
+        }
+    }
+    *out = s->stmt[id];
+    return 0;
+}
+
+/* Reset a statement after use: ends its read and drops its bindings (which
+ * may point into the caller's memory: everything is bound SQLITE_STATIC). */
+static void release(sqlite3_stmt *st)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+/* Step a statement that returns no rows, then release it. */
+static int step_done(sto_db *s, sqlite3_stmt *st, const char *ctx, const char *what, tsr_err *err)
+{
+    int rc = sqlite3_step(st);
+    int r = 0;
+    if (rc != SQLITE_DONE)
+        r = sql_err(s, rc == SQLITE_ROW ? SQLITE_ERROR : rc, err, ctx, what);
+    release(st);
+    return r;
+}
+
+static int run_simple(sto_db *s, enum stmt_id id, const char *ctx, const char *what, tsr_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int r = prep(s, id, &st, ctx, err);
+    return r != 0 ? r : step_done(s, st, ctx, what, err);
+}
+
+/* Transactions.  Writes use BEGIN IMMEDIATE: the write lock is taken (or
+ * waited for, under the busy timeout) before anything is read, so a write
+ * transaction never fails half way with SQLITE_BUSY on lock upgrade.  Reads
+ * use a deferred BEGIN, which in WAL mode never waits for the writer. */
+static int tx_begin(sto_db *s, bool write, const char *ctx, tsr_err *err)
+{
+    return run_simple(s, write ? S_BEGIN_IMMEDIATE : S_BEGIN, ctx, "begin transaction", err);
+}
+
+/* Roll back whatever transaction is open (SQLite may already have rolled
+ * back on its own after some errors).  The caller's message is kept. */
+static void tx_rollback(sto_db *s)
+{
+    if (sqlite3_get_autocommit(s->db))
+        return;
+    sqlite3_stmt *st = NULL;
+    if (prep(s, S_ROLLBACK, &st, "rollback", NULL) == 0)
+        step_done(s, st, "rollback", "rollback", NULL);
+    if (!sqlite3_get_autocommit(s->db)) /* a cached ROLLBACK failed: try the plain way */
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int tx_commit(sto_db *s, const char *ctx, tsr_err *err)
+{
+    int r = run_simple(s, S_COMMIT, ctx, "commit", err);
+    if (r != 0)
+        tx_rollback(s);
+    return r;
+}
+
+/* End a transaction: commit when r == 0, else roll back; returns the final
+ * code. */
+static int tx_end(sto_db *s, int r, const char *ctx, tsr_err *err)
+{
+    if (r == 0)
+        return tx_commit(s, ctx, err);
+    tx_rollback(s);
+    return r;
+}
+
+/* Length of a document of at most `max` bytes into *len; refused when
+ * longer (strnlen never reads past max + 1 bytes). */
+static int check_len(const char *doc, size_t max, size_t *len, const char *ctx, const char *what,
+                     tsr_err *err)
+{
+    size_t n = strnlen(doc, max + 1);
+    if (n > max)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %s is larger than %zu bytes", ctx, what,
+                           max);
+    *len = n;
+    return 0;
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *text, size_t len)
+{
+    if (text == NULL)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text64(st, i, text, (sqlite3_uint64)len, SQLITE_STATIC, SQLITE_UTF8);
+}
+
+/* A copy of a text column, or NULL for SQL NULL; ENOMEM on failure. */
+static int dup_column(sqlite3_stmt *st, int col, char **out)
+{
+    *out = NULL;
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        return 0;
+    const unsigned char *t = sqlite3_column_text(st, col);
+    if (t == NULL)
+        return TSR_ENOMEM; /* not NULL in SQL, so the conversion failed */
+    size_t n = (size_t)sqlite3_column_bytes(st, col);
+    char *c = malloc(n + 1);
+    if (c == NULL)
+        return TSR_ENOMEM;
+    memcpy(c, t, n);
+    c[n] = '\0';
+    *out = c;
+    return 0;
+}
+
+static int parse_state_column(sqlite3_stmt *st, int col, enum sto_state *out, const char *ctx,
+                              int64_t id, tsr_err *err)
+{
+    const char *name = (const char *)sqlite3_column_text(st, col);
+    if (sto_state_parse(name, out) != 0)
+        return tsr_err_set(err, TSR_EIO, "store: %s: job %lld has unknown state '%s'", ctx,
+                           (long long)id, name != NULL ? name : "(null)");
+    return 0;
+}
+
+/* One row of S_JOB_GET / S_JOB_LIST* into *j (zeroed first). */
+static int read_job_row(sqlite3_stmt *st, sto_job *j, const char *ctx, tsr_err *err)
+{
+    memset(j, 0, sizeof *j);
+    j->id = sqlite3_column_int64(st, 0);
+    int r = parse_state_column(st, 1, &j->state, ctx, j->id, err);
+    if (r != 0)
+        return r;
+    j->priority = sqlite3_column_int(st, 2);
+    j->engine_version = sqlite3_column_int(st, 3);
+    if (dup_column(st, 4, &j->puzzle) != 0 || dup_column(st, 5, &j->options) != 0 ||
+        dup_column(st, 6, &j->error) != 0 || dup_column(st, 14, &j->stats) != 0) {
+        sto_job_clear(j);
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    }
+    j->created = sqlite3_column_int64(st, 7);
+    j->updated = sqlite3_column_int64(st, 8);
+    j->solutions = sqlite3_column_int64(st, 9);
+    j->nodes = (uint64_t)sqlite3_column_int64(st, 10); /* stored as its int64 bit pattern */
+    j->fraction = sqlite3_column_double(st, 11);
+    j->seconds = sqlite3_column_double(st, 12);
+    return 0;
+}
+
+/* The state and engine version of job `id`; "no job N" when absent.  Used
+ * inside a transaction, so what it reads holds until the transaction ends. */
+static int job_state(sto_db *s, int64_t id, enum sto_state *state, int *engine_version,
+                     const char *ctx, tsr_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int r = prep(s, S_JOB_STATE, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        r = parse_state_column(st, 0, state, ctx, id, err);
+        if (engine_version != NULL)
+            *engine_version = sqlite3_column_int(st, 1);
+    } else if (rc == SQLITE_DONE) {
+        r = tsr_err_set(err, TSR_EINVAL, "store: %s: no job %lld", ctx, (long long)id);
+    } else {
+        r = sql_err(s, rc, err, ctx, "read job state");
+    }
+    release(st);
+    return r;
+}
+
+static int64_t now(void)
+{
+    return (int64_t)time(NULL);
+}
+
+/* ---- opening ----------------------------------------------------------------- */
+static int pragma_int(sto_db *s, const char *sql, int *v, const char *ctx, tsr_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return sql_err(s, rc, err, ctx, sql);
+    rc = sqlite3_step(st);
+    int r = 0;
+    if (rc == SQLITE_ROW)
+        *v = sqlite3_column_int(st, 0);
+    else
+        r = sql_err(s, rc == SQLITE_DONE ? SQLITE_ERROR : rc, err, ctx, sql);
+    sqlite3_finalize(st);
+    return r;
+}
+
+static int exec_sql(sto_db *s, const char *sql, const char *ctx, const char *what, tsr_err *err)
+{
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : sql_err(s, rc, err, ctx, what);
+}
+
+/* Refuse files that are not ours or are newer than this build. */
+static int check_identity(int version, int app_id, const char *ctx, tsr_err *err)
+{
+    if (version > 0 && app_id != STO_APPLICATION_ID)
+        return tsr_err_set(err, TSR_EINVAL,
+                           "store: %s: not a Tessera store (application id %#x, schema version %d)",
+                           ctx, (unsigned)app_id, version);
+    if (version == 0 && app_id != 0 && app_id != STO_APPLICATION_ID)
+        return tsr_err_set(err, TSR_EINVAL,
+                           "store: %s: not a Tessera store (application id %#x)", ctx,
+                           (unsigned)app_id);
+    if (version > STO_SCHEMA_VERSION)
+        return tsr_err_set(err, TSR_EUNSUPP,
+                           "store: %s: schema version %d is newer than this build understands "
+                           "(%d); use a newer tesserad",
+                           ctx, version, STO_SCHEMA_VERSION);
+    if (version < 0)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad schema version %d", ctx, version);
+    return 0;
+}
+
+/* Bring the schema to STO_SCHEMA_VERSION.  The common case (current
+ * version) reads two header fields and takes no lock; creation and upgrades
+ * run in one write transaction that reads the version again, so two
+ * connections opening a new file at once create the schema once. */
+static int schema_ensure(sto_db *s, const char *ctx, tsr_err *err)
+{
+    int version, app_id;
+    int r = pragma_int(s, "PRAGMA user_version", &version, ctx, err);
+    if (r == 0)
+        r = pragma_int(s, "PRAGMA application_id", &app_id, ctx, err);
+    if (r == 0)
+        r = check_identity(version, app_id, ctx, err);
+    if (r != 0 || version == STO_SCHEMA_VERSION)
+        return r;
+
+    if ((r = tx_begin(s, true, ctx, err)) != 0)
+        return r;
+    r = pragma_int(s, "PRAGMA user_version", &version, ctx, err);
+    if (r == 0)
+        r = pragma_int(s, "PRAGMA application_id", &app_id, ctx, err);
+    if (r == 0)
+        r = check_identity(version, app_id, ctx, err);
+    if (r == 0 && version == 0) {
+        int tables = 0;
+        r = pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, ctx, err);
+        if (r == 0 && tables > 0)
+            r = tsr_err_set(err, TSR_EINVAL,
+                            "store: %s: not a Tessera store (it holds %d schema objects but no "
+                            "schema version)",
+                            ctx, tables);
+    }
+    for (int v = version; r == 0 && v < STO_SCHEMA_VERSION; v++) {
+        char what[48], sql[96];
+        snprintf(what, sizeof what, "upgrade schema %d to %d", v, v + 1);
+        r = exec_sql(s, migrations[v], ctx, what, err);
+        /* Integers formatted from constants, not values from outside. */
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %d; PRAGMA application_id = %d", v + 1,
+                 STO_APPLICATION_ID);
+        if (r == 0)
+            r = exec_sql(s, sql, ctx, what, err);
+    }
+    return tx_end(s, r, ctx, err);
+}
+
+int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err)
+{
+    if (out == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: open: no result pointer");
+    *out = NULL;
+    if (path == NULL || path[0] == '\0')
+        return tsr_err_set(err, TSR_EINVAL, "store: open: no path");
+    if (strcmp(path, ":memory:") == 0)
+        return tsr_err_set(err, TSR_EINVAL, "store: open: the store needs a file (WAL mode), "
+                                            "not :memory:");
+    if (!sqlite3_threadsafe())
+        return tsr_err_set(err, TSR_EUNSUPP, "store: open %s: SQLite was built without threads",
+                           path);
+    char ctx[320];
+    snprintf(ctx, sizeof ctx, "open %s", path);
+
+    sto_db *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    s->engine_version = engine_version;
+    /* NOMUTEX: the connection is used by one thread at a time (store.h). */
+    int rc = sqlite3_open_v2(path, &s->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+                                 SQLITE_OPEN_EXRESCODE,
+                             NULL);
+    int r = 0;
+    if (rc != SQLITE_OK) {
+        r = sql_err(s, rc, err, ctx, "open");
+        goto fail;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, STO_BUSY_TIMEOUT_MS);
+    if ((r = exec_sql(s, "PRAGMA foreign_keys = ON", ctx, "enable foreign keys", err)) != 0)
+        goto fail;
+
+    /* WAL first: it reads the header, so a file that is not a database is
+     * named here, and it must hold before the schema transaction. */
+    sqlite3_stmt *st = NULL;
+    rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        r = sql_err(s, rc, err, ctx, "set WAL journal mode");
+        goto fail;
+    }
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        r = sql_err(s, rc == SQLITE_DONE ? SQLITE_ERROR : rc, err, ctx, "set WAL journal mode");
+    } else {
+        const char *mode = (const char *)sqlite3_column_text(st, 0);
+        if (mode == NULL || strcmp(mode, "wal") != 0)
+            r = tsr_err_set(err, TSR_EUNSUPP, "store: %s: cannot use WAL journal mode (got %s)",
+                            ctx, mode != NULL ? mode : "nothing");
+    }
+    sqlite3_finalize(st);
+    if (r != 0)
+        goto fail;
+    if ((r = exec_sql(s, "PRAGMA synchronous = FULL", ctx, "set synchronous", err)) != 0)
+        goto fail;
+    if ((r = schema_ensure(s, ctx, err)) != 0)
+        goto fail;
+    *out = s;
+    return 0;
+fail:
+    sto_close(s);
+    return r;
+}
+
+void sto_close(sto_db *s)
+{
+    if (s == NULL)
+        return;
+    for (int i = 0; i < S_COUNT; i++)
+        sqlite3_finalize(s->stmt[i]);
+    sqlite3_close(s->db); /* every statement is finalized, so this closes */
+    free(s->buf);
+    free(s);
+}
+
+int sto_wal_checkpoint(sto_db *s, bool truncate, tsr_err *err)
+{
+    if (s == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: wal checkpoint: no database");
+    int rc = sqlite3_wal_checkpoint_v2(
+        s->db, NULL, truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : sql_err(s, rc, err, "wal checkpoint", "checkpoint");
+}
+
+/* ---- jobs -------------------------------------------------------------------- */
+void sto_job_clear(sto_job *j)
+{
+    if (j == NULL)
+        return;
+    free(j->puzzle);
+    free(j->options);
+    free(j->error);
+    free(j->stats);
+    memset(j, 0, sizeof *j);
+}
+
+void sto_jobs_free(sto_job *jobs, int n)
+{
+    if (jobs == NULL)
+        return;
+    for (int i = 0; i < n; i++)
+        sto_job_clear(&jobs[i]);
+    free(jobs);
+}
+
+int sto_job_create(sto_db *s, const char *puzzle, const char *options, int priority, int64_t *id,
+                   tsr_err *err)
+{
+    const char *ctx = "create job";
+    if (s == NULL || puzzle == NULL || id == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database, puzzle or id pointer",
+                           ctx);
+    if (options == NULL)
+        options = "{}";
+    size_t plen = 0, olen = 0;
+    int r = check_len(puzzle, STO_MAX_DOC, &plen, ctx, "the puzzle document", err);
+    if (r == 0)
+        r = check_len(options, STO_MAX_DOC, &olen, ctx, "the options document", err);
+    sqlite3_stmt *st = NULL;
+    if (r == 0)
+        r = prep(s, S_JOB_INSERT, &st, ctx, err);
+    if (r != 0)
+        return r;
+    int rc = sqlite3_bind_int(st, 1, priority);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 2, s->engine_version);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 3, puzzle, plen);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 4, options, olen);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 5, now());
+    if (rc != SQLITE_OK) {
+        r = sql_err(s, rc, err, ctx, "bind");
+        release(st);
+        return r;
+    }
+    /* One statement: its own transaction, which takes the write lock
+     * directly (waiting under the busy timeout). */
+    r = step_done(s, st, ctx, "insert job", err);
+    if (r == 0)
+        *id = sqlite3_last_insert_rowid(s->db);
+    return r;
+}
+
+int sto_job_get(sto_db *s, int64_t id, sto_job *out, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "get job %lld", (long long)id);
+    if (out == NULL || s == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = NULL;
+    int r = prep(s, S_JOB_GET, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        r = read_job_row(st, out, ctx, err);
+    else if (rc == SQLITE_DONE)
+        r = tsr_err_set(err, TSR_EINVAL, "store: no job %lld", (long long)id);
+    else
+        r = sql_err(s, rc, err, ctx, "select");
+    release(st);
+    return r;
+}
+
+int sto_job_list(sto_db *s, const enum sto_state *filter, int64_t after_id, int limit,
+                 sto_job **out, int *n, tsr_err *err)
+{
+    const char *ctx = "list jobs";
+    if (s == NULL || out == NULL || n == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    *out = NULL;
+    *n = 0;
+    if (limit < 1 || limit > STO_MAX_PAGE)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: page size %d is not in 1..%d", ctx, limit,
+                           STO_MAX_PAGE);
+    if (filter != NULL && !state_valid(*filter))
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad state filter %d", ctx, (int)*filter);
+    sqlite3_stmt *st = NULL;
+    int r = prep(s, filter != NULL ? S_JOB_LIST_STATE : S_JOB_LIST, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_bind_int64(st, 1, after_id);
+    sqlite3_bind_int(st, 2, limit);
+    if (filter != NULL)
+        sqlite3_bind_text(st, 3, state_names[*filter], -1, SQLITE_STATIC);
+
+    sto_job *jobs = NULL;
+    int count = 0, cap = 0, rc = SQLITE_DONE;
+    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            int ncap = cap == 0 ? 16 : cap * 2;
+            sto_job *nj = realloc(jobs, (size_t)ncap * sizeof *nj);
+            if (nj == NULL) {
+                r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+                break;
+            }
+            jobs = nj;
+            cap = ncap;
+        }
+        r = read_job_row(st, &jobs[count], ctx, err);
+        if (r == 0)
+            count++;
+    }
+    if (r == 0 && rc != SQLITE_DONE)
+        r = sql_err(s, rc, err, ctx, "select");
+    release(st);
+    if (r != 0) {
+        sto_jobs_free(jobs, count);
+        return r;
+    }
+    *out = jobs;
+    *n = count;
+    return 0;
+}
+
+int sto_job_set_state(sto_db *s, int64_t id, enum sto_state state, const char *error, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "set state of job %lld", (long long)id);
+    if (s == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: no database", ctx);
+    if (!state_valid(state))
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad state %d", ctx, (int)state);
+    size_t elen = 0;
+    int r = error != NULL ? check_len(error, STO_MAX_DOC, &elen, ctx, "the error text", err) : 0;
+    if (r != 0 || (r = tx_begin(s, true, ctx, err)) != 0)
+        return r;
+
+    enum sto_state cur;
+    r = job_state(s, id, &cur, NULL, ctx, err);
+    if (r == 0 && sto_state_final(cur)) {
+        /* I3: final states are final; repeating one is a harmless no-op. */
+        if (cur != state)
+            r = tsr_err_set(err, TSR_EINVAL, "store: %s: the job is %s, which is final", ctx,
+                            state_names[cur]);
+        return tx_end(s, r, ctx, err);
+    }
+    sqlite3_stmt *st = NULL;
+    if (r == 0)
+        r = prep(s, S_JOB_SET_STATE, &st, ctx, err);
+    if (r == 0) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, state_names[state], -1, SQLITE_STATIC);
+        int rc = bind_text(st, 3, error, elen);
+        sqlite3_bind_int64(st, 4, now());
+        if (rc != SQLITE_OK) {
+            r = sql_err(s, rc, err, ctx, "bind");
+            release(st);
+        } else {
+            r = step_done(s, st, ctx, "update job", err);
+        }
+    }
+    if (r == 0 && sto_state_final(state) && (r = prep(s, S_FRONTIER_CLEAR, &st, ctx, err)) == 0) {
+        sqlite3_bind_int64(st, 1, id);
+        r = step_done(s, st, ctx, "drop frontier", err);
+    }
+    return tx_end(s, r, ctx, err);
+}
+
+int sto_job_delete(sto_db *s, int64_t id, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "delete job %lld", (long long)id);
+    if (s == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: no database", ctx);
+    int r = tx_begin(s, true, ctx, err);
+    if (r != 0)
+        return r;
+    enum sto_state cur;
+    r = job_state(s, id, &cur, NULL, ctx, err);
+    if (r == 0 && !sto_state_final(cur))
+        r = tsr_err_set(err, TSR_EINVAL,
+                        "store: %s: the job is %s; only completed, cancelled or failed jobs can "
+                        "be deleted",
+                        ctx, state_names[cur]);
+    /* Explicit deletes (the foreign keys' cascade is the backstop), children
+     * first. */
+    static const enum stmt_id steps[] = {S_SOLUTIONS_CLEAR, S_FRONTIER_CLEAR, S_JOB_DELETE};
+    for (size_t i = 0; r == 0 && i < sizeof steps / sizeof steps[0]; i++) {
+        sqlite3_stmt *st = NULL;
+        if ((r = prep(s, steps[i], &st, ctx, err)) == 0) {
+            sqlite3_bind_int64(st, 1, id);
+            r = step_done(s, st, ctx, "delete", err);
+        }
+    }
+    return tx_end(s, r, ctx, err);
+}
+
+int sto_jobs_unfinished(sto_db *s, int64_t **ids, int *n, tsr_err *err)
+{
+    const char *ctx = "list unfinished jobs";
+    if (s == NULL || ids == NULL || n == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    *ids = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    int r = prep(s, S_JOBS_UNFINISHED, &st, ctx, err);
+    if (r != 0)
+        return r;
+    int64_t *v = NULL;
+    int count = 0, cap = 0, rc = SQLITE_DONE;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            if (cap > INT_MAX / 2) {
+                r = tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many jobs", ctx);
+                break;
+            }
+            int ncap = cap == 0 ? 16 : cap * 2;
+            int64_t *nv = realloc(v, (size_t)ncap * sizeof *nv);
+            if (nv == NULL) {
+                r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+                break;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        v[count++] = sqlite3_column_int64(st, 0);
+    }
+    if (r == 0 && rc != SQLITE_DONE)
+        r = sql_err(s, rc, err, ctx, "select");
+    release(st);
+    if (r != 0) {
+        free(v);
+        return r;
+    }
+    *ids = v;
+    *n = count;
+    return 0;
+}
+
+/* ---- checkpoints --------------------------------------------------------------- */
+
+/* The blob of a task: its image ids as little-endian int32, in s->buf. */
+static int encode_images(sto_db *s, const sto_task *t, size_t *len, const char *ctx, int i,
+                         tsr_err *err)
+{
+    size_t need = (size_t)t->nimages * 4;
+    if (need > s->cap) {
+        unsigned char *nb = realloc(s->buf, need);
+        if (nb == NULL)
+            return tsr_err_set(err, TSR_ENOMEM, "store: %s: task %d: out of memory", ctx, i);
+        s->buf = nb;
+        s->cap = need;
+    }
+    for (int k = 0; k < t->nimages; k++) {
+        uint32_t v = (uint32_t)t->images[k];
+        unsigned char *p = s->buf + (size_t)k * 4;
+        p[0] = (unsigned char)v;
+        p[1] = (unsigned char)(v >> 8);
+        p[2] = (unsigned char)(v >> 16);
+        p[3] = (unsigned char)(v >> 24);
+    }
+    *len = need;
+    return 0;
+}
+
+static int check_task(const sto_task *t, const char *ctx, int i, tsr_err *err)
+{
+    if (t->nimages < 0 || (t->nimages > 0 && t->images == NULL))
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: task %d: bad image list (%d images)", ctx,
+                           i, t->nimages);
+    if (t->nimages > STO_MAX_TASK_IMAGES)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: task %d has %d images (at most %d)", ctx,
+                           i, t->nimages, STO_MAX_TASK_IMAGES);
+    if (!isfinite(t->weight) || t->weight < 0 || t->weight > 1)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: task %d: weight %g is not in [0, 1]", ctx,
+                           i, t->weight);
+    return 0;
+}
+
+static int insert_task(sto_db *s, int64_t job, const sto_task *t, int i, const char *ctx,
+                       tsr_err *err)
+{
+    size_t len = 0;
+    sqlite3_stmt *st = NULL;
+    int r = check_task(t, ctx, i, err);
+    if (r == 0)
+        r = encode_images(s, t, &len, ctx, i, err);
+    if (r == 0)
+        r = prep(s, S_FRONTIER_INSERT, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_bind_int64(st, 1, job);
+    sqlite3_bind_int(st, 2, i);
+    /* A NULL pointer would bind SQL NULL: an empty set is a zero-length blob. */
+    int rc = len == 0 ? sqlite3_bind_zeroblob(st, 3, 0)
+                      : sqlite3_bind_blob64(st, 3, s->buf, len, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_double(st, 4, t->weight);
+    if (rc != SQLITE_OK) {
+        r = sql_err(s, rc, err, ctx, "bind task");
+        release(st);
+        return r;
+    }
+    return step_done(s, st, ctx, "insert task", err);
+}
+
+/* Insert one solution; *added gets 1 when stored, 0 when its key was. */
+static int insert_solution(sto_db *s, int64_t job, const sto_solution *sol, int i, int *added,
+                           const char *ctx, tsr_err *err)
+{
+    char what[48];
+    snprintf(what, sizeof what, "solution %d", i);
+    if (sol->key == NULL || sol->body == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: %s has no key or no body", ctx, what);
+    size_t klen = 0, blen = 0;
+    sqlite3_stmt *st = NULL;
+    int r = check_len(sol->key, STO_MAX_KEY, &klen, ctx, "a solution key", err);
+    if (r == 0)
+        r = check_len(sol->body, STO_MAX_DOC, &blen, ctx, "a solution body", err);
+    if (r == 0)
+        r = prep(s, S_SOLUTION_INSERT, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_bind_int64(st, 1, job);
+    int rc = bind_text(st, 2, sol->key, klen);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 3, sol->body, blen);
+    if (rc != SQLITE_OK) {
+        r = sql_err(s, rc, err, ctx, what);
+        release(st);
+        return r;
+    }
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        *added = sqlite3_changes(s->db); /* 0 when DO NOTHING applied */
+    else
+        r = sql_err(s, rc == SQLITE_ROW ? SQLITE_ERROR : rc, err, ctx, what);
+    release(st);
+    return r;
+}
+
+static int check_progress(const sto_progress *p, const char *ctx, size_t *slen, tsr_err *err)
+{
+    *slen = 0;
+    if (p == NULL)
+        return 0;
+    if (!isfinite(p->fraction) || p->fraction < 0 || !isfinite(p->seconds) || p->seconds < 0)
+        return tsr_err_set(err, TSR_EINVAL,
+                           "store: %s: bad progress (fraction %g, seconds %g): both must be "
+                           "finite and not negative",
+                           ctx, p->fraction, p->seconds);
+    if (p->stats != NULL)
+        return check_len(p->stats, STO_MAX_DOC, slen, ctx, "the statistics document", err);
+    return 0;
+}
+
+int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
+                   const sto_solution *sols, int nsols, const sto_progress *prog,
+                   const enum sto_state *new_state, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "checkpoint job %lld", (long long)job);
+    if (s == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: no database", ctx);
+    /* Cheap checks first; each task and solution is checked as it is
+     * written, and a failure there rolls the whole transaction back. */
+    if (ntasks < 0 || (ntasks > 0 && tasks == NULL) || nsols < 0 || (nsols > 0 && sols == NULL))
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad task or solution array", ctx);
+    if (ntasks > STO_MAX_TASKS)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %d tasks (at most %d)", ctx, ntasks,
+                           STO_MAX_TASKS);
+    if (nsols > STO_MAX_SOLUTIONS)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %d new solutions (at most %d)", ctx,
+                           nsols, STO_MAX_SOLUTIONS);
+    if (new_state != NULL && !state_valid(*new_state))
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad state %d", ctx, (int)*new_state);
+    if (new_state != NULL && sto_state_final(*new_state) && ntasks > 0)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: a %s job cannot keep a frontier (%d tasks)",
+                           ctx, state_names[*new_state], ntasks);
+    size_t slen = 0;
+    int r = check_progress(prog, ctx, &slen, err);
+    if (r != 0 || (r = tx_begin(s, true, ctx, err)) != 0)
+        return r;
+
+    enum sto_state cur;
+    int version;
+    r = job_state(s, job, &cur, &version, ctx, err);
+    if (r == 0 && sto_state_final(cur))
+        r = tsr_err_set(err, TSR_EINVAL, "store: %s: the job is %s; it takes no more checkpoints",
+                        ctx, state_names[cur]);
+    if (r == 0 && version != s->engine_version)
+        r = tsr_err_set(err, TSR_EINVAL,
+                        "store: %s: the job was started by engine version %d, this is version %d",
+                        ctx, version, s->engine_version);
+
+    sqlite3_stmt *st = NULL;
+    if (r == 0 && (r = prep(s, S_FRONTIER_CLEAR, &st, ctx, err)) == 0) {
+        sqlite3_bind_int64(st, 1, job);
+        r = step_done(s, st, ctx, "drop frontier", err);
+    }
+    for (int i = 0; r == 0 && i < ntasks; i++)
+        r = insert_task(s, job, &tasks[i], i, ctx, err);
+    int64_t added = 0;
+    for (int i = 0; r == 0 && i < nsols; i++) {
+        int a = 0;
+        r = insert_solution(s, job, &sols[i], i, &a, ctx, err);
+        added += a;
+    }
+    /* I1: the count moves with the rows, in the same transaction. */
+    if (r == 0 && (r = prep(s, S_JOB_PROGRESS, &st, ctx, err)) == 0) {
+        sqlite3_bind_int64(st, 1, job);
+        sqlite3_bind_int64(st, 2, added);
+        int rc = SQLITE_OK;
+        if (prog != NULL) {
+            sqlite3_bind_int64(st, 3, (int64_t)prog->nodes); /* the uint64 bit pattern */
+            sqlite3_bind_double(st, 4, prog->fraction);
+            sqlite3_bind_double(st, 5, prog->seconds);
+            rc = bind_text(st, 6, prog->stats, slen);
+        }
+        if (new_state != NULL)
+            sqlite3_bind_text(st, 7, state_names[*new_state], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 8, now());
+        if (rc != SQLITE_OK) {
+            r = sql_err(s, rc, err, ctx, "bind progress");
+            release(st);
+        } else {
+            r = step_done(s, st, ctx, "update job", err);
+        }
+    }
+    return tx_end(s, r, ctx, err);
+}
+
+/* ---- reading the frontier and the solutions ------------------------------------ */
+void sto_tasks_free(sto_task *tasks, int n)
+{
+    if (tasks == NULL)
+        return;
+    for (int i = 0; i < n; i++)
+        free(tasks[i].images);
+    free(tasks);
+}
+
+static int decode_task(sqlite3_stmt *st, sto_task *t, const char *ctx, int i, tsr_err *err)
+{
+    const unsigned char *b = sqlite3_column_blob(st, 0);
+    size_t len = (size_t)sqlite3_column_bytes(st, 0);
+    t->images = NULL;
+    t->weight = sqlite3_column_double(st, 1);
+    if (len % 4 != 0 || len / 4 > STO_MAX_TASK_IMAGES)
+        return tsr_err_set(err, TSR_EIO, "store: %s: task %d is corrupt (%zu bytes of images)",
+                           ctx, i, len);
+    t->nimages = (int)(len / 4);
+    if (len == 0)
+        return 0;
+    if (b == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    t->images = malloc(len / 4 * sizeof *t->images);
+    if (t->images == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    for (int k = 0; k < t->nimages; k++) {
+        const unsigned char *p = b + (size_t)k * 4;
+        uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24;
+        t->images[k] = (int)(int32_t)v;
+    }
+    return 0;
+}
+
+int sto_frontier_load(sto_db *s, int64_t job, sto_task **tasks, int *n, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "load frontier of job %lld", (long long)job);
+    if (s == NULL || tasks == NULL || n == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    *tasks = NULL;
+    *n = 0;
+    /* One read transaction: the existence check and the rows are one snapshot. */
+    int r = tx_begin(s, false, ctx, err);
+    if (r != 0)
+        return r;
+    enum sto_state cur;
+    sqlite3_stmt *st = NULL;
+    r = job_state(s, job, &cur, NULL, ctx, err);
+    if (r == 0)
+        r = prep(s, S_FRONTIER_LOAD, &st, ctx, err);
+    if (r != 0)
+        return tx_end(s, r, ctx, err);
+    sqlite3_bind_int64(st, 1, job);
+    sto_task *v = NULL;
+    int count = 0, cap = 0, rc = SQLITE_DONE;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            if (cap >= STO_MAX_TASKS) {
+                r = tsr_err_set(err, TSR_EIO, "store: %s: more than %d tasks stored", ctx,
+                                STO_MAX_TASKS);
+                break;
+            }
+            int ncap = cap == 0 ? 16 : cap * 2;
+            sto_task *nv = realloc(v, (size_t)ncap * sizeof *nv);
+            if (nv == NULL) {
+                r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+                break;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        r = decode_task(st, &v[count], ctx, count, err);
+        if (r != 0)
+            break;
+        count++;
+    }
+    if (r == 0 && rc != SQLITE_DONE)
+        r = sql_err(s, rc, err, ctx, "select");
+    release(st);
+    r = tx_end(s, r, ctx, err);
+    if (r != 0) {
+        sto_tasks_free(v, count);
+        return r;
+    }
+    *tasks = v;
+    *n = count;
+    return 0;
+}
+
+void sto_solutions_free(char **bodies, int64_t *seqs, int n)
+{
+    if (bodies != NULL)
+        for (int i = 0; i < n; i++)
+            free(bodies[i]);
+    free(bodies);
+    free(seqs);
+}
+
+int sto_solutions_page(sto_db *s, int64_t job, int64_t after, int limit, char ***bodies,
+                       int64_t **seqs, int *n, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "page solutions of job %lld", (long long)job);
+    if (s == NULL || bodies == NULL || seqs == NULL || n == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    *bodies = NULL;
+    *seqs = NULL;
+    *n = 0;
+    if (limit < 1 || limit > STO_MAX_PAGE)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: page size %d is not in 1..%d", ctx, limit,
+                           STO_MAX_PAGE);
+    if (after < 0)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad cursor %lld", ctx, (long long)after);
+    int r = tx_begin(s, false, ctx, err);
+    if (r != 0)
+        return r;
+    enum sto_state cur;
+    sqlite3_stmt *st = NULL;
+    r = job_state(s, job, &cur, NULL, ctx, err);
+    if (r == 0)
+        r = prep(s, S_SOLUTIONS_PAGE, &st, ctx, err);
+    if (r != 0)
+        return tx_end(s, r, ctx, err);
+    sqlite3_bind_int64(st, 1, job);
+    sqlite3_bind_int64(st, 2, after);
+    sqlite3_bind_int(st, 3, limit);
+    char **b = NULL;
+    int64_t *q = NULL;
+    int count = 0, cap = 0, rc = SQLITE_DONE;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            int ncap = cap == 0 ? 16 : cap * 2;
+            char **nb = realloc(b, (size_t)ncap * sizeof *nb);
+            if (nb != NULL)
+                b = nb;
+            int64_t *nq = nb != NULL ? realloc(q, (size_t)ncap * sizeof *nq) : NULL;
+            if (nq == NULL) {
+                r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+                break;
+            }
+            q = nq;
+            cap = ncap;
+        }
+        q[count] = sqlite3_column_int64(st, 0);
+        if (dup_column(st, 1, &b[count]) != 0 || b[count] == NULL) {
+            r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+            break;
+        }
+        count++;
+    }
+    if (r == 0 && rc != SQLITE_DONE)
+        r = sql_err(s, rc, err, ctx, "select");
+    release(st);
+    r = tx_end(s, r, ctx, err);
+    if (r != 0) {
+        sto_solutions_free(b, q, count);
+        return r;
+    }
+    *bodies = b;
+    *seqs = q;
+    *n = count;
+    return 0;
+}

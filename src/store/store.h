@@ -1,0 +1,223 @@
+/*
+ * store.h - the daemon's job store: jobs, their search frontier and their
+ * unique solutions in one SQLite file.
+ *
+ * The store knows nothing of HTTP or of the search engine's internals; it
+ * keeps what the daemon hands it.  A job is a puzzle document and an options
+ * document (JSON text, stored verbatim), a state, a priority and the progress
+ * recorded at its last checkpoint.  A search task is a subtree of the job's
+ * search named by an order-independent set of image ids plus a weight, the
+ * fraction of the whole tree it stands for; the job's frontier is the set of
+ * tasks still to search.  Solutions are stored once per job under a canonical
+ * key.
+ *
+ * Exactly-once results rest on one rule: the frontier and the solutions found
+ * since the previous checkpoint are committed together by sto_checkpoint, in
+ * one transaction.  After a crash the daemon resumes from the last committed
+ * frontier, so every solution is either stored and outside the frontier, or
+ * not stored and inside it; the UNIQUE key per job absorbs the re-discovery
+ * of a solution the daemon may report twice.  docs/store.md explains the
+ * schema and the argument in full.
+ *
+ * Connections.  An sto_db is one SQLite connection and must be used by one
+ * thread at a time (different sto_db objects may be used by different threads
+ * at once).  The daemon keeps one writer connection in a thread of its own and
+ * opens separate reader connections; in WAL mode readers never wait for the
+ * writer and always see whole checkpoints.  A write that finds the database
+ * locked by another connection waits up to STO_BUSY_TIMEOUT_MS.
+ *
+ * Every fallible call returns 0 or a negative TSR_E* code and writes one line
+ * into `err` (which may be NULL), starting "store: " and naming the operation;
+ * for SQLite failures the line ends with SQLite's own message.  Out-parameters
+ * are only valid after a 0 return; on failure arrays come back NULL and
+ * counts 0.
+ */
+#ifndef TSR_STORE_H
+#define TSR_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tessera/error.h"
+
+/* The schema this build writes (PRAGMA user_version) and the SQLite
+ * application id that marks a Tessera store ("TSSR"). */
+#define STO_SCHEMA_VERSION 1
+#define STO_APPLICATION_ID 0x54535352
+
+/* Caps: larger inputs are refused with TSR_ETOOBIG (or TSR_EINVAL for a bad
+ * page size) and a message naming the cap. */
+#define STO_MAX_DOC (16 * 1024 * 1024) /* puzzle, options, stats, error, solution body: bytes */
+#define STO_MAX_KEY (1024 * 1024)      /* a solution key: bytes */
+#define STO_MAX_TASKS 1000000          /* tasks in one checkpoint's frontier */
+#define STO_MAX_TASK_IMAGES 100000     /* images in one task */
+#define STO_MAX_SOLUTIONS 1000000      /* new solutions in one checkpoint */
+#define STO_MAX_PAGE 100000            /* rows in one page of sto_job_list / sto_solutions_page */
+
+#define STO_BUSY_TIMEOUT_MS 10000
+
+typedef struct sto_db sto_db;
+
+/* A job's life: queued -> running <-> paused -> completed | cancelled |
+ * failed.  The last three are final: a job in a final state never changes
+ * state again, takes no checkpoint and has no frontier. */
+enum sto_state {
+    STO_QUEUED,
+    STO_RUNNING,
+    STO_PAUSED,
+    STO_COMPLETED,
+    STO_CANCELLED,
+    STO_FAILED
+};
+
+/* "queued", "running", "paused", "completed", "cancelled", "failed" (the
+ * names stored in the database and shown to users); "unknown" for a value
+ * outside the enum. */
+const char *sto_state_name(enum sto_state st);
+
+/* The state named `name` (exactly as sto_state_name spells it) into *st;
+ * TSR_EINVAL for anything else (including NULL). */
+int sto_state_parse(const char *name, enum sto_state *st);
+
+/* True for completed, cancelled and failed. */
+bool sto_state_final(enum sto_state st);
+
+typedef struct sto_job {
+    int64_t id;              /* never reused, even after deletion */
+    enum sto_state state;
+    int priority;            /* larger runs first */
+    int engine_version;      /* the engine that created the job (sto_open) */
+    char *puzzle;            /* the puzzle document as JSON text */
+    char *options;           /* the job options as JSON text */
+    char *error;             /* why the job failed, or NULL */
+    int64_t created, updated; /* unix seconds */
+    int64_t solutions;       /* solutions stored for the job */
+    uint64_t nodes;          /* progress at the last checkpoint: */
+    double fraction, seconds; /*   nodes searched, fraction done, seconds */
+    char *stats;             /* free-form JSON text of statistics, or NULL */
+} sto_job;
+
+/* Free the strings of `j` and zero it; a zeroed sto_job is safe to clear. */
+void sto_job_clear(sto_job *j);
+
+/* Clear and free an array from sto_job_list (NULL is fine). */
+void sto_jobs_free(sto_job *jobs, int n);
+
+/* Open (creating if missing) the store at `path`: a file, never ":memory:",
+ * because the store needs WAL mode.  A new file gets the schema; a file of
+ * this schema version is used as is; a file of a newer schema version, a
+ * SQLite file of another application and a file that is not a database are
+ * refused with a message naming the file.  The connection uses WAL,
+ * synchronous=FULL (a committed checkpoint survives power loss), foreign
+ * keys and a busy timeout.  `engine_version` is the search engine's version
+ * in this build: it is stamped on the jobs this connection creates, and
+ * sto_checkpoint refuses a job of another version, whose frontier names
+ * images as another engine numbered them.  Reader connections may pass any
+ * value. */
+int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err);
+
+/* Close the connection and free it (NULL is fine). */
+void sto_close(sto_db *db);
+
+/* Create a queued job with no frontier, no solutions and zero progress;
+ * `options` NULL stores "{}".  The new id goes to *id. */
+int sto_job_create(sto_db *db, const char *puzzle, const char *options, int priority,
+                   int64_t *id, tsr_err *err);
+
+/* The job `id` into *out (free with sto_job_clear); TSR_EINVAL and
+ * "no job N" when there is none. */
+int sto_job_get(sto_db *db, int64_t id, sto_job *out, tsr_err *err);
+
+/* Up to `limit` (1..STO_MAX_PAGE) jobs with id > after_id, in id order, only
+ * those in state *filter unless filter is NULL.  The summaries leave puzzle
+ * and options NULL (documents may be 16 MiB each: fetch one with
+ * sto_job_get); every other field is filled.  Free with sto_jobs_free.  The
+ * next page starts after the last id returned; fewer than `limit` rows means
+ * the listing is complete. */
+int sto_job_list(sto_db *db, const enum sto_state *filter, int64_t after_id, int limit,
+                 sto_job **out, int *n, tsr_err *err);
+
+/* Move job `id` to state `st` and store `error` (NULL clears it; the text is
+ * meant for failed jobs).  A job in a final state keeps it: asking for the
+ * same final state again does nothing and returns 0, asking for another
+ * state is TSR_EINVAL.  Entering a final state drops the job's frontier. */
+int sto_job_set_state(sto_db *db, int64_t id, enum sto_state st, const char *error,
+                      tsr_err *err);
+
+/* Delete job `id` with its frontier and solutions.  Only jobs in a final
+ * state can be deleted (TSR_EINVAL otherwise: cancel the job first). */
+int sto_job_delete(sto_db *db, int64_t id, tsr_err *err);
+
+/* The ids of the queued, running and paused jobs, highest priority first,
+ * then oldest first: what the daemon resumes at start-up.  Free *ids with
+ * free(). */
+int sto_jobs_unfinished(sto_db *db, int64_t **ids, int *n, tsr_err *err);
+
+/* A search task: `nimages` image ids (an order-independent set, stored and
+ * returned in the order given) and the fraction of the job's whole search
+ * tree it stands for, a finite number in [0, 1].  The root task has no
+ * images and weight 1. */
+typedef struct sto_task {
+    int nimages;
+    int *images;
+    double weight;
+} sto_task;
+
+/* A solution: `key` is the canonical form (UNIQUE per job), `body` the text
+ * the daemon serves; both NUL-terminated, neither NULL. */
+typedef struct sto_solution {
+    const char *key;
+    const char *body;
+} sto_solution;
+
+/* Progress at a checkpoint: nodes searched, fraction of the tree done and
+ * seconds of search, all cumulative and finite, fraction and seconds >= 0;
+ * `stats` is JSON text of statistics, NULL to keep what is stored. */
+typedef struct sto_progress {
+    uint64_t nodes;
+    double fraction, seconds;
+    const char *stats;
+} sto_progress;
+
+/* One transaction (BEGIN IMMEDIATE) that
+ *   - replaces job `job`'s whole frontier with tasks[0..ntasks) (ntasks 0
+ *     leaves it empty),
+ *   - inserts sols[0..nsols), skipping silently a key already stored for the
+ *     job or repeated within `sols`,
+ *   - adds the number actually inserted to the job's solution count,
+ *   - records `prog` as the job's progress (NULL keeps the stored progress),
+ *   - and moves the job to *new_state unless new_state is NULL.
+ * Either all of it is stored or none of it.  Refused: a job in a final state
+ * (the daemon checkpoints only live jobs; a late checkpoint after a cancel is
+ * TSR_EINVAL and changes nothing), a job created by another engine version,
+ * a final new_state with a non-empty frontier, and inputs over the caps. */
+int sto_checkpoint(sto_db *db, int64_t job, const sto_task *tasks, int ntasks,
+                   const sto_solution *sols, int nsols, const sto_progress *prog,
+                   const enum sto_state *new_state, tsr_err *err);
+
+/* The job's frontier, as the last checkpoint stored it (same order, images
+ * and weights bit for bit), into *tasks and *n; free with sto_tasks_free.
+ * "no job N" when the job does not exist. */
+int sto_frontier_load(sto_db *db, int64_t job, sto_task **tasks, int *n, tsr_err *err);
+
+/* Free tasks returned by sto_frontier_load (NULL is fine). */
+void sto_tasks_free(sto_task *tasks, int n);
+
+/* The job's solutions in storage order with sequence number > `after` (0 =
+ * from the start), at most `limit` (1..STO_MAX_PAGE): their bodies into
+ * *bodies and sequence numbers into *seqs (increasing; never reused, so a
+ * client may keep the last one as a cursor).  Free with sto_solutions_free.
+ * "no job N" when the job does not exist. */
+int sto_solutions_page(sto_db *db, int64_t job, int64_t after, int limit, char ***bodies,
+                       int64_t **seqs, int *n, tsr_err *err);
+
+/* Free what sto_solutions_page returned (NULLs are fine). */
+void sto_solutions_free(char **bodies, int64_t *seqs, int n);
+
+/* Copy the WAL into the database file (SQLite also does this on its own
+ * every ~1000 pages).  With `truncate` also wait (up to the busy timeout)
+ * for readers and empty the WAL file; without it, copy what readers allow
+ * and return at once.  For the writer connection, when the daemon is idle. */
+int sto_wal_checkpoint(sto_db *db, bool truncate, tsr_err *err);
+
+#endif
