@@ -61,6 +61,9 @@ void tsr_solver_free(tsr_solver *s);
  * "dlx=s fila=11 order=e=11:f=3 nof volume=once parity=off redundancy=X"). */
 const char *tsr_solver_config(const tsr_solver *s);
 
+/* The options in force, automatic choices resolved. */
+const tsr_options *tsr_solver_options(const tsr_solver *s);
+
 /* Number of images (piece placements) the search considers, and the number of
  * mobile piece copies (pieces in a solution). */
 int tsr_solver_nimages(const tsr_solver *s);

@@ -7,6 +7,7 @@
 #include "error.h"
 #include "puzzle.h"
 #include "engine.h"
+#include "pool.h"
 
 #define TESSERA_ENGINE_VERSION 1
 

@@ -39,6 +39,7 @@ static const char *usage_text =
     "      --unique=MODE      raw | rotations (default) | mirror\n"
     "      --limit=N          stop after N solutions\n"
     "      --goal=N           report partial assemblies when N pieces remain\n"
+    "      --threads=N        worker threads (default 0: one per CPU)\n"
     "      --sample=T,R,SEED  Monte Carlo: T random trials, each ending after the\n"
     "                         first subtree with R pieces left is searched\n"
     "engine (default: chosen automatically from the puzzle):\n"
@@ -181,7 +182,7 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
 enum {
     O_JSON = 256, O_POLYCUBE, O_STATS, O_TRACE, O_NOPROGRESS, O_UNIQUE, O_LIMIT, O_GOAL,
     O_SAMPLE, O_FILA, O_ORDER, O_NOF, O_NONOF, O_VOLUME, O_VTRIGGER, O_PARITY, O_PFILTER,
-    O_FIT, O_NOFIT, O_REDUNDANCY
+    O_FIT, O_NOFIT, O_REDUNDANCY, O_THREADS
 };
 
 /* Command-line options apply on top of the file's job options, so they are
@@ -210,6 +211,11 @@ static int apply_flag(const flag *f, tsr_options *o, cli *c)
         if (!parse_long(a, 0, LLONG_MAX, &v))
             return usage_error("--limit: expected a number >= 0, got '%s'", a);
         o->limit = v;
+        break;
+    case O_THREADS:
+        if (!parse_long(a, 0, 1024, &v))
+            return usage_error("--threads: expected a number from 0 to 1024, got '%s'", a);
+        o->threads = (int)v;
         break;
     case O_GOAL:
         if (!parse_long(a, 0, INT_MAX, &v))
@@ -309,6 +315,7 @@ static int cmd_solve(int argc, char **argv)
         {"fit", no_argument, NULL, O_FIT},
         {"no-fit", no_argument, NULL, O_NOFIT},
         {"redundancy", optional_argument, NULL, O_REDUNDANCY},
+        {"threads", required_argument, NULL, O_THREADS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -372,10 +379,13 @@ static int cmd_solve(int argc, char **argv)
     if (c.trace)
         cb.trace = on_trace;
     tsr_stats st;
+    int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
     if (c.sample_trials > 0)
         rc = tsr_solver_sample(s, c.sample_trials, c.sample_r, c.sample_seed, &cb, &st);
-    else
+    else if (threads == 1 || c.trace)
         rc = tsr_solver_run(s, NULL, 0, &cb, &st);
+    else
+        rc = tsr_pool_run(s, threads, NULL, 0, &cb, &st);
     if (c.progress_shown && c.tty)
         fprintf(stderr, "\r\033[K");
     if (rc == 0)

@@ -483,6 +483,7 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
 }
 
 const char *tsr_solver_config(const tsr_solver *s) { return s->config; }
+const tsr_options *tsr_solver_options(const tsr_solver *s) { return &s->opt; }
 int tsr_solver_nimages(const tsr_solver *s) { return s->ip->nimages; }
 int tsr_solver_ncopies(const tsr_solver *s) { return s->P; }
 int tsr_solver_group_order(const tsr_solver *s)

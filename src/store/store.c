@@ -351,7 +351,7 @@ static int read_job_row(sqlite3_stmt *st, sto_job *j, const char *ctx, tsr_err *
     j->priority = sqlite3_column_int(st, 2);
     j->engine_version = sqlite3_column_int(st, 3);
     if (dup_column(st, 4, &j->puzzle) != 0 || dup_column(st, 5, &j->options) != 0 ||
-        dup_column(st, 6, &j->error) != 0 || dup_column(st, 14, &j->stats) != 0) {
+        dup_column(st, 6, &j->error) != 0 || dup_column(st, 13, &j->stats) != 0) {
         sto_job_clear(j);
         return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
     }

@@ -1,0 +1,382 @@
+/*
+ * pool.c - work-stealing search on several threads (see tessera/pool.h).
+ *
+ * Each worker owns a deque of tasks guarded by a mutex: tasks are whole
+ * subtrees (microseconds to hours of work), so a lock per deque costs
+ * nothing measurable and keeps ThreadSanitizer exact.  The owner pushes and
+ * pops at the tail (newest, deepest), thieves take from the head (oldest,
+ * shallowest, usually largest).
+ *
+ * Termination: `pending` counts tasks queued or being searched.  It starts
+ * at 1 (the root task), a donation adds one per task, and a finished search
+ * removes one; when it reaches 0 nothing is left anywhere and every worker
+ * leaves.  A worker with nothing to do waits on the pool's condition
+ * variable, which is signalled whenever a task is queued or pending drops
+ * to 0.
+ *
+ * Progress: each worker publishes the fraction and counts of the search it
+ * is running (from the run's own progress callback); finished searches are
+ * added to the pool's totals.  The calling thread reports their sum.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tessera/pool.h"
+
+typedef struct task {
+    int n;
+    int *images;
+} task;
+
+typedef struct deque {
+    pthread_mutex_t mu;
+    task *items;
+    int head, tail, cap; /* items[head .. tail) */
+} deque;
+
+typedef struct pool pool;
+
+typedef struct worker {
+    pool *pl;
+    int id;
+    pthread_t thread;
+    deque dq;
+    /* the search in progress, published for the progress report */
+    pthread_mutex_t mu;
+    double fraction;
+    uint64_t nodes, solutions;
+} worker;
+
+struct pool {
+    const tsr_solver *s;
+    const tsr_callbacks *user;
+    int nworkers;
+    worker *w;
+    pthread_mutex_t mu;      /* guards pending and the condition */
+    pthread_cond_t cv;
+    int pending;
+    atomic_int idle;         /* workers waiting for work */
+    atomic_int stop;
+    int err;
+    /* totals of finished searches, and the serialized solution output */
+    pthread_mutex_t out_mu;
+    tsr_stats total;
+    uint64_t reported;
+    long long limit;
+};
+
+int tsr_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
+}
+
+static int deque_push(deque *q, const int *images, int n)
+{
+    int *copy = malloc((size_t)(n > 0 ? n : 1) * sizeof *copy);
+    if (copy == NULL)
+        return TSR_ENOMEM;
+    memcpy(copy, images, (size_t)n * sizeof *copy);
+    pthread_mutex_lock(&q->mu);
+    if (q->tail == q->cap) { /* compact, then grow */
+        int live = q->tail - q->head;
+        if (q->head > 0)
+            memmove(q->items, q->items + q->head, (size_t)live * sizeof *q->items);
+        q->head = 0;
+        q->tail = live;
+        if (q->tail == q->cap) {
+            int ncap = q->cap ? q->cap * 2 : 64;
+            task *t = realloc(q->items, (size_t)ncap * sizeof *t);
+            if (t == NULL) {
+                pthread_mutex_unlock(&q->mu);
+                free(copy);
+                return TSR_ENOMEM;
+            }
+            q->items = t;
+            q->cap = ncap;
+        }
+    }
+    q->items[q->tail++] = (task){n, copy};
+    pthread_mutex_unlock(&q->mu);
+    return 0;
+}
+
+/* Newest task (owner) or oldest (thief); false when empty. */
+static bool deque_take(deque *q, bool newest, task *out)
+{
+    pthread_mutex_lock(&q->mu);
+    bool got = q->head < q->tail;
+    if (got)
+        *out = newest ? q->items[--q->tail] : q->items[q->head++];
+    pthread_mutex_unlock(&q->mu);
+    return got;
+}
+
+static bool deque_empty(deque *q)
+{
+    pthread_mutex_lock(&q->mu);
+    bool empty = q->head == q->tail;
+    pthread_mutex_unlock(&q->mu);
+    return empty;
+}
+
+/* ---- the callbacks a worker's search runs with ---- */
+
+static int w_solution(void *ctx, const tsr_solution *sol)
+{
+    worker *w = ctx;
+    pool *pl = w->pl;
+    int stop = 0;
+    pthread_mutex_lock(&pl->out_mu);
+    if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit) {
+        stop = 1;
+    } else {
+        pl->reported++;
+        if (pl->user && pl->user->solution && pl->user->solution(pl->user->ctx, sol))
+            stop = 1;
+        if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit)
+            stop = 1;
+    }
+    pthread_mutex_unlock(&pl->out_mu);
+    if (stop)
+        atomic_store(&pl->stop, 1);
+    return stop;
+}
+
+static int w_progress(void *ctx, const tsr_stats *st)
+{
+    worker *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    w->fraction = st->fraction;
+    w->nodes = st->nodes;
+    w->solutions = st->solutions;
+    pthread_mutex_unlock(&w->mu);
+    return atomic_load(&w->pl->stop);
+}
+
+static int w_split_wanted(void *ctx)
+{
+    worker *w = ctx;
+    return atomic_load(&w->pl->idle) > 0 && deque_empty(&w->dq);
+}
+
+/* Queue a task given away by this worker's search.  The broadcast happens
+ * under the pool mutex after the push, so a worker that found every deque
+ * empty under that mutex is already waiting when it comes.  pending cannot
+ * reach 0 in between: the giving search is still pending itself. */
+static void w_donate(void *ctx, const int *images, int n)
+{
+    worker *w = ctx;
+    pool *pl = w->pl;
+    int rc = deque_push(&w->dq, images, n);
+    pthread_mutex_lock(&pl->mu);
+    if (rc == 0)
+        pl->pending++;
+    else
+        pl->err = rc;
+    pthread_cond_broadcast(&pl->cv);
+    pthread_mutex_unlock(&pl->mu);
+    if (rc != 0)
+        atomic_store(&pl->stop, 1);
+}
+
+/* Add a finished search's statistics to the totals. */
+static void merge(pool *pl, const tsr_stats *st)
+{
+    pthread_mutex_lock(&pl->out_mu);
+    for (int p = 0; p < st->levels && p < pl->total.levels; p++) {
+        pl->total.attempts[p] += st->attempts[p];
+        pl->total.fits[p] += st->fits[p];
+    }
+    pl->total.nodes += st->nodes;
+    pl->total.classes += st->classes;
+    pl->total.fraction += st->fraction;
+    pthread_mutex_unlock(&pl->out_mu);
+}
+
+static bool find_task(worker *w, task *t)
+{
+    pool *pl = w->pl;
+    if (deque_take(&w->dq, true, t))
+        return true;
+    for (int k = 1; k < pl->nworkers; k++)
+        if (deque_take(&pl->w[(w->id + k) % pl->nworkers].dq, false, t))
+            return true;
+    return false;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    pool *pl = w->pl;
+    tsr_callbacks cb = {.ctx = w, .solution = w_solution, .progress = w_progress,
+                        .progress_seconds = 0.05, .split_wanted = w_split_wanted,
+                        .donate = w_donate};
+    for (;;) {
+        task t;
+        if (!find_task(w, &t)) {
+            pthread_mutex_lock(&pl->mu);
+            atomic_fetch_add(&pl->idle, 1);
+            /* wait until a task is queued somewhere or nothing is pending */
+            while (pl->pending > 0 && !atomic_load(&pl->stop)) {
+                bool any = false;
+                for (int k = 0; k < pl->nworkers && !any; k++)
+                    any = !deque_empty(&pl->w[k].dq);
+                if (any)
+                    break;
+                pthread_cond_wait(&pl->cv, &pl->mu);
+            }
+            atomic_fetch_sub(&pl->idle, 1);
+            bool done = pl->pending == 0 || atomic_load(&pl->stop);
+            pthread_mutex_unlock(&pl->mu);
+            if (done)
+                break;
+            continue;
+        }
+        tsr_stats st;
+        int rc = atomic_load(&pl->stop) ? 0 : tsr_solver_run(pl->s, t.images, t.n, &cb, &st);
+        free(t.images);
+        if (rc == 0 && st.attempts != NULL) {
+            merge(pl, &st);
+            tsr_stats_free(&st);
+        }
+        pthread_mutex_lock(&w->mu);
+        w->fraction = 0;
+        w->nodes = w->solutions = 0;
+        pthread_mutex_unlock(&w->mu);
+        pthread_mutex_lock(&pl->mu);
+        if (rc != 0 && pl->err == 0)
+            pl->err = rc;
+        if (--pl->pending == 0 || rc != 0)
+            pthread_cond_broadcast(&pl->cv);
+        pthread_mutex_unlock(&pl->mu);
+        if (rc != 0)
+            atomic_store(&pl->stop, 1);
+    }
+    /* wake the others: they may be waiting for work that will never come */
+    pthread_mutex_lock(&pl->mu);
+    pthread_cond_broadcast(&pl->cv);
+    pthread_mutex_unlock(&pl->mu);
+    return NULL;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The statistics of finished searches plus those in progress. */
+static void snapshot(pool *pl, tsr_stats *st)
+{
+    pthread_mutex_lock(&pl->out_mu);
+    st->levels = pl->total.levels;
+    st->attempts = pl->total.attempts;
+    st->fits = pl->total.fits;
+    st->nodes = pl->total.nodes;
+    st->classes = pl->total.classes;
+    st->fraction = pl->total.fraction;
+    st->solutions = pl->reported;
+    pthread_mutex_unlock(&pl->out_mu);
+    for (int k = 0; k < pl->nworkers; k++) {
+        pthread_mutex_lock(&pl->w[k].mu);
+        st->fraction += pl->w[k].fraction;
+        st->nodes += pl->w[k].nodes;
+        pthread_mutex_unlock(&pl->w[k].mu);
+    }
+    if (st->fraction > 1)
+        st->fraction = 1;
+}
+
+int tsr_pool_run(const tsr_solver *s, int threads, const int *start, int nstart,
+                 const tsr_callbacks *cb, tsr_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    pool pl = {.s = s, .user = cb, .pending = 1, .limit = tsr_solver_options(s)->limit};
+    pl.nworkers = threads > 0 ? threads : tsr_cpu_count();
+    if (pl.nworkers > 1024)
+        pl.nworkers = 1024;
+    pl.total.levels = tsr_solver_ncopies(s) + 1;
+    pl.total.attempts = calloc((size_t)pl.total.levels, sizeof *pl.total.attempts);
+    pl.total.fits = calloc((size_t)pl.total.levels, sizeof *pl.total.fits);
+    pl.w = calloc((size_t)pl.nworkers, sizeof *pl.w);
+    if (pl.total.attempts == NULL || pl.total.fits == NULL || pl.w == NULL) {
+        free(pl.total.attempts);
+        free(pl.total.fits);
+        free(pl.w);
+        return TSR_ENOMEM;
+    }
+    pthread_mutex_init(&pl.mu, NULL);
+    pthread_mutex_init(&pl.out_mu, NULL);
+    pthread_cond_init(&pl.cv, NULL);
+    for (int k = 0; k < pl.nworkers; k++) {
+        pl.w[k] = (worker){.pl = &pl, .id = k};
+        pthread_mutex_init(&pl.w[k].dq.mu, NULL);
+        pthread_mutex_init(&pl.w[k].mu, NULL);
+    }
+    double t0 = now();
+    int rc = deque_push(&pl.w[0].dq, start, nstart);
+    int started = 0;
+    for (; rc == 0 && started < pl.nworkers; started++)
+        if (pthread_create(&pl.w[started].thread, NULL, worker_main, &pl.w[started]) != 0)
+            break;
+    if (rc == 0 && started == 0)
+        rc = TSR_ENOMEM;
+    /* report progress until everything is done */
+    double every = cb && cb->progress_seconds > 0 ? cb->progress_seconds : 1;
+    double next = t0 + every;
+    pthread_mutex_lock(&pl.mu);
+    while (rc == 0 && pl.pending > 0 && !atomic_load(&pl.stop)) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 20 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&pl.cv, &pl.mu, &until);
+        if (cb && cb->progress && now() >= next) {
+            pthread_mutex_unlock(&pl.mu);
+            tsr_stats snap;
+            snapshot(&pl, &snap);
+            snap.seconds = now() - t0;
+            if (cb->progress(cb->ctx, &snap))
+                atomic_store(&pl.stop, 1);
+            next = now() + every;
+            pthread_mutex_lock(&pl.mu);
+        }
+    }
+    if (rc != 0)
+        atomic_store(&pl.stop, 1);
+    pthread_cond_broadcast(&pl.cv);
+    pthread_mutex_unlock(&pl.mu);
+    for (int k = 0; k < started; k++)
+        pthread_join(pl.w[k].thread, NULL);
+    /* what was left queued after a stop */
+    for (int k = 0; k < pl.nworkers; k++) {
+        task t;
+        while (deque_take(&pl.w[k].dq, true, &t))
+            free(t.images);
+        free(pl.w[k].dq.items);
+        pthread_mutex_destroy(&pl.w[k].dq.mu);
+        pthread_mutex_destroy(&pl.w[k].mu);
+    }
+    if (rc == 0)
+        rc = pl.err;
+    *st = pl.total;
+    st->solutions = pl.reported;
+    st->seconds = now() - t0;
+    st->stopped = atomic_load(&pl.stop) != 0;
+    if (!st->stopped && rc == 0 && nstart == 0)
+        st->fraction = 1;
+    pthread_mutex_destroy(&pl.mu);
+    pthread_mutex_destroy(&pl.out_mu);
+    pthread_cond_destroy(&pl.cv);
+    free(pl.w);
+    return rc;
+}

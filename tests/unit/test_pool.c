@@ -1,0 +1,208 @@
+/*
+ * test_pool.c - the work-stealing pool gives exactly the single-threaded
+ * run's solutions and statistics, for any number of threads.
+ *
+ * Every solution's canonical text is collected and compared as a multiset
+ * with the plain run's, and the per-level fits (the search tree) and
+ * attempts must sum to the same numbers: tasks replay their path, so the
+ * split tree is the same tree.  Also: progress only grows, limits hold over
+ * all workers, a callback stops every worker, and many more threads than
+ * work is fine.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/tessera.h"
+
+#ifndef TSR_SRCDIR
+#define TSR_SRCDIR "."
+#endif
+
+static tsr_puzzle *load(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/puzzles/%s", TSR_SRCDIR, name);
+    tsr_puzzle *pz = NULL;
+    tsr_err err = {{0}};
+    ck_assert_msg(tsr_puzzle_load_file(path, &pz, NULL, &err) == 0, "%s", err.msg);
+    return pz;
+}
+
+/* Solutions as sorted strings of "piece:x,y,z;..." per placement. */
+typedef struct collected {
+    pthread_mutex_t mu;
+    char **keys;
+    long n, cap;
+    double last_fraction;
+    int progress_calls, stop_after;
+} collected;
+
+static int by_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect(void *ctx, const tsr_solution *s)
+{
+    collected *c = ctx;
+    char buf[4096];
+    size_t len = 0;
+    char *parts[256];
+    int np = 0;
+    for (int i = 0; i < s->nplacements && np < 256; i++) {
+        char one[512];
+        size_t l = (size_t)snprintf(one, sizeof one, "%d:", s->placements[i].piece);
+        for (int k = 0; k < s->placements[i].ncells && l < sizeof one; k++)
+            l += (size_t)snprintf(one + l, sizeof one - l, "%d,%d,%d;", s->placements[i].cells[k].x,
+                                  s->placements[i].cells[k].y, s->placements[i].cells[k].z);
+        parts[np++] = strdup(one);
+    }
+    qsort(parts, (size_t)np, sizeof *parts, by_str);
+    for (int i = 0; i < np; i++) {
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s|", parts[i]);
+        free(parts[i]);
+    }
+    pthread_mutex_lock(&c->mu);
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 1024;
+        c->keys = realloc(c->keys, (size_t)c->cap * sizeof *c->keys);
+    }
+    c->keys[c->n++] = strdup(buf);
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}
+
+static int watch(void *ctx, const tsr_stats *st)
+{
+    collected *c = ctx;
+    ck_assert_msg(st->fraction >= c->last_fraction - 1e-9, "progress went back: %g after %g",
+                  st->fraction, c->last_fraction);
+    c->last_fraction = st->fraction;
+    return ++c->progress_calls >= c->stop_after && c->stop_after > 0;
+}
+
+static void clear(collected *c)
+{
+    for (long i = 0; i < c->n; i++)
+        free(c->keys[i]);
+    free(c->keys);
+}
+
+/* Same solutions (as multisets) and the same tree for 1..8 threads. */
+static void same_as_plain(const char *file, enum tsr_unique mode)
+{
+    tsr_puzzle *pz = load(file);
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.unique = mode;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    collected plain = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    tsr_callbacks cb = {.ctx = &plain, .solution = collect};
+    tsr_stats ref;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &ref), 0);
+    qsort(plain.keys, (size_t)plain.n, sizeof *plain.keys, by_str);
+    static const int threads[] = {1, 2, 3, 8};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        collected par = {.mu = PTHREAD_MUTEX_INITIALIZER};
+        tsr_callbacks pcb = {.ctx = &par, .solution = collect, .progress = watch,
+                             .progress_seconds = 0.01};
+        tsr_stats st;
+        ck_assert_int_eq(tsr_pool_run(s, threads[t], NULL, 0, &pcb, &st), 0);
+        ck_assert_msg(par.n == plain.n, "%s, %d threads: %ld solutions, plain run %ld", file,
+                      threads[t], par.n, plain.n);
+        qsort(par.keys, (size_t)par.n, sizeof *par.keys, by_str);
+        for (long i = 0; i < par.n; i++)
+            ck_assert_msg(strcmp(par.keys[i], plain.keys[i]) == 0, "%s: solution %ld differs",
+                          file, i);
+        ck_assert_int_eq(st.solutions, ref.solutions);
+        ck_assert_int_eq(st.nodes, ref.nodes);
+        for (int p = 0; p < st.levels; p++) {
+            ck_assert_msg(st.fits[p] == ref.fits[p], "%s, %d threads: fits[%d] %llu vs %llu",
+                          file, threads[t], p, (unsigned long long)st.fits[p],
+                          (unsigned long long)ref.fits[p]);
+            ck_assert_msg(st.attempts[p] == ref.attempts[p],
+                          "%s, %d threads: attempts[%d] %llu vs %llu", file, threads[t], p,
+                          (unsigned long long)st.attempts[p],
+                          (unsigned long long)ref.attempts[p]);
+        }
+        ck_assert(!st.stopped);
+        ck_assert(st.fraction == 1.0);
+        tsr_stats_free(&st);
+        clear(&par);
+    }
+    tsr_stats_free(&ref);
+    clear(&plain);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+
+START_TEST(pentominoes_6x10) { same_as_plain("pentominoes-6x10.json", TSR_UNIQUE_RAW); }
+END_TEST
+START_TEST(soma_all_modes)
+{
+    same_as_plain("soma-cube.json", TSR_UNIQUE_RAW);
+    same_as_plain("soma-cube.json", TSR_UNIQUE_MIRROR);
+}
+END_TEST
+START_TEST(onesided_3x30) { same_as_plain("onesided-pentominoes-3x30.json", TSR_UNIQUE_ROTATIONS); }
+END_TEST
+START_TEST(fixed_and_identical) { same_as_plain("l-trominoes-fixed-4x3.json", TSR_UNIQUE_RAW); }
+END_TEST
+
+START_TEST(limit_and_stop_hold_across_workers)
+{
+    tsr_puzzle *pz = load("pentominoes-5x12.json");
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.limit = 17;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    collected c = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    tsr_callbacks cb = {.ctx = &c, .solution = collect};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_pool_run(s, 4, NULL, 0, &cb, &st), 0);
+    ck_assert_int_eq(c.n, 17);
+    ck_assert_int_eq(st.solutions, 17);
+    ck_assert(st.stopped);
+    tsr_stats_free(&st);
+    clear(&c);
+    tsr_solver_free(s);
+
+    tsr_options_init(&opt);
+    opt.fila = 0; /* DLX only: slow enough to be stopped */
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    collected c2 = {.mu = PTHREAD_MUTEX_INITIALIZER, .stop_after = 3};
+    tsr_callbacks cb2 = {.ctx = &c2, .solution = collect, .progress = watch,
+                         .progress_seconds = 0.01};
+    ck_assert_int_eq(tsr_pool_run(s, 3, NULL, 0, &cb2, &st), 0);
+    ck_assert(st.stopped);
+    ck_assert(c2.n < 1010);
+    tsr_stats_free(&st);
+    clear(&c2);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pool");
+    TCase *tc = tcase_create("pool");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, pentominoes_6x10);
+    tcase_add_test(tc, soma_all_modes);
+    tcase_add_test(tc, onesided_3x30);
+    tcase_add_test(tc, fixed_and_identical);
+    tcase_add_test(tc, limit_and_stop_hold_across_workers);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
