@@ -3,24 +3,30 @@
 #
 # Usage: bench/run.sh TESSERA SRCDIR [RUNS]
 # Each row is one puzzle in one engine configuration, run RUNS times (3 by
-# default, BENCH_RUNS overrides); the table shows the median user CPU
-# seconds, with the solutions and nodes the runs agree on.  Single-threaded:
-# threads is 1 until the daemon's pool exists.  The machine is shared and
-# noisy: compare ratios taken in one run of this script.
+# default, BENCH_RUNS overrides); the table shows the median seconds, with
+# the solutions and nodes the runs agree on.  Seconds are user CPU seconds
+# for single-threaded rows and wall seconds for multi-threaded ones (user
+# time adds the threads up).  The machine is shared and noisy: compare
+# ratios taken in one run of this script.
 set -u
 T=${1:?usage: run.sh TESSERA SRCDIR [RUNS]}
 S=${2:?usage: run.sh TESSERA SRCDIR [RUNS]}
 RUNS=${3:-${BENCH_RUNS:-3}}
 TIMEFORMAT=%U
 
+# puzzle|configuration|flags|threads ("plain": the engine without the pool)
 rows=(
-    "pentominoes-6x10|default|"
-    "pentominoes-6x10|dlx-only|--fila=0"
-    "pentominoes-6x10|fila-e|--order=s:e=11"
-    "soma-cube|default|"
-    "soma-cube|dlx-only|--fila=0"
-    "tetris-cube|default|"
-    "bedlam-cube|default|"
+    "pentominoes-6x10|default|--engine=plain|1"
+    "pentominoes-6x10|dlx-only|--engine=plain --fila=0|1"
+    "pentominoes-6x10|fila-e|--engine=plain --order=s:e=11|1"
+    "soma-cube|default|--engine=plain|1"
+    "soma-cube|dlx-only|--engine=plain --fila=0|1"
+    "tetris-cube|default|--engine=plain|1"
+    "tetris-cube|pool|--threads=1|1"
+    "tetris-cube|pool|--threads=2|2"
+    "bedlam-cube|default|--engine=plain|1"
+    "bedlam-cube|pool|--threads=1|1"
+    "bedlam-cube|pool|--threads=2|2"
 )
 if [ -n "${BENCH_ROWS:-}" ]; then
     IFS=';' read -r -a rows <<<"$BENCH_ROWS"
@@ -28,7 +34,8 @@ fi
 
 printf '%-20s %-12s %10s %13s %9s %12s %7s\n' puzzle configuration solutions nodes seconds nodes/s threads
 for row in "${rows[@]}"; do
-    IFS='|' read -r puzzle name flags <<<"$row"
+    IFS='|' read -r puzzle name flags threads <<<"$row"
+    if [ "${threads:-1}" -gt 1 ]; then TIMEFORMAT=%R; else TIMEFORMAT=%U; fi
     times=()
     sol=""
     nodes=""
@@ -48,6 +55,6 @@ for row in "${rows[@]}"; do
     done
     median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
     rate=$(awk -v n="$nodes" -v t="$median" 'BEGIN { if (t > 0) printf "%.3g", n / t; else print "-" }')
-    printf '%-20s %-12s %10s %13s %9s %12s %7s\n' "$puzzle" "$name" "$sol" "$nodes" "$median" "$rate" 1
+    printf '%-20s %-12s %10s %13s %9s %12s %7s\n' "$puzzle" "$name" "$sol" "$nodes" "$median" "$rate" "${threads:-1}"
 done
 rm -f /tmp/tessera-bench.$$

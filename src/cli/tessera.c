@@ -40,6 +40,8 @@ static const char *usage_text =
     "      --limit=N          stop after N solutions\n"
     "      --goal=N           report partial assemblies when N pieces remain\n"
     "      --threads=N        worker threads (default 0: one per CPU)\n"
+    "      --engine=KIND      pool (work-stealing threads; the default) or plain (the\n"
+    "                         single-threaded search without the pool)\n"
     "      --sample=T,R,SEED  Monte Carlo: T random trials, each ending after the\n"
     "                         first subtree with R pieces left is searched\n"
     "engine (default: chosen automatically from the puzzle):\n"
@@ -57,7 +59,7 @@ static const char *usage_text =
     "      --redundancy[=PIECE|off]  rotational-redundancy filter (default: automatic)\n";
 
 typedef struct cli {
-    bool quiet, json, polycube, stats, trace, progress;
+    bool quiet, json, polycube, stats, trace, progress, plain;
     long long sample_trials;
     int sample_r;
     unsigned long long sample_seed;
@@ -182,7 +184,7 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
 enum {
     O_JSON = 256, O_POLYCUBE, O_STATS, O_TRACE, O_NOPROGRESS, O_UNIQUE, O_LIMIT, O_GOAL,
     O_SAMPLE, O_FILA, O_ORDER, O_NOF, O_NONOF, O_VOLUME, O_VTRIGGER, O_PARITY, O_PFILTER,
-    O_FIT, O_NOFIT, O_REDUNDANCY, O_THREADS
+    O_FIT, O_NOFIT, O_REDUNDANCY, O_THREADS, O_ENGINE
 };
 
 /* Command-line options apply on top of the file's job options, so they are
@@ -211,6 +213,11 @@ static int apply_flag(const flag *f, tsr_options *o, cli *c)
         if (!parse_long(a, 0, LLONG_MAX, &v))
             return usage_error("--limit: expected a number >= 0, got '%s'", a);
         o->limit = v;
+        break;
+    case O_ENGINE:
+        if (strcmp(a, "plain") != 0 && strcmp(a, "pool") != 0)
+            return usage_error("--engine: expected pool or plain, got '%s'", a);
+        c->plain = strcmp(a, "plain") == 0;
         break;
     case O_THREADS:
         if (!parse_long(a, 0, 1024, &v))
@@ -316,6 +323,7 @@ static int cmd_solve(int argc, char **argv)
         {"no-fit", no_argument, NULL, O_NOFIT},
         {"redundancy", optional_argument, NULL, O_REDUNDANCY},
         {"threads", required_argument, NULL, O_THREADS},
+        {"engine", required_argument, NULL, O_ENGINE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -382,7 +390,7 @@ static int cmd_solve(int argc, char **argv)
     int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
     if (c.sample_trials > 0)
         rc = tsr_solver_sample(s, c.sample_trials, c.sample_r, c.sample_seed, &cb, &st);
-    else if (threads == 1 || c.trace)
+    else if (c.plain || c.trace)
         rc = tsr_solver_run(s, NULL, 0, &cb, &st);
     else
         rc = tsr_pool_run(s, threads, NULL, 0, &cb, &st);

@@ -437,37 +437,37 @@ static int check_identity(int version, int app_id, const char *ctx, tsr_err *err
     return 0;
 }
 
-/* Bring the schema to STO_SCHEMA_VERSION.  The common case (current
- * version) reads two header fields and takes no lock; creation and upgrades
- * run in one write transaction that reads the version again, so two
- * connections opening a new file at once create the schema once. */
-static int schema_ensure(sto_db *s, const char *ctx, tsr_err *err)
+/* Read the file's identity and schema version into *version, refusing
+ * files that are not ours or are newer than this build.  Read-only, so a
+ * refused file is left exactly as it was (its journal mode included). */
+static int identify(sto_db *s, int *version, const char *ctx, tsr_err *err)
 {
-    int version, app_id;
-    int r = pragma_int(s, "PRAGMA user_version", &version, ctx, err);
+    int app_id = 0, tables = 0;
+    int r = pragma_int(s, "PRAGMA user_version", version, ctx, err);
     if (r == 0)
         r = pragma_int(s, "PRAGMA application_id", &app_id, ctx, err);
     if (r == 0)
-        r = check_identity(version, app_id, ctx, err);
-    if (r != 0 || version == STO_SCHEMA_VERSION)
-        return r;
-
-    if ((r = tx_begin(s, true, ctx, err)) != 0)
-        return r;
-    r = pragma_int(s, "PRAGMA user_version", &version, ctx, err);
-    if (r == 0)
-        r = pragma_int(s, "PRAGMA application_id", &app_id, ctx, err);
-    if (r == 0)
-        r = check_identity(version, app_id, ctx, err);
-    if (r == 0 && version == 0) {
-        int tables = 0;
+        r = check_identity(*version, app_id, ctx, err);
+    if (r == 0 && *version == 0)
         r = pragma_int(s, "SELECT count(*) FROM sqlite_master", &tables, ctx, err);
-        if (r == 0 && tables > 0)
-            r = tsr_err_set(err, TSR_EINVAL,
-                            "store: %s: not a Tessera store (it holds %d schema objects but no "
-                            "schema version)",
-                            ctx, tables);
-    }
+    if (r == 0 && *version == 0 && tables > 0)
+        r = tsr_err_set(err, TSR_EINVAL,
+                        "store: %s: not a Tessera store (it holds %d schema objects but no "
+                        "schema version)",
+                        ctx, tables);
+    return r;
+}
+
+/* Bring the schema from `version` to STO_SCHEMA_VERSION in one write
+ * transaction that identifies the file again first, so two connections
+ * opening a new file at once create the schema once. */
+static int schema_upgrade(sto_db *s, const char *ctx, tsr_err *err)
+{
+    int version;
+    int r = tx_begin(s, true, ctx, err);
+    if (r != 0)
+        return r;
+    r = identify(s, &version, ctx, err);
     for (int v = version; r == 0 && v < STO_SCHEMA_VERSION; v++) {
         char what[48], sql[96];
         snprintf(what, sizeof what, "upgrade schema %d to %d", v, v + 1);
@@ -501,6 +501,8 @@ int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err)
     if (s == NULL)
         return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
     s->engine_version = engine_version;
+    int version = 0;
+    sqlite3_stmt *st = NULL;
     /* NOMUTEX: the connection is used by one thread at a time (store.h). */
     int rc = sqlite3_open_v2(path, &s->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
@@ -515,10 +517,12 @@ int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err)
     sqlite3_busy_timeout(s->db, STO_BUSY_TIMEOUT_MS);
     if ((r = exec_sql(s, "PRAGMA foreign_keys = ON", ctx, "enable foreign keys", err)) != 0)
         goto fail;
+    /* Identify the file before changing anything in it (the first read
+     * also names a file that is not a database). */
+    if ((r = identify(s, &version, ctx, err)) != 0)
+        goto fail;
 
-    /* WAL first: it reads the header, so a file that is not a database is
-     * named here, and it must hold before the schema transaction. */
-    sqlite3_stmt *st = NULL;
+    /* WAL must hold before the schema transaction. */
     rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
     if (rc != SQLITE_OK) {
         r = sql_err(s, rc, err, ctx, "set WAL journal mode");
@@ -538,7 +542,7 @@ int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err)
         goto fail;
     if ((r = exec_sql(s, "PRAGMA synchronous = FULL", ctx, "set synchronous", err)) != 0)
         goto fail;
-    if ((r = schema_ensure(s, ctx, err)) != 0)
+    if (version != STO_SCHEMA_VERSION && (r = schema_upgrade(s, ctx, err)) != 0)
         goto fail;
     *out = s;
     return 0;

@@ -107,7 +107,7 @@ void sto_jobs_free(sto_job *jobs, int n);
  * because the store needs WAL mode.  A new file gets the schema; a file of
  * this schema version is used as is; a file of a newer schema version, a
  * SQLite file of another application and a file that is not a database are
- * refused with a message naming the file.  The connection uses WAL,
+ * refused with a message naming the file, and left untouched.  The connection uses WAL,
  * synchronous=FULL (a committed checkpoint survives power loss), foreign
  * keys and a busy timeout.  `engine_version` is the search engine's version
  * in this build: it is stamped on the jobs this connection creates, and
