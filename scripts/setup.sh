@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="gcc make autoconf automake libtool pkg-config libjansson-dev check"
+packages="gcc make autoconf automake libtool pkg-config libjansson-dev libsqlite3-dev check"
 missing=""
 for p in $packages; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
