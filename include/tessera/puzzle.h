@@ -24,7 +24,7 @@
  * above any real puzzle (the largest known boards have a few thousand cells). */
 #define TSR_MAX_CELLS 100000      /* board cells */
 #define TSR_MAX_PIECES 10000      /* piece entries */
-#define TSR_MAX_PIECE_CELLS 1000  /* cells of one piece */
+#define TSR_MAX_PIECE_CELLS 1000  /* cells of one mobile piece (fixed ones: TSR_MAX_CELLS) */
 #define TSR_MAX_COORD 100000      /* |coordinate| */
 #define TSR_MAX_NAME 64           /* bytes of a piece name */
 

@@ -59,7 +59,7 @@ static const char *usage_text =
     "      --redundancy[=PIECE|off]  rotational-redundancy filter (default: automatic)\n";
 
 typedef struct cli {
-    bool quiet, json, polycube, stats, trace, progress, plain;
+    bool quiet, json, polycube, stats, trace, progress, plain, write_failed;
     long long sample_trials;
     int sample_r;
     unsigned long long sample_seed;
@@ -96,13 +96,18 @@ static int on_solution(void *ctx, const tsr_solution *s)
         fprintf(stderr, "\r\033[K");
         c->progress_shown = 0;
     }
+    int rc;
     if (c->polycube)
-        tsr_write_polycube(stdout, c->pz, s);
+        rc = tsr_write_polycube(stdout, c->pz, s);
     else if (c->json)
-        tsr_write_solution_json(stdout, c->pz, s);
-    else {
-        tsr_write_solution_text(stdout, c->pz, s);
+        rc = tsr_write_solution_json(stdout, c->pz, s);
+    else if ((rc = tsr_write_solution_text(stdout, c->pz, s)) == 0)
         fputc('\n', stdout);
+    if (rc != 0) {
+        fprintf(stderr, "tessera: cannot write a solution in this format: %s\n",
+                tsr_strerror(rc));
+        c->write_failed = true;
+        return 1; /* stop the search */
     }
     return 0;
 }
@@ -396,15 +401,17 @@ static int cmd_solve(int argc, char **argv)
         rc = tsr_pool_run(s, threads, NULL, 0, &cb, &st);
     if (c.progress_shown && c.tty)
         fprintf(stderr, "\r\033[K");
-    if (rc == 0)
+    if (rc == 0 && !c.write_failed)
         print_summary(&c, s, &opt, &st, file);
-    else
+    else if (rc != 0)
         fprintf(stderr, "tessera: %s: search failed: %s\n", file,
                 rc == TSR_EINVAL ? "the sampling depth is out of range" : tsr_strerror(rc));
     fflush(stdout);
     tsr_stats_free(&st);
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
+    if (c.write_failed)
+        return 1; /* the output is incomplete */
     return rc == 0 ? 0 : rc == TSR_EINVAL ? EXIT_USAGE : 1;
 }
 

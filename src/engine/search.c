@@ -29,6 +29,9 @@
 #include "engine/symmetry.h"
 
 #define MAX_IMAGES 20000000L
+/* candidates for the constrained piece whose search is estimated (those
+ * with fewest placements first); each costs a few tens of milliseconds */
+#define MAX_ESTIMATED 16
 
 struct tsr_solver {
     const tsr_puzzle *pz;
@@ -295,7 +298,7 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
          * fewer probes per candidate would not tell the best pieces apart */
         double best = estimate_candidate(s, f, cands[0], 200);
         if (best > 2e7)
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < n && i < MAX_ESTIMATED; i++) {
                 double est = estimate_candidate(s, f, cands[i], 3000);
                 if (est >= 0 && (i == 0 || est < best)) {
                     best = est;

@@ -116,6 +116,9 @@ static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
             ft[t] = -1;
         full &= to >= 0;
     }
+    for (int t = 0; t < nt; t++)
+        if (ft[t] == -2)
+            ft[t] = t; /* a type without images maps nowhere, harmlessly */
     for (int t = 0; t < nt && full; t++) {
         full = ft[t] >= 0;
         for (int u = 0; u < t && full; u++)

@@ -301,6 +301,10 @@ static const shape_kind board_kind = {"the board", board_forms, '.', "# ",
 static const shape_kind piece_kind = {"the piece", piece_forms, '#', ". ",
                                       "'#' for a cell, '.' or ' ' for none",
                                       TSR_MAX_PIECE_CELLS};
+/* a fixed piece shapes the board, so it may be as large as the board */
+static const shape_kind fixed_piece_kind = {"the piece", piece_forms, '#', ". ",
+                                            "'#' for a cell, '.' or ' ' for none",
+                                            TSR_MAX_CELLS};
 
 static int cells_push(reader *r, cellvec *cv, const shape_kind *k, tsr_cell c)
 {
@@ -587,7 +591,7 @@ static int read_piece(reader *r, const json_t *obj, size_t index, json_t *names,
         path_push_key(&r->path, "count");
         return fail(r, TSR_EINVAL, "a fixed piece must have count 1");
     }
-    if ((rc = read_shape(r, obj, &piece_kind, cv)) != 0)
+    if ((rc = read_shape(r, obj, fixed ? &fixed_piece_kind : &piece_kind, cv)) != 0)
         return rc;
     rc = tsr_puzzle_add_piece(pz, name, cv->v, cv->n, count, fixed);
     return rc < 0 ? fail(r, rc, "cannot add the piece: %s", tsr_strerror(rc)) : 0;

@@ -238,9 +238,10 @@ int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err)
             rc = tsr_err_set(err, TSR_EINVAL, "%s%spiece '%s' has no cells", PREFIX, p->name);
             break;
         }
-        if (p->ncells > TSR_MAX_PIECE_CELLS) {
+        int limit = p->fixed ? TSR_MAX_CELLS : TSR_MAX_PIECE_CELLS; /* fixed: board-sized */
+        if (p->ncells > limit) {
             rc = tsr_err_set(err, TSR_ETOOBIG, "%s%spiece '%s' has %d cells (limit %d)", PREFIX,
-                             p->name, p->ncells, TSR_MAX_PIECE_CELLS);
+                             p->name, p->ncells, limit);
             break;
         }
         if (p->count < 1 || (p->fixed && p->count != 1)) {

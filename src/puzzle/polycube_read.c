@@ -259,13 +259,14 @@ static int add_cell(struct parser *p, struct pc_piece *pc, tsr_cell c)
         return fail(p, TSR_EINVAL,
                     "cell (%d %d %d) of stationary piece '%s' lies outside the %dx%dx%d box",
                     c.x, c.y, c.z, pc->name, p->dim[0], p->dim[1], p->dim[2]);
+    /* a stationary piece shapes the board, so it may be as large as the board */
+    int limit = pc->fixed ? TSR_MAX_CELLS : TSR_MAX_PIECE_CELLS;
     if (pc->ncells == pc->cap) {
-        if (pc->cap >= TSR_MAX_PIECE_CELLS)
-            return fail(p, TSR_ETOOBIG, "piece '%s' has more than %d cells", pc->name,
-                        TSR_MAX_PIECE_CELLS);
+        if (pc->cap >= limit)
+            return fail(p, TSR_ETOOBIG, "piece '%s' has more than %d cells", pc->name, limit);
         int cap = pc->cap ? 2 * pc->cap : 8;
-        if (cap > TSR_MAX_PIECE_CELLS)
-            cap = TSR_MAX_PIECE_CELLS;
+        if (cap > limit)
+            cap = limit;
         tsr_cell *v = realloc(pc->cells, (size_t)cap * sizeof *v);
         if (!v)
             return no_memory(p);

@@ -44,6 +44,17 @@
 #ifndef FUZZ_RUN_MAX_FREE
 #define FUZZ_RUN_MAX_FREE 64
 #endif
+/* tsr_solver_group_order must count at least the identity.  The engine
+ * returns 0 when a piece has no placement at all (see README.md, finding 1);
+ * build with -DFUZZ_MIN_GROUP_ORDER=0 to fuzz past that known bug. */
+#ifndef FUZZ_MIN_GROUP_ORDER
+#define FUZZ_MIN_GROUP_ORDER 1
+#endif
+/* The root fit filter is used only for puzzles with at most this many free
+ * cells (it runs inside tsr_solver_new, where nothing can stop it). */
+#ifndef FUZZ_FIT_MAX_FREE
+#define FUZZ_FIT_MAX_FREE 30
+#endif
 /* The progress callback stops the search after this long. */
 #ifndef FUZZ_RUN_SECONDS
 #define FUZZ_RUN_SECONDS 0.01
@@ -212,9 +223,40 @@ static void fuzz_writers(const tsr_puzzle *pz)
 
 struct fuzz_run {
     const tsr_puzzle *pz;
+    bool partial; /* goal > 0: partial assemblies are reported */
     long solutions;
     long traced;
 };
+
+/* A partial assembly written as a polycube sub-puzzle must read back as a
+ * puzzle whose free cells are exactly the ones the assembly left. */
+static void fuzz_partial_polycube(const tsr_puzzle *pz, const tsr_solution *s, long covered)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    int rc = tsr_write_polycube(m, pz, s);
+    fclose(m);
+    if (rc != 0 && rc != TSR_EUNSUPP && rc != TSR_ETOOBIG)
+        fuzz_die("tsr_write_polycube refused an engine partial assembly: %d (%s)", rc,
+                 tsr_strerror(rc));
+    if (rc == 0) {
+        tsr_puzzle *back = NULL;
+        tsr_err err = {{0}};
+        int rc2 = tsr_puzzle_read_polycube(buf, len, "partial", &back, &err);
+        fuzz_check_read("tsr_puzzle_read_polycube(partial)", rc2, back, &err);
+        if (rc2 != 0 && rc2 != TSR_ETOOBIG)
+            fuzz_die("a partial assembly written by tsr_write_polycube does not read back: "
+                     "%s\n--- output ---\n%.4000s", err.msg, buf);
+        if (rc2 == 0 && tsr_puzzle_free_volume(back) != pz->ncells - covered)
+            fuzz_die("partial assembly sub-puzzle has %ld free cells, expected %ld",
+                     tsr_puzzle_free_volume(back), pz->ncells - covered);
+        tsr_puzzle_free(back);
+    }
+    free(buf);
+}
 
 static int fuzz_on_solution(void *ctx, const tsr_solution *s)
 {
@@ -224,8 +266,9 @@ static int fuzz_on_solution(void *ctx, const tsr_solution *s)
     long covered = 0;
     for (int i = 0; i < s->nplacements; i++)
         covered += s->placements[i].ncells;
-    if (covered != pz->ncells)
-        fuzz_die("engine solution covers %ld cells of a %d-cell board", covered, pz->ncells);
+    if (fr->partial ? covered > pz->ncells : covered != pz->ncells)
+        fuzz_die("engine %s covers %ld cells of a %d-cell board",
+                 fr->partial ? "partial assembly" : "solution", covered, pz->ncells);
     /* The text writer refuses unknown pieces, cells off the board and
      * overlaps with TSR_EINVAL: with the count above, a solution the text
      * writer accepts tiles the board exactly. */
@@ -237,9 +280,14 @@ static int fuzz_on_solution(void *ctx, const tsr_solution *s)
     if (rc != 0 && rc != TSR_EUNSUPP)
         fuzz_die("tsr_write_solution_json refused an engine solution: %d (%s)", rc,
                  tsr_strerror(rc));
-    rc = tsr_write_polycube(fuzz_devnull, pz, s);
-    if (rc != 0 && rc != TSR_EUNSUPP && rc != TSR_ETOOBIG)
-        fuzz_die("tsr_write_polycube refused an engine solution: %d (%s)", rc, tsr_strerror(rc));
+    if (fr->partial && covered < pz->ncells) {
+        fuzz_partial_polycube(pz, s, covered);
+    } else {
+        rc = tsr_write_polycube(fuzz_devnull, pz, s);
+        if (rc != 0 && rc != TSR_EUNSUPP && rc != TSR_ETOOBIG)
+            fuzz_die("tsr_write_polycube refused an engine solution: %d (%s)", rc,
+                     tsr_strerror(rc));
+    }
     return 1;
 }
 
@@ -259,18 +307,59 @@ static void fuzz_on_trace(void *ctx, int depth, const tsr_placement *pl)
     fr->traced++;
 }
 
-static void fuzz_engine(const tsr_puzzle *pz, const tsr_options *parsed)
+static void fuzz_check_stats(const tsr_stats *st, int ncopies)
+{
+    if (st->levels != ncopies + 1 || !st->attempts || !st->fits)
+        fuzz_die("bad run statistics: %d levels for %d copies", st->levels, ncopies);
+    for (int p = 0; p < st->levels; p++)
+        if (st->fits[p] > st->attempts[p])
+            fuzz_die("run statistics: %llu fits > %llu attempts with %d pieces left",
+                     (unsigned long long)st->fits[p], (unsigned long long)st->attempts[p], p);
+}
+
+/* tsr_solver_image: ids outside 0..nimages-1 are refused; a few images in
+ * range must be placements of a mobile piece with its cell count, on board
+ * cells (checked by the text writer, which refuses cells off the board and
+ * repeated cells with TSR_EINVAL). */
+static void fuzz_check_images(const tsr_puzzle *pz, const tsr_solver *s, int nimages)
+{
+    static tsr_cell cells[TSR_MAX_PIECE_CELLS];
+    tsr_placement pl;
+    if (tsr_solver_image(s, -1, &pl, cells) != TSR_EINVAL ||
+        tsr_solver_image(s, nimages, &pl, cells) != TSR_EINVAL)
+        fuzz_die("tsr_solver_image accepted an id outside 0..%d", nimages - 1);
+    int ids[3] = {0, nimages / 2, nimages - 1};
+    for (int k = 0; k < 3 && nimages > 0; k++) {
+        if (tsr_solver_image(s, ids[k], &pl, cells) != 0)
+            fuzz_die("tsr_solver_image(%d) failed with %d images", ids[k], nimages);
+        if (pl.piece < 0 || pl.piece >= pz->npieces || pz->pieces[pl.piece].fixed ||
+            pl.ncells != pz->pieces[pl.piece].ncells || pl.cells != cells)
+            fuzz_die("tsr_solver_image(%d): bad placement (piece %d, %d cells)", ids[k],
+                     pl.piece, pl.ncells);
+        tsr_solution one = {1, &pl};
+        int rc = tsr_write_solution_text(fuzz_devnull, pz, &one);
+        if (rc != 0 && rc != TSR_ETOOBIG)
+            fuzz_die("tsr_solver_image(%d): piece '%s' placed off the board or on itself (%d)",
+                     ids[k], pz->pieces[pl.piece].name, rc);
+    }
+}
+
+/* How the engine is driven: the options (limit is forced to 1) and, when
+ * sample_trials > 0, a Monte Carlo run (tsr_solver_sample) after the search. */
+struct fuzz_engine_cfg {
+    tsr_options opt;
+    long sample_trials;
+    int sample_r; /* 1 .. pieces; larger values are clamped */
+    uint64_t seed;
+};
+
+static void fuzz_engine(const tsr_puzzle *pz, const struct fuzz_engine_cfg *cfg)
 {
     long free_cells = tsr_puzzle_free_volume(pz);
     if (free_cells > FUZZ_SOLVER_MAX_FREE)
         return;
-    tsr_options opt;
-    if (parsed)
-        opt = *parsed;
-    else
-        tsr_options_init(&opt);
+    tsr_options opt = cfg->opt;
     opt.limit = 1;
-    opt.threads = 1;
 
     tsr_solver *s = NULL;
     tsr_err err = {{0}};
@@ -282,14 +371,17 @@ static void fuzz_engine(const tsr_puzzle *pz, const tsr_options *parsed)
     }
     if (!s)
         fuzz_die("tsr_solver_new returned 0 without a solver");
-    const char *cfg = tsr_solver_config(s);
-    if (!cfg || strnlen(cfg, 1024) >= 1024)
+    const char *config = tsr_solver_config(s);
+    if (!config || strnlen(config, 1024) >= 1024)
         fuzz_die("bad solver config string");
-    if (tsr_solver_nimages(s) < 0 || tsr_solver_ncopies(s) < 0 || tsr_solver_group_order(s) < 1)
-        fuzz_die("bad solver counts: images %d copies %d group %d", tsr_solver_nimages(s),
-                 tsr_solver_ncopies(s), tsr_solver_group_order(s));
+    int ncopies = tsr_solver_ncopies(s), nimages = tsr_solver_nimages(s);
+    if (nimages < 0 || ncopies != fuzz_mobile_copies(pz) ||
+        tsr_solver_group_order(s) < FUZZ_MIN_GROUP_ORDER)
+        fuzz_die("bad solver counts: images %d copies %d (puzzle: %ld) group %d", nimages,
+                 ncopies, fuzz_mobile_copies(pz), tsr_solver_group_order(s));
+    fuzz_check_images(pz, s, nimages);
     if (free_cells <= FUZZ_RUN_MAX_FREE) {
-        struct fuzz_run fr = {pz, 0, 0};
+        struct fuzz_run fr = {pz, opt.goal > 0, 0, 0};
         tsr_callbacks cb = {
             .ctx = &fr,
             .solution = fuzz_on_solution,
@@ -302,17 +394,33 @@ static void fuzz_engine(const tsr_puzzle *pz, const tsr_options *parsed)
         rc = tsr_solver_run(s, NULL, 0, &cb, &st);
         if (rc != 0 && rc != TSR_ECANCELED && rc != TSR_ENOMEM)
             fuzz_die("tsr_solver_run returned %d (%s)", rc, tsr_strerror(rc));
+        if (rc == 0)
+            fuzz_check_stats(&st, ncopies);
         if (fr.solutions > 1)
             fuzz_die("tsr_solver_run reported %ld solutions with limit 1", fr.solutions);
         tsr_stats_free(&st);
+
+        if (cfg->sample_trials > 0 && ncopies > 0) {
+            int r = cfg->sample_r < 1 ? 1 : cfg->sample_r > ncopies ? ncopies : cfg->sample_r;
+            memset(&fr, 0, sizeof fr);
+            fr.pz = pz;
+            fr.partial = opt.goal > 0;
+            memset(&st, 0, sizeof st);
+            rc = tsr_solver_sample(s, cfg->sample_trials, r, cfg->seed, &cb, &st);
+            if (rc != 0 && rc != TSR_ECANCELED && rc != TSR_ENOMEM)
+                fuzz_die("tsr_solver_sample returned %d (%s)", rc, tsr_strerror(rc));
+            if (rc == 0)
+                fuzz_check_stats(&st, ncopies);
+            tsr_stats_free(&st);
+        }
     }
     tsr_solver_free(s);
 }
 
-static void fuzz_downstream(const tsr_puzzle *pz, const tsr_options *opt)
+static void fuzz_downstream(const tsr_puzzle *pz, const struct fuzz_engine_cfg *cfg)
 {
     fuzz_writers(pz);
-    fuzz_engine(pz, opt);
+    fuzz_engine(pz, cfg);
 }
 
 #endif

@@ -30,7 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = tsr_puzzle_read_json((const char *)data, size, "fuzz.json", &pz, &opt, &err);
     fuzz_check_read("tsr_puzzle_read_json", rc, pz, &err);
     if (rc == 0) {
-        fuzz_downstream(pz, &opt);
+        /* the engine gets the options the document asked for, except that
+         * the root fit filter (not interruptible, seconds on mid-sized
+         * boards: README.md, "Slow inputs") is kept to small puzzles */
+        struct fuzz_engine_cfg cfg = {.opt = opt};
+        if (cfg.opt.fit > 0 && tsr_puzzle_free_volume(pz) > FUZZ_FIT_MAX_FREE)
+            cfg.opt.fit = 0;
+        fuzz_downstream(pz, &cfg);
         tsr_puzzle_free(pz);
     }
     return 0;

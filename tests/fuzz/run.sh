@@ -20,8 +20,8 @@
 # 2 when the build fails.
 set -u
 
-script_dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd) || exit 2
-repo=$(CDPATH= cd -- "$script_dir/../.." && pwd) || exit 2
+script_dir=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd) || exit 2
+repo=$(CDPATH='' cd -- "$script_dir/../.." && pwd) || exit 2
 build=${1:-/tmp/tessera-fuzz}
 seconds=${2:-300}
 targets=${3:-json polycube}
@@ -29,7 +29,7 @@ CC=${CC:-clang}
 timeout_s=${FUZZ_TIMEOUT:-25}
 
 mkdir -p "$build" || exit 2
-build=$(CDPATH= cd -- "$build" && pwd) || exit 2
+build=$(CDPATH='' cd -- "$build" && pwd) || exit 2
 
 # ---- build ------------------------------------------------------------------
 jansson_cflags=$(pkg-config --cflags jansson 2>/dev/null) || jansson_cflags=
@@ -83,6 +83,7 @@ for t in $targets; do
 done
 
 status=0
+# shellcheck disable=SC2086 # one word per pid
 set -- $pids
 for t in $targets; do
     pid=$1
@@ -91,7 +92,10 @@ for t in $targets; do
     rc=$?
     work="$build/$t"
     log="$work/fuzz.log"
+    # artifact names are libFuzzer's crash-/leak-/timeout-/slow-unit-HASH
+    # shellcheck disable=SC2010
     artifacts=$(ls "$work/artifacts" 2>/dev/null | grep -v '^slow-unit-')
+    # shellcheck disable=SC2010
     slow=$(ls "$work/artifacts" 2>/dev/null | grep '^slow-unit-')
     echo "== fuzz_$t: exit $rc"
     grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb|new_units_added)' \
