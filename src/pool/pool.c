@@ -80,7 +80,8 @@ static int deque_push(deque *q, const int *images, int n)
     int *copy = malloc((size_t)(n > 0 ? n : 1) * sizeof *copy);
     if (copy == NULL)
         return TSR_ENOMEM;
-    memcpy(copy, images, (size_t)n * sizeof *copy);
+    if (n > 0) /* the root task has no images (and may come as NULL) */
+        memcpy(copy, images, (size_t)n * sizeof *copy);
     pthread_mutex_lock(&q->mu);
     if (q->tail == q->cap) { /* compact, then grow */
         int live = q->tail - q->head;
