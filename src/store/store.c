@@ -388,6 +388,26 @@ static int job_state(sto_db *s, int64_t id, enum sto_state *state, int *engine_v
     return r;
 }
 
+/* Begin a read transaction, check that the job exists and prepare statement
+ * `which` with the job id bound to its first parameter: the existence check
+ * and the rows read are one snapshot.  On failure the transaction is over;
+ * on success the caller steps the statement and ends it with tx_end. */
+static int read_job_rows(sto_db *s, int64_t job, enum stmt_id which, sqlite3_stmt **st,
+                         const char *ctx, tsr_err *err)
+{
+    int r = tx_begin(s, false, ctx, err);
+    if (r != 0)
+        return r;
+    enum sto_state cur;
+    r = job_state(s, job, &cur, NULL, ctx, err);
+    if (r == 0)
+        r = prep(s, which, st, ctx, err);
+    if (r != 0)
+        return tx_end(s, r, ctx, err);
+    sqlite3_bind_int64(*st, 1, job);
+    return 0;
+}
+
 static int64_t now(void)
 {
     return (int64_t)time(NULL);
@@ -1058,18 +1078,10 @@ int sto_frontier_load(sto_db *s, int64_t job, sto_task **tasks, int *n, tsr_err 
         return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
     *tasks = NULL;
     *n = 0;
-    /* One read transaction: the existence check and the rows are one snapshot. */
-    int r = tx_begin(s, false, ctx, err);
+    sqlite3_stmt *st = NULL;
+    int r = read_job_rows(s, job, S_FRONTIER_LOAD, &st, ctx, err);
     if (r != 0)
         return r;
-    enum sto_state cur;
-    sqlite3_stmt *st = NULL;
-    r = job_state(s, job, &cur, NULL, ctx, err);
-    if (r == 0)
-        r = prep(s, S_FRONTIER_LOAD, &st, ctx, err);
-    if (r != 0)
-        return tx_end(s, r, ctx, err);
-    sqlite3_bind_int64(st, 1, job);
     sto_task *v = NULL;
     int count = 0, cap = 0, rc = SQLITE_DONE;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1130,17 +1142,10 @@ int sto_solutions_page(sto_db *s, int64_t job, int64_t after, int limit, char **
                            STO_MAX_PAGE);
     if (after < 0)
         return tsr_err_set(err, TSR_EINVAL, "store: %s: bad cursor %lld", ctx, (long long)after);
-    int r = tx_begin(s, false, ctx, err);
+    sqlite3_stmt *st = NULL;
+    int r = read_job_rows(s, job, S_SOLUTIONS_PAGE, &st, ctx, err);
     if (r != 0)
         return r;
-    enum sto_state cur;
-    sqlite3_stmt *st = NULL;
-    r = job_state(s, job, &cur, NULL, ctx, err);
-    if (r == 0)
-        r = prep(s, S_SOLUTIONS_PAGE, &st, ctx, err);
-    if (r != 0)
-        return tx_end(s, r, ctx, err);
-    sqlite3_bind_int64(st, 1, job);
     sqlite3_bind_int64(st, 2, after);
     sqlite3_bind_int(st, 3, limit);
     char **b = NULL;
