@@ -778,6 +778,50 @@ static void replay(run *r, int p, double w)
         r->pstate = flt_parity_state(r->s->parity, r->ip, d);
 }
 
+/* Branch on every row of column c (options rows) at a node of weight w:
+ * in order, publishing the loop for split() to cut short, or in random
+ * order when sampling. */
+static void branch_column(run *r, int c, int options, int p, double w)
+{
+    dlx *d = r->d;
+    dlx_cover_column(d, c);
+    double cw = w / options;
+    if (r->sample_r > 0 && p > r->sample_r) {
+        int *order = malloc((size_t)options * sizeof *order), n = 0;
+        if (order == NULL) {
+            r->err = TSR_ENOMEM;
+            r->stop = 1;
+        } else {
+            for (int x = dlx_first(d, c); x >= 0; x = dlx_next(d, x))
+                order[n++] = x;
+            for (int i = n - 1; i > 0; i--) {
+                int j = (int)(rng_next(r) % (uint64_t)(i + 1)), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+            for (int i = 0; i < n && !r->stop && !r->trial_done; i++)
+                branch(r, order[i], p, cw, false);
+            free(order);
+        }
+    } else {
+        int depth = r->depth;
+        r->lvl_active[depth] = 1;
+        r->lvl_cut[depth] = 0;
+        for (int x = dlx_first(d, c); x >= 0 && !r->stop; x = dlx_next(d, x)) {
+            r->lvl_node[depth] = x;
+            branch(r, x, p, cw, false);
+            if (r->sample_r > 0 && p <= r->sample_r) {
+                r->trial_done = 1; /* a sampling trial ends after one subtree here */
+                break;
+            }
+            if (r->lvl_cut[depth])
+                break; /* the rest was given away */
+        }
+        r->lvl_active[depth] = 0;
+    }
+    dlx_uncover_column(d, c);
+}
+
 static void dlx_rec(run *r, double w)
 {
     const tsr_solver *s = r->s;
@@ -805,53 +849,14 @@ static void dlx_rec(run *r, double w)
         flt_volume_filter(r->vol, d, r->hidden, &r->nhidden);
     if (s->parity && s->opt.pfilter > 0 && p >= s->opt.pfilter && p < s->P)
         flt_parity_filter(s->parity, r->ip, d, r->pstate, r->hp, r->rows, r->hidden, &r->nhidden);
-    int options, c = -1;
-    if (r->nforced > 0)
-        replay(r, p, w);
-    else
-        c = dlx_choose(d, s->rank[p], &options);
     if (r->nforced > 0) {
-        /* replayed */
-    } else if (c >= 0 && options >= dlx_need_of(d, c) && options > 0) {
-        dlx_cover_column(d, c);
-        double cw = w / options;
-        if (r->sample_r > 0 && p > r->sample_r) {
-            /* sampling: visit the options in random order */
-            int *order = malloc((size_t)options * sizeof *order), n = 0;
-            if (order == NULL) {
-                r->err = TSR_ENOMEM;
-                r->stop = 1;
-            } else {
-                for (int x = dlx_first(d, c); x >= 0; x = dlx_next(d, x))
-                    order[n++] = x;
-                for (int i = n - 1; i > 0; i--) {
-                    int j = (int)(rng_next(r) % (uint64_t)(i + 1)), t = order[i];
-                    order[i] = order[j];
-                    order[j] = t;
-                }
-                for (int i = 0; i < n && !r->stop && !r->trial_done; i++)
-                    branch(r, order[i], p, cw, false);
-                free(order);
-            }
-        } else {
-            int depth = r->depth;
-            r->lvl_active[depth] = 1;
-            r->lvl_cut[depth] = 0;
-            for (int x = dlx_first(d, c); x >= 0 && !r->stop; x = dlx_next(d, x)) {
-                r->lvl_node[depth] = x;
-                branch(r, x, p, cw, false);
-                if (r->sample_r > 0 && p <= r->sample_r) {
-                    r->trial_done = 1;
-                    break;
-                }
-                if (r->lvl_cut[depth])
-                    break; /* the rest was given away */
-            }
-            r->lvl_active[depth] = 0;
-        }
-        dlx_uncover_column(d, c);
+        replay(r, p, w);
     } else {
-        r->done += w;
+        int options, c = dlx_choose(d, s->rank[p], &options);
+        if (c >= 0 && options >= dlx_need_of(d, c) && options > 0)
+            branch_column(r, c, options, p, w);
+        else
+            r->done += w; /* a dead end */
     }
     while (r->nhidden > mark)
         dlx_unhide(d, r->hidden[--r->nhidden]);
