@@ -118,6 +118,15 @@ static int on_progress(void *ctx, const tsr_stats *st)
     if (!c->progress || st->seconds < 2)
         return 0;
     double rate = st->seconds > 0 ? st->nodes / st->seconds : 0;
+    if (c->sample_trials > 0) { /* a sample covers no known part of the tree */
+        fprintf(stderr, "%ssampling: %llu solutions  %.3g solutions/s  %llu nodes  %.0fs%s",
+                c->tty ? "\r\033[K" : "", (unsigned long long)st->solutions,
+                st->seconds > 0 ? st->solutions / st->seconds : 0.0,
+                (unsigned long long)st->nodes, st->seconds, c->tty ? "" : "\n");
+        fflush(stderr);
+        c->progress_shown = 1;
+        return 0;
+    }
     double eta = st->fraction > 0 ? st->seconds * (1 - st->fraction) / st->fraction : -1;
     char etabuf[32] = "?";
     if (eta >= 0)
