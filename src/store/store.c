@@ -211,6 +211,23 @@ static int sql_err(sto_db *s, int rc, tsr_err *err, const char *ctx, const char 
     return tsr_err_set(err, code_of(rc), "store: %s: %s: %s", ctx, what, msg);
 }
 
+/* Make room in a growing result array *v (elements of `size` bytes) for
+ * element `count`; *cap is its capacity. */
+static int grow(void **v, int *cap, int count, size_t size, const char *ctx, tsr_err *err)
+{
+    if (count < *cap)
+        return 0;
+    if (*cap > INT_MAX / 2)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many rows", ctx);
+    int ncap = *cap == 0 ? 16 : *cap * 2;
+    void *n = realloc(*v, (size_t)ncap * size);
+    if (n == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    *v = n;
+    *cap = ncap;
+    return 0;
+}
+
 static int prep(sto_db *s, enum stmt_id id, sqlite3_stmt **out, const char *ctx, tsr_err *err)
 {
     if (s->stmt[id] == NULL) {
@@ -700,16 +717,8 @@ int sto_job_list(sto_db *s, const enum sto_state *filter, int64_t after_id, int 
     sto_job *jobs = NULL;
     int count = 0, cap = 0, rc = SQLITE_DONE;
     while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (count == cap) {
-            int ncap = cap == 0 ? 16 : cap * 2;
-            sto_job *nj = realloc(jobs, (size_t)ncap * sizeof *nj);
-            if (nj == NULL) {
-                r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-                break;
-            }
-            jobs = nj;
-            cap = ncap;
-        }
+        if ((r = grow((void **)&jobs, &cap, count, sizeof *jobs, ctx, err)) != 0)
+            break;
         r = read_job_row(st, &jobs[count], ctx, err);
         if (r == 0)
             count++;
@@ -813,20 +822,8 @@ int sto_jobs_unfinished(sto_db *s, int64_t **ids, int *n, tsr_err *err)
     int64_t *v = NULL;
     int count = 0, cap = 0, rc = SQLITE_DONE;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (count == cap) {
-            if (cap > INT_MAX / 2) {
-                r = tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many jobs", ctx);
-                break;
-            }
-            int ncap = cap == 0 ? 16 : cap * 2;
-            int64_t *nv = realloc(v, (size_t)ncap * sizeof *nv);
-            if (nv == NULL) {
-                r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-                break;
-            }
-            v = nv;
-            cap = ncap;
-        }
+        if ((r = grow((void **)&v, &cap, count, sizeof *v, ctx, err)) != 0)
+            break;
         v[count++] = sqlite3_column_int64(st, 0);
     }
     if (r == 0 && rc != SQLITE_DONE)
@@ -1085,21 +1082,13 @@ int sto_frontier_load(sto_db *s, int64_t job, sto_task **tasks, int *n, tsr_err 
     sto_task *v = NULL;
     int count = 0, cap = 0, rc = SQLITE_DONE;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (count == cap) {
-            if (cap >= STO_MAX_TASKS) {
-                r = tsr_err_set(err, TSR_EIO, "store: %s: more than %d tasks stored", ctx,
-                                STO_MAX_TASKS);
-                break;
-            }
-            int ncap = cap == 0 ? 16 : cap * 2;
-            sto_task *nv = realloc(v, (size_t)ncap * sizeof *nv);
-            if (nv == NULL) {
-                r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-                break;
-            }
-            v = nv;
-            cap = ncap;
+        if (count >= STO_MAX_TASKS) {
+            r = tsr_err_set(err, TSR_EIO, "store: %s: more than %d tasks stored", ctx,
+                            STO_MAX_TASKS);
+            break;
         }
+        if ((r = grow((void **)&v, &cap, count, sizeof *v, ctx, err)) != 0)
+            break;
         r = decode_task(st, &v[count], ctx, count, err);
         if (r != 0)
             break;
@@ -1150,21 +1139,11 @@ int sto_solutions_page(sto_db *s, int64_t job, int64_t after, int limit, char **
     sqlite3_bind_int(st, 3, limit);
     char **b = NULL;
     int64_t *q = NULL;
-    int count = 0, cap = 0, rc = SQLITE_DONE;
+    int count = 0, capb = 0, capq = 0, rc = SQLITE_DONE;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (count == cap) {
-            int ncap = cap == 0 ? 16 : cap * 2;
-            char **nb = realloc(b, (size_t)ncap * sizeof *nb);
-            if (nb != NULL)
-                b = nb;
-            int64_t *nq = nb != NULL ? realloc(q, (size_t)ncap * sizeof *nq) : NULL;
-            if (nq == NULL) {
-                r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-                break;
-            }
-            q = nq;
-            cap = ncap;
-        }
+        if ((r = grow((void **)&b, &capb, count, sizeof *b, ctx, err)) != 0 ||
+            (r = grow((void **)&q, &capq, count, sizeof *q, ctx, err)) != 0)
+            break;
         q[count] = sqlite3_column_int64(st, 0);
         if (dup_column(st, 1, &b[count]) != 0 || b[count] == NULL) {
             r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
