@@ -1,0 +1,111 @@
+/*
+ * server.h - the HTTP front of tesserad (libmicrohttpd).
+ *
+ * The server owns sockets, routing, request bodies and their caps,
+ * authentication, response encoding, Server-Sent Events plumbing, static
+ * files from www/ and its own request counters.  It knows nothing of jobs,
+ * the pool or SQLite: every operation on jobs goes through srv_ops, a table
+ * of calls the daemon supplies.  An operation fills an srv_reply (status and
+ * a JSON or text body); the server only turns it into HTTP.
+ *
+ * Threads.  The server calls srv_ops from its own threads, several at once;
+ * the daemon's implementations must be thread-safe.  docs/api.md is the
+ * contract the routes implement.
+ */
+#ifndef SRV_SERVER_H
+#define SRV_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "tessera/error.h"
+
+/* Defaults and caps (docs/api.md lists them for users). */
+#define SRV_DEFAULT_LISTEN "127.0.0.1:8080"
+#define SRV_MAX_BODY (4 * 1024 * 1024)   /* request body bytes: larger is 413 */
+#define SRV_MAX_CONNECTIONS 1024
+#define SRV_CONNECTION_TIMEOUT_S 60
+#define SRV_PAGE_DEFAULT 100             /* solutions/jobs per page when not given */
+#define SRV_PAGE_MAX 1000
+
+/* What an operation answers.  Exactly one of json, text or (for errors)
+ * message is used:
+ *   - json: a JSON body (the server takes the reference and frees it);
+ *   - text/text_len with content_type: a text body (malloc'd; the server
+ *     frees it);
+ *   - status >= 400 with json and text NULL: the server sends
+ *     {"error": {"status": S, "message": "<message>"}}.
+ * location, when not empty, becomes the Location header (201 answers). */
+typedef struct srv_reply {
+    int status;
+    json_t *json;
+    char *text;
+    size_t text_len;
+    const char *content_type; /* a static string, e.g. "text/plain; charset=utf-8" */
+    char location[128];
+    char message[1024];
+} srv_reply;
+
+/* Fill r with an error: status and a printf-formatted message. */
+void srv_reply_error(srv_reply *r, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The daemon's operations.  Each is called with a zeroed reply whose status
+ * is 200 and must leave a complete answer in it. */
+typedef struct srv_ops {
+    void *ctx;
+    /* POST /api/v1/jobs: the raw body (not NUL-terminated). */
+    void (*submit)(void *ctx, const char *body, size_t len, srv_reply *r);
+    /* GET /api/v1/jobs: state NULL for all; after = last id of the previous
+     * page (0 = from the start); limit 1..SRV_PAGE_MAX. */
+    void (*list)(void *ctx, const char *state, int64_t after, int limit, srv_reply *r);
+    /* GET /api/v1/jobs/{id} */
+    void (*get)(void *ctx, int64_t id, srv_reply *r);
+    /* POST /api/v1/jobs/{id}/{pause|resume|cancel} and DELETE /api/v1/jobs/{id}
+     * (action "delete"). */
+    void (*action)(void *ctx, int64_t id, const char *action, srv_reply *r);
+    /* GET /api/v1/jobs/{id}/solutions: after = last seq seen (0 = from the
+     * start), limit 1..SRV_PAGE_MAX, text = format=text. */
+    void (*solutions)(void *ctx, int64_t id, int64_t after, int limit, bool text,
+                      srv_reply *r);
+    /* GET /api/v1/puzzles (name NULL) and GET /api/v1/puzzles/{name}. */
+    void (*puzzles)(void *ctx, const char *name, srv_reply *r);
+    /* GET /healthz */
+    void (*health)(void *ctx, srv_reply *r);
+    /* GET /metrics: the daemon's Prometheus lines in r->text; the server
+     * appends its own (requests by status class, connections). */
+    void (*metrics)(void *ctx, srv_reply *r);
+    /* Event streams: job `id`'s change counter.  Returns at once when it
+     * differs from `seen`, else waits up to timeout_ms for a change.
+     * Returns the counter, or -1 when there is no job `id`. */
+    int64_t (*wait_change)(void *ctx, int64_t id, int64_t seen, int timeout_ms);
+} srv_ops;
+
+typedef struct srv_config {
+    const char *listen;     /* "HOST:PORT" (IPv4) or "[V6]:PORT"; NULL = SRV_DEFAULT_LISTEN;
+                               port 0 picks a free port (see srv_port) */
+    const char *token;      /* API token or NULL */
+    const char *www_dir;    /* static files served at /, or NULL for none */
+    size_t max_body;        /* 0 = SRV_MAX_BODY */
+    int max_connections;    /* 0 = SRV_MAX_CONNECTIONS */
+    int timeout_s;          /* idle connection timeout, 0 = SRV_CONNECTION_TIMEOUT_S */
+} srv_config;
+
+typedef struct srv_server srv_server;
+
+/* Bind and start serving.  Refused (TSR_EINVAL, message naming the cause):
+ * an address that does not parse, a non-loopback address without a token,
+ * a port in use.  The ops table is copied; ops->ctx must outlive the
+ * server. */
+int srv_start(const srv_config *cfg, const srv_ops *ops, srv_server **out, tsr_err *err);
+
+/* The port actually bound (useful with port 0). */
+int srv_port(const srv_server *s);
+
+/* Stop accepting, end event streams, wait for requests in progress, free. */
+void srv_stop(srv_server *s);
+
+#endif
