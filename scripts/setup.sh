@@ -6,7 +6,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="gcc make autoconf automake libtool pkg-config libjansson-dev libsqlite3-dev check"
+packages="gcc make autoconf automake libtool pkg-config libjansson-dev libsqlite3-dev check
+          libmicrohttpd-dev libsystemd-dev curl python3"
 missing=""
 for p in $packages; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

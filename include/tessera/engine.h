@@ -31,6 +31,9 @@ typedef struct tsr_stats {
     bool stopped;        /* a callback or the limit ended the run early */
 } tsr_stats;
 
+/* What split_wanted answers. */
+enum { TSR_SPLIT_NONE = 0, TSR_SPLIT_ONE = 1, TSR_SPLIT_ALL = 2 };
+
 typedef struct tsr_callbacks {
     void *ctx;
     /* A reported solution (placements of fixed pieces included); return
@@ -44,13 +47,17 @@ typedef struct tsr_callbacks {
      * (depth = pieces placed before it). */
     void (*trace)(void *ctx, int depth, const tsr_placement *pl);
     /* Work sharing (both or neither).  Every few thousand placements the run
-     * asks split_wanted; when it returns nonzero, the run gives away the
-     * untried siblings of its shallowest level that has any, each as a task
-     * passed to donate: the image ids of the placements leading to it.  A
+     * asks split_wanted.  TSR_SPLIT_ONE: the run gives away the untried
+     * siblings of its shallowest level that has any; TSR_SPLIT_ALL: the
+     * untried siblings of every level, so that the run ends as soon as the
+     * subtree it is in is done and everything else it had left is in
+     * donated tasks (how the pool parks its workers for a checkpoint).
+     * Each task goes to donate: the image ids of the placements leading to
+     * it and its weight, the fraction of the whole tree it stands for.  A
      * task run with tsr_solver_run searches exactly that subtree, with the
      * same choices, statistics and solutions as the run that gave it away. */
     int (*split_wanted)(void *ctx);
-    void (*donate)(void *ctx, const int *images, int n);
+    void (*donate)(void *ctx, const int *images, int n, double weight);
 } tsr_callbacks;
 
 /* Prepare a solver.  The puzzle must outlive the solver. */

@@ -334,15 +334,17 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     return f->stop;
 }
 
-int fila_donate(fila *f, int *images, int nprefix, void (*donate)(void *, const int *, int),
-                void *ctx)
+int fila_donate(fila *f, int *images, int nprefix, bool all, fila_donate_fn donate, void *ctx)
 {
+    int tasks = 0;
     for (int p = f->top; p >= f->track_min && p > 0; p--) {
         fila_level *lv = &f->lv[p];
         if (!lv->active || lv->cut || (lv->i + 1 >= lv->nfit && lv->rest == 0))
             continue;
-        return f->V <= 64 ? fila_donate_level64(f, p, images, nprefix, donate, ctx)
-                          : fila_donate_level128(f, p, images, nprefix, donate, ctx);
+        tasks += f->V <= 64 ? fila_donate_level64(f, p, images, nprefix, donate, ctx)
+                            : fila_donate_level128(f, p, images, nprefix, donate, ctx);
+        if (!all)
+            break;
     }
-    return 0;
+    return tasks;
 }

@@ -74,12 +74,12 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
                 const unsigned char *forced);
 
 /* Called from a hook during fila_search: give away the untried siblings of
- * the shallowest tracked level that has any, each as a task passed to
- * donate(ctx, images, n).  images[0 .. nprefix) must hold the images placed
- * above FILA; the array must have room for every piece.  Returns the number
- * of tasks given. */
-int fila_donate(fila *f, int *images, int nprefix, void (*donate)(void *, const int *, int),
-                void *ctx);
+ * the shallowest tracked level that has any (or, with `all`, of every
+ * tracked level), each as a task passed to donate(ctx, images, n, weight).
+ * images[0 .. nprefix) must hold the images placed above FILA; the array
+ * must have room for every piece.  Returns the number of tasks given. */
+typedef void (*fila_donate_fn)(void *ctx, const int *images, int n, double weight);
+int fila_donate(fila *f, int *images, int nprefix, bool all, fila_donate_fn donate, void *ctx);
 
 /* Knuth's estimate of the number of nodes below this DLX state when FILA
  * searches it: the mean over `probes` random descents (the same choices of

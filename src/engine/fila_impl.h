@@ -560,7 +560,7 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
  * Counts their attempts and fits as the loop would have, and the weight of
  * the ones that do not fit.  Returns the number of tasks. */
 static int FLN(fila_donate_level)(fila *f, int p, int *images, int nprefix,
-                             void (*donate)(void *, const int *, int), void *ctx)
+                                  fila_donate_fn donate, void *ctx)
 {
     fila_level *lv = &f->lv[p];
     const fila_hooks *hk = f->hooks;
@@ -572,7 +572,7 @@ static int FLN(fila_donate_level)(fila *f, int p, int *images, int nprefix,
     int tasks = 0;
     for (uint32_t j = lv->i + 1; j < lv->nfit; j++) {
         images[n] = f->igid[lv->ei[lv->fit[j]]];
-        donate(ctx, images, n + 1);
+        donate(ctx, images, n + 1, lv->cw);
         tasks++;
     }
     for (uint64_t sh = lv->rest; sh; sh &= sh - 1) {
@@ -585,7 +585,7 @@ static int FLN(fila_donate_level)(fila *f, int p, int *images, int nprefix,
             }
             hk->fits[p]++;
             images[n] = f->igid[lv->ei[k]];
-            donate(ctx, images, n + 1);
+            donate(ctx, images, n + 1, lv->cw);
             tasks++;
         }
     }

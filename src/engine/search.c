@@ -551,9 +551,11 @@ typedef struct run {
     unsigned char *forced;
     int nforced;
     int *lvl_node;
+    double *lvl_w;          /* weight of each child of the loop */
     unsigned char *lvl_active, *lvl_cut;
     int *donation;          /* scratch: the images of one task */
     bool in_fila;
+    bool donated;           /* part of the tree was given away */
 } run;
 
 static double now(void)
@@ -573,15 +575,16 @@ static void refresh_stats(run *r)
     st->seconds = now() - r->t0;
 }
 
-static void split(run *r);
+static void split(run *r, bool all);
 
 /* Periodic work: progress callback, cancellation, work sharing.  Returns
  * r->stop. */
 static int tick(void *ctx)
 {
     run *r = ctx;
-    if (r->cb && r->cb->split_wanted && r->cb->split_wanted(r->cb->ctx))
-        split(r);
+    int want = r->cb && r->cb->split_wanted ? r->cb->split_wanted(r->cb->ctx) : 0;
+    if (want != TSR_SPLIT_NONE)
+        split(r, want == TSR_SPLIT_ALL);
     if (r->cb && r->cb->progress) {
         double t = now();
         if (t >= r->next_progress) {
@@ -715,9 +718,10 @@ static void branch(run *r, int x, int p, double cw, bool replay)
 }
 
 /* Give away the untried siblings of the shallowest DLX loop that has any,
- * else of FILA's shallowest tracked level.  The giver counts the siblings'
- * placements, as its loop would have; their weight goes with them. */
-static void split(run *r)
+ * else of FILA's shallowest tracked level; with `all`, of every level.  The
+ * giver counts the siblings' placements, as its loop would have; their
+ * weight goes with them. */
+static void split(run *r, bool all)
 {
     const int P = r->s->P;
     for (int d = 0; d < r->depth; d++) {
@@ -728,14 +732,17 @@ static void split(run *r)
             r->donation[d] = dlx_row_of(r->d, y);
             r->st->attempts[P - d]++;
             r->st->fits[P - d]++;
-            r->cb->donate(r->cb->ctx, r->donation, d + 1);
+            r->cb->donate(r->cb->ctx, r->donation, d + 1, r->lvl_w[d]);
+            r->donated = true;
         }
         r->lvl_cut[d] = 1;
-        return;
+        if (!all)
+            return;
     }
     if (r->in_fila) {
         memcpy(r->donation, r->path, (size_t)r->depth * sizeof *r->donation);
-        fila_donate(r->f, r->donation, r->depth, r->cb->donate, r->cb->ctx);
+        if (fila_donate(r->f, r->donation, r->depth, all, r->cb->donate, r->cb->ctx) > 0)
+            r->donated = true;
     }
 }
 
@@ -807,6 +814,7 @@ static void branch_column(run *r, int c, int options, int p, double w)
         int depth = r->depth;
         r->lvl_active[depth] = 1;
         r->lvl_cut[depth] = 0;
+        r->lvl_w[depth] = cw;
         for (int x = dlx_first(d, c); x >= 0 && !r->stop; x = dlx_next(d, x)) {
             r->lvl_node[depth] = x;
             branch(r, x, p, cw, false);
@@ -879,6 +887,7 @@ static void run_free(run *r)
     free(r->lvl_node);
     free(r->lvl_active);
     free(r->lvl_cut);
+    free(r->lvl_w);
     free(r->donation);
 }
 
@@ -910,8 +919,9 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
     r->lvl_node = malloc(nc * sizeof *r->lvl_node);
     r->lvl_active = calloc(nc, 1);
     r->lvl_cut = calloc(nc, 1);
+    r->lvl_w = calloc(nc, sizeof *r->lvl_w);
     r->donation = malloc(nc * sizeof *r->donation);
-    if (!r->forced || !r->lvl_node || !r->lvl_active || !r->lvl_cut || !r->donation ||
+    if (!r->forced || !r->lvl_node || !r->lvl_w || !r->lvl_active || !r->lvl_cut || !r->donation ||
         !st->attempts || !st->fits || !r->d || (s->plan.maxp > 0 && !r->f) || !r->vol ||
         !r->path || !r->hidden || !r->rows || !r->sol || !r->scratch || !r->expand || !r->pl ||
         !r->plcells)
@@ -963,7 +973,7 @@ int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_
         rc = r.err;
         refresh_stats(&r);
         st->stopped = r.stop != 0;
-        if (!st->stopped && nstart == 0)
+        if (!st->stopped && nstart == 0 && !r.donated)
             st->fraction = 1; /* exactly, whatever the rounding */
     }
     run_free(&r);

@@ -17,6 +17,13 @@
  * Progress: each worker publishes the fraction and counts of the search it
  * is running (from the run's own progress callback); finished searches are
  * added to the pool's totals.  The calling thread reports their sum.
+ *
+ * Checkpoints: the calling thread sets `park`.  A running search then gives
+ * every untried sibling on its path away (TSR_SPLIT_ALL) and soon ends; a
+ * worker that sees `park` takes no task and waits, counted in `parked`.
+ * Taking a task and checking `park` both happen under the pool mutex, so once
+ * parked == nworkers no worker holds a task: the deques hold exactly the
+ * work left, and every solution of the work done has been reported.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,6 +37,7 @@
 typedef struct task {
     int n;
     int *images;
+    double weight;
 } task;
 
 typedef struct deque {
@@ -56,9 +64,14 @@ struct pool {
     const tsr_callbacks *user;
     int nworkers;
     worker *w;
-    pthread_mutex_t mu;      /* guards pending and the condition */
+    /* mu guards pending, parked and the taking of tasks; cv is signalled
+     * when a task is queued, pending drops to 0, a worker parks or the
+     * park ends */
+    pthread_mutex_t mu;
     pthread_cond_t cv;
     int pending;
+    int parked;
+    atomic_int park;
     atomic_int idle;         /* workers waiting for work */
     atomic_int stop;
     int err;
@@ -75,7 +88,7 @@ int tsr_cpu_count(void)
     return n < 1 ? 1 : (int)n;
 }
 
-static int deque_push(deque *q, const int *images, int n)
+static int deque_push(deque *q, const int *images, int n, double weight)
 {
     int *copy = malloc((size_t)(n > 0 ? n : 1) * sizeof *copy);
     if (copy == NULL)
@@ -101,7 +114,7 @@ static int deque_push(deque *q, const int *images, int n)
             q->cap = ncap;
         }
     }
-    q->items[q->tail++] = (task){n, copy};
+    q->items[q->tail++] = (task){n, copy, weight};
     pthread_mutex_unlock(&q->mu);
     return 0;
 }
@@ -162,24 +175,27 @@ static int w_progress(void *ctx, const tsr_stats *st)
 static int w_split_wanted(void *ctx)
 {
     worker *w = ctx;
-    return atomic_load(&w->pl->idle) > 0 && deque_empty(&w->dq);
+    if (atomic_load(&w->pl->park))
+        return TSR_SPLIT_ALL;
+    return atomic_load(&w->pl->idle) > 0 && deque_empty(&w->dq) ? TSR_SPLIT_ONE : TSR_SPLIT_NONE;
 }
 
 /* Queue a task given away by this worker's search.  The broadcast happens
  * under the pool mutex after the push, so a worker that found every deque
  * empty under that mutex is already waiting when it comes.  pending cannot
  * reach 0 in between: the giving search is still pending itself. */
-static void w_donate(void *ctx, const int *images, int n)
+static void w_donate(void *ctx, const int *images, int n, double weight)
 {
     worker *w = ctx;
     pool *pl = w->pl;
-    int rc = deque_push(&w->dq, images, n);
+    int rc = deque_push(&w->dq, images, n, weight);
     pthread_mutex_lock(&pl->mu);
     if (rc == 0)
         pl->pending++;
     else
         pl->err = rc;
-    pthread_cond_broadcast(&pl->cv);
+    if (!atomic_load(&pl->park) || rc != 0) /* parked workers would only wait again */
+        pthread_cond_broadcast(&pl->cv);
     pthread_mutex_unlock(&pl->mu);
     if (rc != 0)
         atomic_store(&pl->stop, 1);
@@ -210,6 +226,30 @@ static bool find_task(worker *w, task *t)
     return false;
 }
 
+/* Under pl->mu: the next task for w, waiting while the pool is parked or
+ * nothing is queued; false when the pool is done or stopped. */
+static bool next_task(worker *w, task *t)
+{
+    pool *pl = w->pl;
+    for (;;) {
+        if (pl->pending == 0 || atomic_load(&pl->stop))
+            return false;
+        if (atomic_load(&pl->park)) {
+            pl->parked++;
+            pthread_cond_broadcast(&pl->cv); /* the calling thread counts us */
+            while (atomic_load(&pl->park) && !atomic_load(&pl->stop))
+                pthread_cond_wait(&pl->cv, &pl->mu);
+            pl->parked--;
+            continue;
+        }
+        if (find_task(w, t))
+            return true;
+        atomic_fetch_add(&pl->idle, 1);
+        pthread_cond_wait(&pl->cv, &pl->mu);
+        atomic_fetch_sub(&pl->idle, 1);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -219,25 +259,11 @@ static void *worker_main(void *arg)
                         .donate = w_donate};
     for (;;) {
         task t;
-        if (!find_task(w, &t)) {
-            pthread_mutex_lock(&pl->mu);
-            atomic_fetch_add(&pl->idle, 1);
-            /* wait until a task is queued somewhere or nothing is pending */
-            while (pl->pending > 0 && !atomic_load(&pl->stop)) {
-                bool any = false;
-                for (int k = 0; k < pl->nworkers && !any; k++)
-                    any = !deque_empty(&pl->w[k].dq);
-                if (any)
-                    break;
-                pthread_cond_wait(&pl->cv, &pl->mu);
-            }
-            atomic_fetch_sub(&pl->idle, 1);
-            bool done = pl->pending == 0 || atomic_load(&pl->stop);
-            pthread_mutex_unlock(&pl->mu);
-            if (done)
-                break;
-            continue;
-        }
+        pthread_mutex_lock(&pl->mu);
+        bool got = next_task(w, &t);
+        pthread_mutex_unlock(&pl->mu);
+        if (!got)
+            break;
         tsr_stats st;
         int rc = atomic_load(&pl->stop) ? 0 : tsr_solver_run(pl->s, t.images, t.n, &cb, &st);
         free(t.images);
@@ -276,12 +302,7 @@ static double now(void)
 static void snapshot(pool *pl, tsr_stats *st)
 {
     pthread_mutex_lock(&pl->out_mu);
-    st->levels = pl->total.levels;
-    st->attempts = pl->total.attempts;
-    st->fits = pl->total.fits;
-    st->nodes = pl->total.nodes;
-    st->classes = pl->total.classes;
-    st->fraction = pl->total.fraction;
+    *st = pl->total; /* the arrays are shared: read them on this thread only */
     st->solutions = pl->reported;
     pthread_mutex_unlock(&pl->out_mu);
     for (int k = 0; k < pl->nworkers; k++) {
@@ -294,11 +315,53 @@ static void snapshot(pool *pl, tsr_stats *st)
         st->fraction = 1;
 }
 
-int tsr_pool_run(const tsr_solver *s, int threads, const int *start, int nstart,
-                 const tsr_callbacks *cb, tsr_stats *st)
+/* Park every worker, show the queued tasks to hk->checkpoint, unpark.
+ * Called with pl->mu held; returns with it held.  Returns the hook's
+ * answer (nonzero: end the run). */
+static int checkpoint(pool *pl, const tsr_pool_hooks *hk, double t0)
+{
+    atomic_store(&pl->park, 1);
+    while (pl->parked < pl->nworkers && pl->pending > 0 && !atomic_load(&pl->stop))
+        pthread_cond_wait(&pl->cv, &pl->mu);
+    int end = 0;
+    if (pl->pending > 0 && !atomic_load(&pl->stop)) {
+        pthread_mutex_unlock(&pl->mu);
+        int n = 0;
+        for (int k = 0; k < pl->nworkers; k++)
+            n += pl->w[k].dq.tail - pl->w[k].dq.head;
+        tsr_task *tasks = malloc((size_t)(n > 0 ? n : 1) * sizeof *tasks);
+        if (tasks == NULL) {
+            end = TSR_ENOMEM;
+        } else {
+            /* every worker is parked: the deques are still */
+            n = 0;
+            for (int k = 0; k < pl->nworkers; k++)
+                for (int i = pl->w[k].dq.head; i < pl->w[k].dq.tail; i++) {
+                    task *t = &pl->w[k].dq.items[i];
+                    tasks[n++] = (tsr_task){t->n, t->images, t->weight};
+                }
+            tsr_stats st;
+            snapshot(pl, &st);
+            st.seconds = now() - t0;
+            end = hk->checkpoint(hk->ctx, tasks, n, &st);
+            free(tasks);
+        }
+        pthread_mutex_lock(&pl->mu);
+        if (end < 0 && pl->err == 0)
+            pl->err = end;
+        if (end != 0)
+            atomic_store(&pl->stop, 1);
+    }
+    atomic_store(&pl->park, 0);
+    pthread_cond_broadcast(&pl->cv);
+    return end;
+}
+
+int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int ntasks,
+                    const tsr_callbacks *cb, const tsr_pool_hooks *hk, tsr_stats *st)
 {
     memset(st, 0, sizeof *st);
-    pool pl = {.s = s, .user = cb, .pending = 1, .limit = tsr_solver_options(s)->limit};
+    pool pl = {.s = s, .user = cb, .pending = ntasks, .limit = tsr_solver_options(s)->limit};
     pl.nworkers = threads > 0 ? threads : tsr_cpu_count();
     if (pl.nworkers > 1024)
         pl.nworkers = 1024;
@@ -321,21 +384,31 @@ int tsr_pool_run(const tsr_solver *s, int threads, const int *start, int nstart,
         pthread_mutex_init(&pl.w[k].mu, NULL);
     }
     double t0 = now();
-    int rc = deque_push(&pl.w[0].dq, start, nstart);
+    int rc = 0;
+    /* contiguous shares, in order: each owner works through its share
+     * newest first, as the run that queued them would have */
+    for (int i = 0; i < ntasks && rc == 0; i++)
+        rc = deque_push(&pl.w[(int)((long long)i * pl.nworkers / ntasks)].dq, tasks[i].images,
+                        tasks[i].n, tasks[i].weight);
     int started = 0;
     for (; rc == 0 && started < pl.nworkers; started++)
         if (pthread_create(&pl.w[started].thread, NULL, worker_main, &pl.w[started]) != 0)
             break;
-    if (rc == 0 && started == 0)
+    if (rc == 0 && started < pl.nworkers) {
         rc = TSR_ENOMEM;
-    /* report progress until everything is done */
+        atomic_store(&pl.stop, 1);
+    }
+    /* report progress and take checkpoints until everything is done */
     double every = cb && cb->progress_seconds > 0 ? cb->progress_seconds : 1;
     double next = t0 + every;
+    double cp_every = hk && hk->checkpoint && hk->checkpoint_seconds > 0 ? hk->checkpoint_seconds : 0;
+    double next_cp = t0 + cp_every;
+    long wait_ns = cp_every > 0 && cp_every < 0.02 ? (long)(cp_every * 1e9) : 20 * 1000 * 1000;
     pthread_mutex_lock(&pl.mu);
     while (rc == 0 && pl.pending > 0 && !atomic_load(&pl.stop)) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 20 * 1000 * 1000;
+        until.tv_nsec += wait_ns;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
@@ -350,6 +423,12 @@ int tsr_pool_run(const tsr_solver *s, int threads, const int *start, int nstart,
                 atomic_store(&pl.stop, 1);
             next = now() + every;
             pthread_mutex_lock(&pl.mu);
+        }
+        if (hk && hk->checkpoint && pl.pending > 0 && !atomic_load(&pl.stop) &&
+            ((cp_every > 0 && now() >= next_cp) ||
+             (hk->checkpoint_wanted && hk->checkpoint_wanted(hk->ctx)))) {
+            checkpoint(&pl, hk, t0);
+            next_cp = now() + cp_every;
         }
     }
     if (rc != 0)
@@ -373,11 +452,19 @@ int tsr_pool_run(const tsr_solver *s, int threads, const int *start, int nstart,
     st->solutions = pl.reported;
     st->seconds = now() - t0;
     st->stopped = atomic_load(&pl.stop) != 0;
-    if (!st->stopped && rc == 0 && nstart == 0)
-        st->fraction = 1;
     pthread_mutex_destroy(&pl.mu);
     pthread_mutex_destroy(&pl.out_mu);
     pthread_cond_destroy(&pl.cv);
     free(pl.w);
+    return rc;
+}
+
+int tsr_pool_run(const tsr_solver *s, int threads, const int *start, int nstart,
+                 const tsr_callbacks *cb, tsr_stats *st)
+{
+    tsr_task root = {nstart, (int *)start, 1.0};
+    int rc = tsr_pool_search(s, threads, &root, 1, cb, NULL, st);
+    if (rc == 0 && !st->stopped && nstart == 0)
+        st->fraction = 1; /* exactly, whatever the rounding */
     return rc;
 }

@@ -10,6 +10,7 @@
  * work is fine.
  */
 #include <check.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,135 @@ START_TEST(limit_and_stop_hold_across_workers)
 }
 END_TEST
 
+/* ---- checkpoints: stop at a checkpoint, resume from its tasks ---- */
+
+typedef struct chain {
+    double expect;       /* weight of the tasks this round started from */
+    int checkpoints, end_at;
+    tsr_task *saved;     /* deep copy of the tasks shown at the ending checkpoint */
+    int nsaved;
+    collected *sols;
+    long sols_at_end;    /* solutions collected when the round ended */
+    long base;           /* ... and when it began */
+} chain;
+
+static int on_checkpoint(void *ctx, const tsr_task *tasks, int n, const tsr_stats *st)
+{
+    chain *c = ctx;
+    double left = 0;
+    for (int i = 0; i < n; i++) {
+        ck_assert(tasks[i].weight >= 0 && tasks[i].weight <= 1);
+        left += tasks[i].weight;
+    }
+    /* work done plus work left is the work this round started with */
+    ck_assert_msg(fabs(st->fraction + left - c->expect) < 1e-9,
+                  "done %.12f + left %.12f != %.12f", st->fraction, left, c->expect);
+    ck_assert_int_eq(st->solutions, c->sols->n - c->base); /* all reported */
+    if (++c->checkpoints < c->end_at)
+        return 0;
+    c->saved = calloc((size_t)(n > 0 ? n : 1), sizeof *c->saved);
+    for (int i = 0; i < n; i++) {
+        c->saved[i] = tasks[i];
+        c->saved[i].images = malloc((size_t)(tasks[i].n + 1) * sizeof(int));
+        memcpy(c->saved[i].images, tasks[i].images, (size_t)tasks[i].n * sizeof(int));
+    }
+    c->nsaved = n;
+    c->sols_at_end = c->sols->n;
+    return 1;
+}
+
+static void free_tasks(tsr_task *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(t[i].images);
+    free(t);
+}
+
+/* Run the search in rounds that each end at a checkpoint and resume from
+ * its tasks on another number of threads: the rounds together give exactly
+ * the plain run's solutions (none lost, none twice) and tree. */
+static void resume_chain(const char *file, enum tsr_unique mode, int fila, int goal)
+{
+    tsr_puzzle *pz = load(file);
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.unique = mode;
+    opt.fila = fila;
+    opt.goal = goal;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    collected plain = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    tsr_callbacks cb = {.ctx = &plain, .solution = collect};
+    tsr_stats ref;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &ref), 0);
+    qsort(plain.keys, (size_t)plain.n, sizeof *plain.keys, by_str);
+
+    collected all = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    uint64_t *fits = calloc((size_t)ref.levels, sizeof *fits);
+    uint64_t *attempts = calloc((size_t)ref.levels, sizeof *attempts);
+    tsr_task *frontier = calloc(1, sizeof *frontier);
+    frontier[0] = (tsr_task){0, malloc(sizeof(int)), 1.0};
+    int nfrontier = 1, rounds = 0;
+    double done = 0;
+    for (bool finished = false; !finished; rounds++) {
+        ck_assert_msg(rounds < 10000, "%s: no end in sight", file);
+        chain c = {.end_at = 1 + rounds % 3, .sols = &all, .base = all.n};
+        for (int i = 0; i < nfrontier; i++)
+            c.expect += frontier[i].weight;
+        tsr_callbacks pcb = {.ctx = &all, .solution = collect};
+        tsr_pool_hooks hk = {.ctx = &c, .checkpoint_seconds = 0.001,
+                             .checkpoint = on_checkpoint};
+        tsr_stats st;
+        ck_assert_int_eq(tsr_pool_search(s, 1 + rounds % 3, frontier, nfrontier, &pcb, &hk, &st),
+                         0);
+        for (int p = 0; p < st.levels; p++) {
+            fits[p] += st.fits[p];
+            attempts[p] += st.attempts[p];
+        }
+        done += st.fraction;
+        free_tasks(frontier, nfrontier);
+        if (c.saved != NULL) {
+            ck_assert(st.stopped);
+            ck_assert_int_eq(all.n, c.sols_at_end); /* nothing after the checkpoint */
+            frontier = c.saved;
+            nfrontier = c.nsaved;
+        } else {
+            ck_assert(!st.stopped);
+            finished = true;
+        }
+        tsr_stats_free(&st);
+    }
+    ck_assert_msg(rounds >= 3, "%s: only %d rounds", file, rounds);
+    ck_assert_msg(fabs(done - 1) < 1e-9, "%s: fractions sum to %.12f", file, done);
+    ck_assert_msg(all.n == plain.n, "%s: %ld solutions over %d rounds, plain run %ld", file, all.n,
+                  rounds, plain.n);
+    qsort(all.keys, (size_t)all.n, sizeof *all.keys, by_str);
+    for (long i = 0; i < all.n; i++)
+        ck_assert_msg(strcmp(all.keys[i], plain.keys[i]) == 0, "%s: solution %ld differs", file, i);
+    for (int p = 0; p < ref.levels; p++) {
+        ck_assert_msg(fits[p] == ref.fits[p], "%s: fits[%d] %llu vs %llu", file, p,
+                      (unsigned long long)fits[p], (unsigned long long)ref.fits[p]);
+        ck_assert_msg(attempts[p] == ref.attempts[p], "%s: attempts[%d] %llu vs %llu", file, p,
+                      (unsigned long long)attempts[p], (unsigned long long)ref.attempts[p]);
+    }
+    free(fits);
+    free(attempts);
+    tsr_stats_free(&ref);
+    clear(&plain);
+    clear(&all);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+
+START_TEST(checkpoints_fila) { resume_chain("pentominoes-6x10.json", TSR_UNIQUE_RAW, -1, 0); }
+END_TEST
+START_TEST(checkpoints_dlx) { resume_chain("pentominoes-6x10.json", TSR_UNIQUE_ROTATIONS, 0, 0); }
+END_TEST
+/* the Tetris Cube's partial assemblies with 7 pieces left: FILA with E in 3D */
+START_TEST(checkpoints_3d) { resume_chain("tetris-cube.json", TSR_UNIQUE_ROTATIONS, -1, 7); }
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pool");
@@ -199,6 +329,9 @@ int main(void)
     tcase_add_test(tc, onesided_3x30);
     tcase_add_test(tc, fixed_and_identical);
     tcase_add_test(tc, limit_and_stop_hold_across_workers);
+    tcase_add_test(tc, checkpoints_fila);
+    tcase_add_test(tc, checkpoints_dlx);
+    tcase_add_test(tc, checkpoints_3d);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
