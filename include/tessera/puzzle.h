@@ -122,10 +122,21 @@ void tsr_options_init(tsr_options *opt);
  * code is negative (TSR_EINVAL for bad input, TSR_ETOOBIG over a cap). */
 
 /* Puzzle JSON version 1 (docs/puzzle-format.md).  Accepts a bare puzzle
- * object or a job {"puzzle": {...}, "options": {...}}; when `opt` is not
+ * object or a job {"puzzle": {...}, "options": {...}} or a job with the
+ * puzzle as polycube text {"polycube": "...", "options": {...}}; when `opt` is not
  * NULL it is initialised and the job's options (if any) are stored in it. */
 int tsr_puzzle_read_json(const char *text, size_t len, const char *source,
                          tsr_puzzle **out, tsr_options *opt, tsr_err *err);
+
+/* An options object alone (the "options" of a job), checked against the
+ * puzzle (a redundancy piece must exist).  *opt is initialised first. */
+int tsr_options_read_json(const char *text, size_t len, const char *source,
+                          const tsr_puzzle *pz, tsr_options *opt, tsr_err *err);
+
+/* The options as a compact JSON object that tsr_options_read_json reads
+ * back to the same values (automatic values are left out).  malloc'd; NULL
+ * when out of memory. */
+char *tsr_options_write_json(const tsr_options *opt);
 
 /* polycube definition files (D:/C:/L ... ~L/~D). */
 int tsr_puzzle_read_polycube(const char *text, size_t len, const char *source,

@@ -457,6 +457,9 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
     if (rc == 0)
         rc = choose_constrained_piece(s, cands, ncands);
     free(cands);
+    if (rc == 0) /* the options in force name the choice, so they reproduce it */
+        snprintf(s->opt.redundancy, sizeof s->opt.redundancy, "%s",
+                 s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off");
     if (rc == 0)
         rc = root_filters(s);
     if (rc) {

@@ -830,21 +830,46 @@ static int check_depth(reader *r, const char *text, size_t len)
 }
 
 static const char *const job_keys[] = {"puzzle", "options", NULL};
+static const char *const polycube_job_keys[] = {"polycube", "options", NULL};
 
-/* A bare puzzle, or a job {"puzzle": ..., "options": ...}. */
+/* The polycube text of a job {"polycube": "...", "options": ...}, read into
+ * pz (which is empty); its messages name the line within the string. */
+static int read_polycube_member(reader *r, const json_t *text, tsr_puzzle *pz)
+{
+    if (!json_is_string(text))
+        return fail_type(r, text, "a string of polycube definition text");
+    char where[600];
+    snprintf(where, sizeof where, "%s%s%s", r->source ? r->source : "",
+             r->source ? ": " : "", r->path.buf);
+    tsr_puzzle *tmp = NULL;
+    int rc = tsr_puzzle_read_polycube(json_string_value(text), json_string_length(text), where,
+                                      &tmp, r->err);
+    if (rc)
+        return rc;
+    tsr_puzzle swap = *pz;
+    *pz = *tmp;
+    *tmp = swap;
+    tsr_puzzle_free(tmp);
+    return 0;
+}
+
+/* A bare puzzle, or a job {"puzzle": ..., "options": ...}, or a job
+ * {"polycube": "...", "options": ...}. */
 static int read_document(reader *r, const json_t *root, tsr_puzzle *pz, tsr_options *o)
 {
     if (!json_is_object(root))
         return fail_type(r, root, "an object (a puzzle or a job)");
     const json_t *puzzle = json_object_get(root, "puzzle");
-    if (puzzle == NULL)
+    const json_t *polycube = json_object_get(root, "polycube");
+    if (puzzle == NULL && polycube == NULL)
         return read_puzzle(r, root, pz);
 
-    int rc = check_keys(r, root, job_keys);
+    int rc = check_keys(r, root, puzzle != NULL ? job_keys : polycube_job_keys);
     if (rc)
         return rc;
-    size_t mark = path_push_key(&r->path, "puzzle");
-    if ((rc = read_puzzle(r, puzzle, pz)) != 0)
+    size_t mark = path_push_key(&r->path, puzzle != NULL ? "puzzle" : "polycube");
+    rc = puzzle != NULL ? read_puzzle(r, puzzle, pz) : read_polycube_member(r, polycube, pz);
+    if (rc != 0)
         return rc;
     path_pop(&r->path, mark);
     const json_t *options = json_object_get(root, "options");
@@ -852,6 +877,31 @@ static int read_document(reader *r, const json_t *root, tsr_puzzle *pz, tsr_opti
         return 0;
     path_push_key(&r->path, "options");
     return read_options(r, options, pz, o);
+}
+
+int tsr_options_read_json(const char *text, size_t len, const char *source,
+                          const tsr_puzzle *pz, tsr_options *opt, tsr_err *err)
+{
+    reader r = {.source = source, .err = err, .path = {.buf = "$", .len = 1}};
+    tsr_options_init(opt);
+    if (len > MAX_DOC_BYTES)
+        return fail(&r, TSR_ETOOBIG, "the document is %zu bytes; the limit is %zu MiB", len,
+                    MAX_DOC_BYTES >> 20);
+    int rc = check_depth(&r, text, len);
+    if (rc)
+        return rc;
+    json_error_t jerr;
+    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL)
+        return fail_at(&r, TSR_EINVAL, jerr.line, jerr.column, "JSON syntax error: %s",
+                       jerr.text);
+    tsr_options o;
+    tsr_options_init(&o);
+    rc = read_options(&r, root, pz, &o);
+    json_decref(root);
+    if (rc == 0)
+        *opt = o;
+    return rc;
 }
 
 int tsr_puzzle_read_json(const char *text, size_t len, const char *source,

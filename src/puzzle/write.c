@@ -585,3 +585,43 @@ int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s)
     free_sub(&sp);
     return finish(f, rc);
 }
+
+/* ---- options ------------------------------------------------------------ */
+
+char *tsr_options_write_json(const tsr_options *o)
+{
+    json_t *j = json_object();
+    if (j == NULL)
+        return NULL;
+    json_object_set_new(j, "unique", json_string(unique_names[o->unique]));
+    json_object_set_new(j, "limit", json_integer(o->limit));
+    json_object_set_new(j, "threads", json_integer(o->threads));
+    json_object_set_new(j, "priority", json_integer(o->priority));
+    if (o->fila >= 0)
+        json_object_set_new(j, "fila", json_integer(o->fila));
+    if (o->order[0] != '\0')
+        json_object_set_new(j, "order", json_string(o->order));
+    if (o->nof >= 0)
+        json_object_set_new(j, "nof", json_boolean(o->nof));
+    if (o->volume == -2)
+        json_object_set_new(j, "volume", json_string("once"));
+    else if (o->volume >= 0)
+        json_object_set_new(j, "volume", o->volume ? json_integer(o->volume) : json_false());
+    if (o->parity >= 0)
+        json_object_set_new(j, "parity", o->parity ? json_integer(o->parity) : json_false());
+    if (o->vtrigger > 0)
+        json_object_set_new(j, "vtrigger", json_integer(o->vtrigger));
+    if (o->pfilter > 0)
+        json_object_set_new(j, "pfilter", json_integer(o->pfilter));
+    if (o->fit >= 0)
+        json_object_set_new(j, "fit", json_boolean(o->fit));
+    if (o->goal > 0)
+        json_object_set_new(j, "goal", json_integer(o->goal));
+    if (strcmp(o->redundancy, "off") == 0)
+        json_object_set_new(j, "redundancy", json_false());
+    else if (o->redundancy[0] != '\0')
+        json_object_set_new(j, "redundancy", json_string(o->redundancy));
+    char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    return text;
+}

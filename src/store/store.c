@@ -100,6 +100,7 @@ enum stmt_id {
     S_JOB_SET_STATE,
     S_JOB_PROGRESS,
     S_JOB_DELETE,
+    S_JOB_SET_OPTIONS,
     S_JOBS_UNFINISHED,
     S_FRONTIER_CLEAR,
     S_FRONTIER_INSERT,
@@ -136,6 +137,7 @@ static const char *const stmt_sql[S_COUNT] = {
                        " seconds = coalesce(?5, seconds), stats = coalesce(?6, stats),"
                        " state = coalesce(?7, state), updated = ?8 WHERE id = ?1",
     [S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1",
+    [S_JOB_SET_OPTIONS] = "UPDATE jobs SET options = ?2, updated = ?3 WHERE id = ?1",
     [S_JOBS_UNFINISHED] = "SELECT id FROM jobs WHERE state IN ('queued', 'running', 'paused')"
                           " ORDER BY priority DESC, id",
     [S_FRONTIER_CLEAR] = "DELETE FROM frontier WHERE job = ?1",
@@ -775,6 +777,36 @@ int sto_job_set_state(sto_db *s, int64_t id, enum sto_state state, const char *e
     if (r == 0 && sto_state_final(state) && (r = prep(s, S_FRONTIER_CLEAR, &st, ctx, err)) == 0) {
         sqlite3_bind_int64(st, 1, id);
         r = step_done(s, st, ctx, "drop frontier", err);
+    }
+    return tx_end(s, r, ctx, err);
+}
+
+int sto_job_set_options(sto_db *s, int64_t id, const char *options, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "set options of job %lld", (long long)id);
+    if (s == NULL || options == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: no database or options", ctx);
+    size_t olen = 0;
+    int r = check_len(options, STO_MAX_DOC, &olen, ctx, "the options document", err);
+    if (r != 0 || (r = tx_begin(s, true, ctx, err)) != 0)
+        return r;
+    enum sto_state cur;
+    r = job_state(s, id, &cur, NULL, ctx, err);
+    if (r == 0 && sto_state_final(cur))
+        r = tsr_err_set(err, TSR_EINVAL, "store: %s: the job is %s, which is final", ctx,
+                        state_names[cur]);
+    sqlite3_stmt *st = NULL;
+    if (r == 0 && (r = prep(s, S_JOB_SET_OPTIONS, &st, ctx, err)) == 0) {
+        sqlite3_bind_int64(st, 1, id);
+        int rc = bind_text(st, 2, options, olen);
+        sqlite3_bind_int64(st, 3, now());
+        if (rc != SQLITE_OK) {
+            r = sql_err(s, rc, err, ctx, "bind");
+            release(st);
+        } else {
+            r = step_done(s, st, ctx, "update job", err);
+        }
     }
     return tx_end(s, r, ctx, err);
 }

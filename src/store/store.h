@@ -144,6 +144,11 @@ int sto_job_list(sto_db *db, const enum sto_state *filter, int64_t after_id, int
 int sto_job_set_state(sto_db *db, int64_t id, enum sto_state st, const char *error,
                       tsr_err *err);
 
+/* Replace the options document of job `id`, which must not be in a final
+ * state (the daemon pins the automatic choices it resolved, so that a
+ * resumed search is the same search). */
+int sto_job_set_options(sto_db *db, int64_t id, const char *options, tsr_err *err);
+
 /* Delete job `id` with its frontier and solutions.  Only jobs in a final
  * state can be deleted (TSR_EINVAL otherwise: cancel the job first). */
 int sto_job_delete(sto_db *db, int64_t id, tsr_err *err);

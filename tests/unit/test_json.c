@@ -635,6 +635,62 @@ START_TEST(null_source_and_long_key)
 }
 END_TEST
 
+/* {"polycube": "...", "options": ...}: the text is read as a polycube file,
+ * its errors name the line inside the string. */
+START_TEST(job_with_polycube_text)
+{
+    tsr_options opt;
+    tsr_puzzle *pz = read_ok("{'polycube': 'D:xDim=2:yDim=1:zDim=1\\nC:name=A:type=M:layout=0 0 0\\n"
+                             "C:name=B:type=M:layout=0 0 0\\n~D\\n',"
+                             " 'options': {'unique': 'raw'}}", &opt);
+    ck_assert_int_eq(pz->ncells, 2);
+    ck_assert_int_eq(opt.unique, TSR_UNIQUE_RAW);
+    tsr_puzzle_free(pz);
+    read_bad("{'polycube': 'D:xDim=2:yDim=1:zDim=1\\nC:name=A:bogus\\n'}", TSR_EINVAL, "t.json: $.polycube:2:");
+    read_bad("{'polycube': 5}", TSR_EINVAL, "$.polycube");
+    read_bad("{'polycube': 'D:xDim=1:yDim=1:zDim=1\\n', 'puzzle': {}}", TSR_EINVAL, "unknown key");
+}
+END_TEST
+
+/* The options writer and the options reader agree on every field. */
+START_TEST(options_round_trip)
+{
+    tsr_puzzle *pz = read_ok("{'board': {'size': [2, 1]}, 'pieces': [{'name': 'D', 'rows': "
+                             "['##']}]}", NULL);
+    tsr_options a, b;
+    tsr_options_init(&a);
+    for (int round = 0; round < 4; round++) {
+        tsr_options_init(&a);
+        a.unique = (enum tsr_unique)(round % 3);
+        a.limit = round * 7;
+        a.threads = round;
+        a.priority = -round;
+        a.fila = round - 1;
+        strcpy(a.order, round ? "e=11:f=3" : "");
+        a.nof = round % 2 ? -1 : round / 2;
+        a.volume = round == 0 ? -2 : round == 1 ? 0 : round == 2 ? -1 : 5;
+        a.parity = round - 1;
+        a.vtrigger = round;
+        a.pfilter = 2 * round;
+        a.fit = round == 3 ? 1 : -1;
+        a.goal = round == 2;
+        strcpy(a.redundancy, round == 0 ? "" : round == 1 ? "off" : "D");
+        char *doc = tsr_options_write_json(&a);
+        tsr_err err = {{0}};
+        ck_assert_int_eq(tsr_options_read_json(doc, strlen(doc), "o", pz, &b, &err), 0);
+        ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "round %d: %s reads back differently "
+                      "(parity %d/%d nof %d/%d fit %d/%d volume %d/%d)", round, doc, a.parity,
+                      b.parity, a.nof, b.nof, a.fit, b.fit, a.volume, b.volume);
+        free(doc);
+    }
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_options_read_json("{\"redundancy\": \"Q\"}", 19, "o", pz, &b, &err),
+                     TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "o: $.redundancy") != NULL, "%s", err.msg);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
     Suite *s = suite_create("json");
@@ -651,6 +707,8 @@ static Suite *json_suite(void)
     tcase_add_test(tc, job_all_options);
     tcase_add_test(tc, job_other_option_values);
     tcase_add_test(tc, job_without_options);
+    tcase_add_test(tc, job_with_polycube_text);
+    tcase_add_test(tc, options_round_trip);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bad");

@@ -386,6 +386,13 @@ START_TEST(job_state_rules)
     sto_db *db = open_ok(t.path);
     tsr_err err = {""};
     int64_t a = create_ok(db, "{}", 0), b = create_ok(db, "{}", 0);
+    /* options can be replaced while the job is live */
+    ck_assert_int_eq(sto_job_set_options(db, b, "{\"unique\":\"raw\"}", &err), 0);
+    sto_job jb;
+    ck_assert_int_eq(sto_job_get(db, b, &jb, &err), 0);
+    ck_assert_str_eq(jb.options, "{\"unique\":\"raw\"}");
+    sto_job_clear(&jb);
+    ck_assert_int_eq(sto_job_set_options(db, 999, "{}", &err), TSR_EINVAL);
     set_state_ok(db, a, STO_RUNNING, NULL);
     set_state_ok(db, a, STO_PAUSED, "paused by operator");
     set_state_ok(db, a, STO_RUNNING, NULL);

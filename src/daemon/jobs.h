@@ -1,0 +1,51 @@
+/*
+ * jobs.h - the job manager: the part of tesserad that wires the HTTP server,
+ * the SQLite store and the work-stealing pool together.
+ *
+ * It keeps every job's summary in memory (what status requests read), one
+ * runner thread per running job (which prepares the solver, runs the pool
+ * from the job's stored frontier and commits checkpoints), and a scheduler
+ * thread that shares the daemon's threads between runnable jobs: strictly
+ * by priority, equally within a priority, each job capped by its own
+ * `threads` option.  jm_ops() exposes it to the server as an srv_ops table.
+ */
+#ifndef JM_JOBS_H
+#define JM_JOBS_H
+
+#include "server/server.h"
+#include "tessera/error.h"
+
+#define JM_CHECKPOINT_SECONDS 5.0
+/* Daemon-side caps on a submitted puzzle (422 beyond them). */
+#define JM_MAX_CELLS 20000
+#define JM_MAX_PLACEMENTS 5000000 /* upper bound on images: copies x orientations x cells */
+
+typedef struct jm_config {
+    const char *db_path;       /* the SQLite file */
+    int threads;               /* worker threads in all; 0 = one per CPU */
+    double checkpoint_seconds; /* 0 = JM_CHECKPOINT_SECONDS */
+    const char *puzzles_dir;   /* the bundled library, or NULL */
+    const char *version;       /* shown by /healthz */
+} jm_config;
+
+typedef struct jm_manager jm_manager;
+
+/* Open the store, load every job, queue the unfinished ones again (a job
+ * created by another engine version is failed with the reason) and start
+ * the scheduler. */
+int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err);
+
+/* The operations the HTTP server calls. */
+void jm_ops(jm_manager *m, srv_ops *ops);
+
+/* One line for systemd's STATUS=: jobs by state. */
+void jm_status_line(jm_manager *m, char *buf, size_t size);
+
+/* Stop: every running job commits a final checkpoint and stays "running"
+ * in the store (so the next start resumes it); joins every thread. */
+void jm_shutdown(jm_manager *m);
+
+/* Free everything (after jm_shutdown). */
+void jm_close(jm_manager *m);
+
+#endif

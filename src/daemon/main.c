@@ -1,0 +1,197 @@
+/*
+ * main.c - tesserad, the Tessera daemon.
+ *
+ *   tesserad [--listen HOST:PORT] [--db PATH] [--state-dir DIR] [--threads N]
+ *            [--token T] [--www DIR] [--puzzles DIR] [--checkpoint-seconds S]
+ *
+ * main() owns every long-lived object: the job manager (store, scheduler,
+ * runners) and the HTTP server.  Signal handlers only set a flag; the main
+ * loop notices it, stops the server, lets every running job commit a final
+ * checkpoint and exits.  With systemd (Type=notify) it reports READY=1 once
+ * the database is open, unfinished jobs are queued again and the listener
+ * is up, then STATUS= lines, and STOPPING=1 while it shuts down.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#else
+#define sd_notify(unset, text) ((void)(unset), (void)(text), 0)
+#define sd_notifyf(unset, ...) ((void)(unset), 0)
+#endif
+
+#include "daemon/jobs.h"
+#include "server/server.h"
+#include "tessera/tessera.h"
+
+#ifndef TSR_DATADIR
+#define TSR_DATADIR "/usr/local/share/tessera"
+#endif
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+static const char *usage_text =
+    "usage: tesserad [options]\n"
+    "  --listen HOST:PORT       address to serve (default " SRV_DEFAULT_LISTEN "; another\n"
+    "                           address than loopback needs --token)\n"
+    "  --state-dir DIR          where the database lives (default $STATE_DIRECTORY, else ./state)\n"
+    "  --db PATH                the SQLite file (default STATE_DIR/tessera.db)\n"
+    "  --threads N              worker threads shared by all jobs (default: one per CPU)\n"
+    "  --token T                API token (default $TESSERAD_TOKEN): required for POST and\n"
+    "                           DELETE, and for every call when not on loopback\n"
+    "  --www DIR                dashboard files (default ./www, else " TSR_DATADIR "/www)\n"
+    "  --puzzles DIR            puzzle library (default ./puzzles, else " TSR_DATADIR
+    "/puzzles)\n"
+    "  --checkpoint-seconds S   seconds between checkpoints (default 5)\n"
+    "  --version, --help\n";
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return path != NULL && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The first of `local` and DATADIR/`name` that is a directory, or NULL. */
+static const char *default_dir(const char *local, const char *installed)
+{
+    return is_dir(local) ? local : is_dir(installed) ? installed : NULL;
+}
+
+static int parse_number(const char *opt, const char *text, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0' || !(v >= min && v <= max)) {
+        fprintf(stderr, "tesserad: %s: expected a number from %g to %g, got \"%s\"\n", opt, min,
+                max, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"listen", required_argument, NULL, 'l'},  {"db", required_argument, NULL, 'd'},
+        {"state-dir", required_argument, NULL, 's'}, {"threads", required_argument, NULL, 't'},
+        {"token", required_argument, NULL, 'k'},   {"www", required_argument, NULL, 'w'},
+        {"puzzles", required_argument, NULL, 'p'},
+        {"checkpoint-seconds", required_argument, NULL, 'c'},
+        {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *listen = SRV_DEFAULT_LISTEN, *db = NULL, *token = getenv("TESSERAD_TOKEN");
+    const char *state_dir = getenv("STATE_DIRECTORY"), *www = NULL, *puzzles = NULL;
+    double threads = 0, checkpoint = JM_CHECKPOINT_SECONDS;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l': listen = optarg; break;
+        case 'd': db = optarg; break;
+        case 's': state_dir = optarg; break;
+        case 'k': token = optarg; break;
+        case 'w': www = optarg; break;
+        case 'p': puzzles = optarg; break;
+        case 't':
+            if (parse_number("--threads", optarg, 0, 1024, &threads) != 0)
+                return 2;
+            break;
+        case 'c':
+            if (parse_number("--checkpoint-seconds", optarg, 0.05, 3600, &checkpoint) != 0)
+                return 2;
+            break;
+        case 'V':
+            printf("tesserad %s (engine %d)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION);
+            return 0;
+        case 'h':
+            fputs(usage_text, stdout);
+            return 0;
+        default:
+            fputs(usage_text, stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "tesserad: unexpected argument \"%s\"\n%s", argv[optind], usage_text);
+        return 2;
+    }
+    if (token != NULL && token[0] == '\0')
+        token = NULL;
+    if (state_dir == NULL || state_dir[0] == '\0')
+        state_dir = "state";
+    /* $STATE_DIRECTORY may list several directories: the first is ours */
+    char statebuf[4096], dbbuf[4200];
+    snprintf(statebuf, sizeof statebuf, "%s", state_dir);
+    statebuf[strcspn(statebuf, ":")] = '\0';
+    if (db == NULL) {
+        if (mkdir(statebuf, 0700) != 0 && errno != EEXIST) {
+            fprintf(stderr, "tesserad: cannot create the state directory %s: %s\n", statebuf,
+                    strerror(errno));
+            return 1;
+        }
+        snprintf(dbbuf, sizeof dbbuf, "%s/tessera.db", statebuf);
+        db = dbbuf;
+    }
+    if (www == NULL)
+        www = default_dir("www", TSR_DATADIR "/www");
+    if (puzzles == NULL)
+        puzzles = default_dir("puzzles", TSR_DATADIR "/puzzles");
+
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    tsr_err err = {{0}};
+    jm_config jc = {.db_path = db, .threads = (int)threads, .checkpoint_seconds = checkpoint,
+                    .puzzles_dir = puzzles, .version = PACKAGE_VERSION};
+    jm_manager *jm = NULL;
+    if (jm_open(&jc, &jm, &err) != 0) {
+        fprintf(stderr, "tesserad: %s\n", err.msg);
+        return 1;
+    }
+    srv_ops ops;
+    jm_ops(jm, &ops);
+    srv_config sc = {.listen = listen, .token = token, .www_dir = www};
+    srv_server *srv = NULL;
+    if (srv_start(&sc, &ops, &srv, &err) != 0) {
+        fprintf(stderr, "tesserad: %s\n", err.msg);
+        jm_close(jm);
+        return 1;
+    }
+    char status[256];
+    jm_status_line(jm, status, sizeof status);
+    fprintf(stderr, "tesserad %s: listening on %s (port %d), database %s; %s\n", PACKAGE_VERSION,
+            listen, srv_port(srv), db, status);
+    fflush(stderr);
+    sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+
+    for (int ticks = 1; !stop_signal; ticks++) {
+        usleep(200 * 1000);
+        if (ticks % 25 == 0) { /* every 5 s */
+            jm_status_line(jm, status, sizeof status);
+            sd_notifyf(0, "STATUS=%s", status);
+        }
+    }
+    fprintf(stderr, "tesserad: %s: stopping; running jobs take a final checkpoint\n",
+            stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    sd_notify(0, "STOPPING=1");
+    srv_stop(srv);
+    jm_shutdown(jm);
+    jm_close(jm);
+    fprintf(stderr, "tesserad: stopped\n");
+    return 0;
+}
