@@ -41,6 +41,11 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
 
+static void http_log(void *ctx, const char *line)
+{
+    fprintf(stderr, "tesserad: http: %s\n", line);
+}
+
 static const char *usage_text =
     "usage: tesserad [options]\n"
     "  --listen HOST:PORT       address to serve (default " SRV_DEFAULT_LISTEN "; another\n"
@@ -165,7 +170,7 @@ int main(int argc, char **argv)
     }
     srv_ops ops;
     jm_ops(jm, &ops);
-    srv_config sc = {.listen = listen, .token = token, .www_dir = www};
+    srv_config sc = {.listen = listen, .token = token, .www_dir = www, .log = http_log};
     srv_server *srv = NULL;
     if (srv_start(&sc, &ops, &srv, &err) != 0) {
         fprintf(stderr, "tesserad: %s\n", err.msg);

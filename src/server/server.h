@@ -49,7 +49,8 @@ typedef struct srv_reply {
     char message[1024];
 } srv_reply;
 
-/* Fill r with an error: status and a printf-formatted message. */
+/* Fill r with an error: status and a printf-formatted message.  A body
+ * already in r (json or text) is released first. */
 void srv_reply_error(srv_reply *r, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -92,6 +93,10 @@ typedef struct srv_config {
     size_t max_body;        /* 0 = SRV_MAX_BODY */
     int max_connections;    /* 0 = SRV_MAX_CONNECTIONS */
     int timeout_s;          /* idle connection timeout, 0 = SRV_CONNECTION_TIMEOUT_S */
+    /* Optional: libmicrohttpd's own diagnostics (one line each, no newline),
+     * e.g. a thread that could not be created.  NULL = silent. */
+    void (*log)(void *log_ctx, const char *line);
+    void *log_ctx;
 } srv_config;
 
 typedef struct srv_server srv_server;
