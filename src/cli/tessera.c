@@ -2,6 +2,8 @@
  * tessera.c - the command-line tool.
  *
  *   tessera solve [options] FILE     solve a puzzle in-process
+ *   tessera submit|status|watch|solutions|pause|resume|cancel|delete ...
+ *                                    talk to the daemon (remote.c)
  *   tessera version | help
  *
  * Output goes to stdout (solutions, the summary); progress and errors go to
@@ -12,7 +14,6 @@
 #include "config.h"
 #endif
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,12 +21,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "tessera/tessera.h"
-
-#define EXIT_USAGE 2
 
 static const char *usage_text =
     "usage: tessera solve [options] FILE    (FILE: puzzle JSON or polycube text; - for stdin)\n"
+    "       tessera submit [--watch] [job options] FILE   (queue it on tesserad)\n"
+    "       tessera status [--state=S] [ID]\n"
+    "       tessera watch ID\n"
+    "       tessera solutions [--after=SEQ] [--limit=N] [--format=json|text] [--all] ID\n"
+    "       tessera pause|resume|cancel|delete ID\n"
     "       tessera version\n"
     "\n"
     "output:\n"
@@ -56,7 +61,27 @@ static const char *usage_text =
     "      --parity[=N|off]   parity backtrack trigger while N or more pieces remain\n"
     "      --pfilter=N        parity image filter while N or more pieces remain\n"
     "      --fit, --no-fit    fit filter at the root, to a fixed point\n"
-    "      --redundancy[=PIECE|off]  rotational-redundancy filter (default: automatic)\n";
+    "      --redundancy[=PIECE|off]  rotational-redundancy filter (default: automatic)\n"
+    "\n"
+    "daemon commands (tesserad's REST API; FILE and the counting and engine options\n"
+    "as for solve, on top of a job file's options):\n"
+    "      --server=URL       tesserad's address (default $TESSERA_SERVER, else\n"
+    "                         http://127.0.0.1:8080)\n"
+    "      --token=T          sent as 'Authorization: Bearer T' (default $TESSERA_TOKEN)\n"
+    "      --json             print the server's JSON (one object per line for watch)\n"
+    "      --priority=N       submit: job priority, -100 to 100\n"
+    "      --watch            submit: then follow the job like watch\n"
+    "      --state=S          status: only jobs queued, running, paused, completed,\n"
+    "                         cancelled or failed\n"
+    "      --after=SEQ        solutions: start after solution SEQ (default 0)\n"
+    "      --limit=N          solutions: per page, 1 to 1000 (default 100)\n"
+    "      --format=F         solutions: json (one solution per line) or text\n"
+    "      --all              solutions: every page, not just the first\n"
+    "  submit prints the new job's id; watch follows the job's progress until it ends\n"
+    "  (exit 0 completed, 1 cancelled or failed); solutions pages through the found\n"
+    "  solutions, --all up to the last; delete takes finished jobs only.\n"
+    "  Exit status of daemon commands: 0 done, 1 the daemon failed (5xx) or cannot be\n"
+    "  reached, 2 bad usage, bad input or a request the daemon refused (4xx).\n";
 
 typedef struct cli {
     bool quiet, json, polycube, stats, trace, progress, plain, write_failed;
@@ -68,7 +93,7 @@ typedef struct cli {
     bool tty;
 } cli;
 
-static int usage_error(const char *fmt, const char *arg)
+int cli_usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "tessera: ");
     fprintf(stderr, fmt, arg);
@@ -76,7 +101,7 @@ static int usage_error(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
-static bool parse_long(const char *s, long long lo, long long hi, long long *out)
+bool cli_parse_long(const char *s, long long lo, long long hi, long long *out)
 {
     char *end;
     errno = 0;
@@ -195,20 +220,7 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         fprintf(out, "solutions per second: %.4g\n", st->solutions / st->seconds);
 }
 
-enum {
-    O_JSON = 256, O_POLYCUBE, O_STATS, O_TRACE, O_NOPROGRESS, O_UNIQUE, O_LIMIT, O_GOAL,
-    O_SAMPLE, O_FILA, O_ORDER, O_NOF, O_NONOF, O_VOLUME, O_VTRIGGER, O_PARITY, O_PFILTER,
-    O_FIT, O_NOFIT, O_REDUNDANCY, O_THREADS, O_ENGINE
-};
-
-/* Command-line options apply on top of the file's job options, so they are
- * collected first and applied after the file is read. */
-typedef struct flag {
-    int code;
-    const char *arg;
-} flag;
-
-static int apply_flag(const flag *f, tsr_options *o, cli *c)
+int cli_apply_flag(const flag *f, tsr_options *o, cli *c)
 {
     long long v;
     const char *a = f->arg;
@@ -221,36 +233,41 @@ static int apply_flag(const flag *f, tsr_options *o, cli *c)
         else if (strcmp(a, "mirror") == 0)
             o->unique = TSR_UNIQUE_MIRROR;
         else
-            return usage_error("--unique: expected raw, rotations or mirror, got '%s'", a);
+            return cli_usage_error("--unique: expected raw, rotations or mirror, got '%s'", a);
         break;
     case O_LIMIT:
-        if (!parse_long(a, 0, LLONG_MAX, &v))
-            return usage_error("--limit: expected a number >= 0, got '%s'", a);
+        if (!cli_parse_long(a, 0, LLONG_MAX, &v))
+            return cli_usage_error("--limit: expected a number >= 0, got '%s'", a);
         o->limit = v;
         break;
     case O_ENGINE:
         if (strcmp(a, "plain") != 0 && strcmp(a, "pool") != 0)
-            return usage_error("--engine: expected pool or plain, got '%s'", a);
+            return cli_usage_error("--engine: expected pool or plain, got '%s'", a);
         c->plain = strcmp(a, "plain") == 0;
         break;
     case O_THREADS:
-        if (!parse_long(a, 0, 1024, &v))
-            return usage_error("--threads: expected a number from 0 to 1024, got '%s'", a);
+        if (!cli_parse_long(a, 0, 1024, &v))
+            return cli_usage_error("--threads: expected a number from 0 to 1024, got '%s'", a);
         o->threads = (int)v;
         break;
+    case O_PRIORITY:
+        if (!cli_parse_long(a, -100, 100, &v))
+            return cli_usage_error("--priority: expected a number from -100 to 100, got '%s'", a);
+        o->priority = (int)v;
+        break;
     case O_GOAL:
-        if (!parse_long(a, 0, INT_MAX, &v))
-            return usage_error("--goal: expected a number >= 0, got '%s'", a);
+        if (!cli_parse_long(a, 0, INT_MAX, &v))
+            return cli_usage_error("--goal: expected a number >= 0, got '%s'", a);
         o->goal = (int)v;
         break;
     case O_FILA:
-        if (!parse_long(a, 0, INT_MAX, &v))
-            return usage_error("--fila: expected a number >= 0, got '%s'", a);
+        if (!cli_parse_long(a, 0, INT_MAX, &v))
+            return cli_usage_error("--fila: expected a number >= 0, got '%s'", a);
         o->fila = (int)v;
         break;
     case O_ORDER:
         if (strlen(a) >= sizeof o->order || a[0] == '\0')
-            return usage_error("--order: bad schedule '%s'", a);
+            return cli_usage_error("--order: bad schedule '%s'", a);
         snprintf(o->order, sizeof o->order, "%s", a);
         break;
     case O_NOF: o->nof = 1; break;
@@ -262,14 +279,14 @@ static int apply_flag(const flag *f, tsr_options *o, cli *c)
             o->volume = -2;
         else if (strcmp(a, "off") == 0)
             o->volume = 0;
-        else if (parse_long(a, 1, INT_MAX, &v))
+        else if (cli_parse_long(a, 1, INT_MAX, &v))
             o->volume = (int)v;
         else
-            return usage_error("--volume: expected once, off or a number >= 1, got '%s'", a);
+            return cli_usage_error("--volume: expected once, off or a number >= 1, got '%s'", a);
         break;
     case O_VTRIGGER:
-        if (!parse_long(a, 0, INT_MAX, &v))
-            return usage_error("--vtrigger: expected a number >= 0, got '%s'", a);
+        if (!cli_parse_long(a, 0, INT_MAX, &v))
+            return cli_usage_error("--vtrigger: expected a number >= 0, got '%s'", a);
         o->vtrigger = (int)v;
         break;
     case O_PARITY:
@@ -277,21 +294,21 @@ static int apply_flag(const flag *f, tsr_options *o, cli *c)
             o->parity = 1;
         else if (strcmp(a, "off") == 0)
             o->parity = 0;
-        else if (parse_long(a, 1, INT_MAX, &v))
+        else if (cli_parse_long(a, 1, INT_MAX, &v))
             o->parity = (int)v;
         else
-            return usage_error("--parity: expected off or a number >= 1, got '%s'", a);
+            return cli_usage_error("--parity: expected off or a number >= 1, got '%s'", a);
         break;
     case O_PFILTER:
-        if (!parse_long(a, 0, INT_MAX, &v))
-            return usage_error("--pfilter: expected a number >= 0, got '%s'", a);
+        if (!cli_parse_long(a, 0, INT_MAX, &v))
+            return cli_usage_error("--pfilter: expected a number >= 0, got '%s'", a);
         o->pfilter = (int)v;
         break;
     case O_REDUNDANCY:
         if (a == NULL)
             o->redundancy[0] = '\0';
         else if (strlen(a) > TSR_MAX_NAME)
-            return usage_error("--redundancy: piece name too long: '%s'", a);
+            return cli_usage_error("--redundancy: piece name too long: '%s'", a);
         else
             snprintf(o->redundancy, sizeof o->redundancy, "%s", a);
         break;
@@ -301,7 +318,7 @@ static int apply_flag(const flag *f, tsr_options *o, cli *c)
         int used = 0;
         if (sscanf(a, "%lld,%lld,%llu%n", &t, &r, &seed, &used) != 3 || a[used] != '\0' ||
             t < 1 || r < 1)
-            return usage_error("--sample: expected TRIALS,R,SEED (positive numbers), got '%s'",
+            return cli_usage_error("--sample: expected TRIALS,R,SEED (positive numbers), got '%s'",
                                a);
         c->sample_trials = t;
         c->sample_r = (int)(r > INT_MAX ? INT_MAX : r);
@@ -321,22 +338,8 @@ static int cmd_solve(int argc, char **argv)
         {"stats", no_argument, NULL, O_STATS},
         {"trace", no_argument, NULL, O_TRACE},
         {"no-progress", no_argument, NULL, O_NOPROGRESS},
-        {"unique", required_argument, NULL, O_UNIQUE},
-        {"limit", required_argument, NULL, O_LIMIT},
-        {"goal", required_argument, NULL, O_GOAL},
+        CLI_JOB_OPTIONS,
         {"sample", required_argument, NULL, O_SAMPLE},
-        {"fila", required_argument, NULL, O_FILA},
-        {"order", required_argument, NULL, O_ORDER},
-        {"nof", no_argument, NULL, O_NOF},
-        {"no-nof", no_argument, NULL, O_NONOF},
-        {"volume", optional_argument, NULL, O_VOLUME},
-        {"vtrigger", required_argument, NULL, O_VTRIGGER},
-        {"parity", optional_argument, NULL, O_PARITY},
-        {"pfilter", required_argument, NULL, O_PFILTER},
-        {"fit", no_argument, NULL, O_FIT},
-        {"no-fit", no_argument, NULL, O_NOFIT},
-        {"redundancy", optional_argument, NULL, O_REDUNDANCY},
-        {"threads", required_argument, NULL, O_THREADS},
         {"engine", required_argument, NULL, O_ENGINE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -369,7 +372,7 @@ static int cmd_solve(int argc, char **argv)
     }
     if (optind != argc - 1) {
         free(flags);
-        return usage_error("solve needs exactly one puzzle file%s", "");
+        return cli_usage_error("solve needs exactly one puzzle file%s", "");
     }
     const char *file = argv[optind];
     tsr_puzzle *pz = NULL;
@@ -383,7 +386,7 @@ static int cmd_solve(int argc, char **argv)
     }
     c.pz = pz;
     for (int i = 0; i < nflags && rc == 0; i++)
-        rc = apply_flag(&flags[i], &opt, &c);
+        rc = cli_apply_flag(&flags[i], &opt, &c);
     free(flags);
     if (rc) {
         tsr_puzzle_free(pz);
@@ -427,10 +430,12 @@ static int cmd_solve(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("missing command%s", "");
+        return cli_usage_error("missing command%s", "");
     const char *cmd = argv[1];
     if (strcmp(cmd, "solve") == 0)
         return cmd_solve(argc - 1, argv + 1);
+    if (cli_is_remote_command(cmd))
+        return cli_remote_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("tessera %s (engine %d)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION);
         return 0;
@@ -439,5 +444,5 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    return usage_error("unknown command '%s'", cmd);
+    return cli_usage_error("unknown command '%s'", cmd);
 }

@@ -82,5 +82,44 @@ check "unknown command exit 2" '[ $rc -eq 2 ]'
 "$T" help >"$tmp/out"
 check "help" 'grep -q "usage: tessera solve" "$tmp/out"'
 
+# daemon commands, without a daemon: usage errors and local checks come
+# first, and an address where nothing listens gives a clear message
+nowhere=http://127.0.0.1:1
+"$T" watch 2>"$tmp/err"; rc=$?
+check "watch without id exit 2" '[ $rc -eq 2 ] && grep -q "needs a job id" "$tmp/err"'
+"$T" status abc 2>"$tmp/err"; rc=$?
+check "bad job id exit 2" '[ $rc -eq 2 ] && grep -q "bad job id .abc." "$tmp/err"'
+"$T" cancel 0 2>/dev/null; rc=$?
+check "job id 0 exit 2" '[ $rc -eq 2 ]'
+"$T" pause 1 2 2>/dev/null; rc=$?
+check "two job ids exit 2" '[ $rc -eq 2 ]'
+"$T" resume --frobnicate 1 2>"$tmp/err"; rc=$?
+check "unknown option exit 2" '[ $rc -eq 2 ] && grep -q "frobnicate" "$tmp/err"'
+"$T" delete --watch 1 2>"$tmp/err"; rc=$?
+check "option of another command exit 2" '[ $rc -eq 2 ] && grep -q "does not apply to delete" "$tmp/err"'
+"$T" solutions --limit=0 1 2>/dev/null; rc=$?
+check "solutions bad limit exit 2" '[ $rc -eq 2 ]'
+"$T" status --state=sleeping 2>"$tmp/err"; rc=$?
+check "status bad state exit 2" '[ $rc -eq 2 ] && grep -q "state" "$tmp/err"'
+"$T" submit 2>"$tmp/err"; rc=$?
+check "submit without file exit 2" '[ $rc -eq 2 ] && grep -q "needs a puzzle file" "$tmp/err"'
+"$T" status --server=ftp://example.org 1 2>/dev/null; rc=$?
+check "bad server URL exit 2" '[ $rc -eq 2 ]'
+"$T" submit --server=$nowhere "$tmp/bad.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "submit bad json exit 2" '[ $rc -eq 2 ] && [ ! -s "$tmp/out" ]'
+check "submit bad json names path" 'grep -q "bad.json" "$tmp/err" && grep -q "pieces\[0\].count" "$tmp/err"'
+check "submit checks before connecting" '! grep -q "cannot reach" "$tmp/err"'
+"$T" submit --server=$nowhere - <"$tmp/bad.txt" 2>"$tmp/err"; rc=$?
+check "submit bad polycube exit 2" '[ $rc -eq 2 ] && grep -q "<stdin>:2" "$tmp/err"'
+"$T" submit --server=$nowhere --unique=sideways "$S/puzzles/soma-cube.json" 2>"$tmp/err"; rc=$?
+check "submit bad option exit 2" '[ $rc -eq 2 ] && grep -q "unique" "$tmp/err"'
+"$T" submit --server=$nowhere "$S/puzzles/soma-cube.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "no daemon exit 1" '[ $rc -eq 1 ] && [ ! -s "$tmp/out" ]'
+check "no daemon message" 'grep -q "cannot reach tesserad at $nowhere: Connection refused (is it running" "$tmp/err"'
+TESSERA_SERVER=$nowhere "$T" status 2>"$tmp/err"; rc=$?
+check "TESSERA_SERVER used" '[ $rc -eq 1 ] && grep -q "$nowhere" "$tmp/err"'
+"$T" help >"$tmp/out"
+check "help lists daemon commands" 'grep -q "tessera submit" "$tmp/out" && grep -q "TESSERA_SERVER" "$tmp/out"'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,69 @@
+/*
+ * cli.h - what tessera.c (the in-process solver) and remote.c (the daemon
+ * client commands) share: exit codes, the usage-error printer, and the job
+ * options, whose command-line spelling, codes and checks must be the same
+ * for `tessera solve` and `tessera submit`.
+ */
+#ifndef TESSERA_CLI_CLI_H
+#define TESSERA_CLI_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "tessera/puzzle.h"
+
+#define EXIT_USAGE 2
+
+/* Codes of the long options that have no short form. */
+enum {
+    O_JSON = 256, O_POLYCUBE, O_STATS, O_TRACE, O_NOPROGRESS, O_UNIQUE, O_LIMIT, O_GOAL,
+    O_SAMPLE, O_FILA, O_ORDER, O_NOF, O_NONOF, O_VOLUME, O_VTRIGGER, O_PARITY, O_PFILTER,
+    O_FIT, O_NOFIT, O_REDUNDANCY, O_THREADS, O_ENGINE, O_PRIORITY,
+    /* the daemon client's own */
+    O_SERVER, O_TOKEN, O_WATCH, O_STATE, O_AFTER, O_FORMAT, O_ALL
+};
+
+/* The struct option entries of the job options both solve and submit take. */
+#define CLI_JOB_OPTIONS                                          \
+    {"unique", required_argument, NULL, O_UNIQUE},               \
+    {"limit", required_argument, NULL, O_LIMIT},                 \
+    {"goal", required_argument, NULL, O_GOAL},                   \
+    {"threads", required_argument, NULL, O_THREADS},             \
+    {"fila", required_argument, NULL, O_FILA},                   \
+    {"order", required_argument, NULL, O_ORDER},                 \
+    {"nof", no_argument, NULL, O_NOF},                           \
+    {"no-nof", no_argument, NULL, O_NONOF},                      \
+    {"volume", optional_argument, NULL, O_VOLUME},               \
+    {"vtrigger", required_argument, NULL, O_VTRIGGER},           \
+    {"parity", optional_argument, NULL, O_PARITY},               \
+    {"pfilter", required_argument, NULL, O_PFILTER},             \
+    {"fit", no_argument, NULL, O_FIT},                           \
+    {"no-fit", no_argument, NULL, O_NOFIT},                      \
+    {"redundancy", optional_argument, NULL, O_REDUNDANCY}
+
+/* Command-line options apply on top of the file's job options, so they are
+ * collected first and applied after the file is read. */
+typedef struct flag {
+    int code;
+    const char *arg;
+} flag;
+
+struct cli; /* tessera.c's solve state */
+
+/* Prints "tessera: <fmt with arg>" and the help hint; returns EXIT_USAGE. */
+int cli_usage_error(const char *fmt, const char *arg);
+
+bool cli_parse_long(const char *s, long long lo, long long hi, long long *out);
+
+/* Checks one job option and stores it in o: 0, or EXIT_USAGE after saying
+ * why.  c receives --engine and --sample, which only solve takes; it may be
+ * NULL for every other option. */
+int cli_apply_flag(const flag *f, tsr_options *o, struct cli *c);
+
+/* The daemon client commands (remote.c): argv[0] is the command name. */
+int cli_remote_main(int argc, char **argv);
+
+/* True when cmd is one of the commands cli_remote_main runs. */
+bool cli_is_remote_command(const char *cmd);
+
+#endif

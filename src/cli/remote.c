@@ -1,0 +1,925 @@
+/*
+ * remote.c - tessera's daemon commands: submit, status, watch, solutions,
+ * pause, resume, cancel and delete, each one or a few calls of tesserad's
+ * REST API (the HTTP itself is client.c's).
+ *
+ * One getopt loop serves every command: a table says which options each
+ * takes and how many operands.  submit reads and checks the puzzle with the
+ * library's reader before anything goes on the wire, so bad input gets the
+ * same message (and exit 2) as `tessera solve`, and takes the job options
+ * with solve's own checks (cli_apply_flag).  watch follows the job's event
+ * stream and falls back to polling once a second when the stream fails.
+ *
+ * Exit status: 0 done; 1 the daemon failed (5xx, a broken answer) or cannot
+ * be reached, or the watched job was cancelled or failed; 2 bad usage or
+ * input, or the daemon refused the request (4xx).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+
+#define EXIT_FAILED 1
+#define DEFAULT_SERVER "http://127.0.0.1:8080"
+#define MAX_PUZZLE_BYTES ((size_t)16 << 20) /* as tsr_puzzle_load_file */
+#define PLAIN_PROGRESS_SECONDS 10           /* between progress lines off a terminal */
+#define LIST_PAGE 1000                      /* jobs per page of `status` */
+
+typedef struct remote {
+    cli_http http;
+    bool json;
+    bool tty; /* stdout is a terminal: watch redraws one line */
+} remote;
+
+/* What the command line said, beyond the global options. */
+typedef struct args {
+    flag *flags; /* submit's job options, in command-line order */
+    int nflags;
+    bool watch, all;
+    const char *state, *format;
+    long long after, limit; /* solutions: --after, --limit (0: the server's default) */
+    const char *operand;    /* FILE, or the job id as written */
+    long long id;
+} args;
+
+typedef struct command {
+    const char *name;
+    int (*run)(remote *r, const args *a);
+    int operands;   /* 1: exactly one; -1: at most one */
+    bool file;      /* the operand is a file, not a job id */
+    const int *opts; /* the options it takes beyond the global ones; 0-terminated */
+    const char *usage;
+} command;
+
+static const char *const job_states[] = {"queued",    "running",   "paused",
+                                         "completed", "cancelled", "failed", NULL};
+
+/* ---- talking to the daemon ----------------------------------------------------- */
+
+/* Says why there was no answer.  Always EXIT_FAILED: the request was fine. */
+static int report_transport(int rc, const cli_response *resp, const tsr_err *err)
+{
+    fprintf(stderr, "tessera: %s%s\n", err->msg[0] ? err->msg : tsr_strerror(rc),
+            resp->sys_errno == ECONNREFUSED ? " (is it running? start it with `tesserad`)"
+                                            : "");
+    return EXIT_FAILED;
+}
+
+/* Says what the daemon refused, with its own words when it gave them. */
+static int report_status(const remote *r, const cli_response *resp)
+{
+    json_t *root = json_loads(resp->body ? resp->body : "", 0, NULL);
+    const char *msg = json_string_value(json_object_get(json_object_get(root, "error"),
+                                                        "message"));
+    if (msg != NULL) {
+        fprintf(stderr, "tessera: %s (HTTP %d)\n", msg, resp->status);
+    } else { /* not our daemon's error body: show the start of whatever it is */
+        size_t n = resp->body ? strcspn(resp->body, "\r\n") : 0;
+        fprintf(stderr, "tessera: %s answered HTTP %d%s%.*s\n", r->http.url.text,
+                resp->status, n ? ": " : "", (int)(n > 200 ? 200 : n),
+                resp->body ? resp->body : "");
+    }
+    json_decref(root);
+    if (resp->status == 401)
+        fputs(r->http.token ? "tessera: tesserad refused the token\n"
+                            : "tessera: tesserad wants a token: give --token or set "
+                              "TESSERA_TOKEN\n",
+              stderr);
+    return resp->status >= 400 && resp->status < 500 ? EXIT_USAGE : EXIT_FAILED;
+}
+
+/* One request that must succeed: 0 with the 2xx answer in resp, else the
+ * exit status after saying why (resp is then empty). */
+static int call(const remote *r, const char *method, const char *path, const char *body,
+                cli_response *resp)
+{
+    tsr_err err = {{0}};
+    int rc = cli_http_request(&r->http, method, path, body ? "application/json" : NULL, body,
+                              body ? strlen(body) : 0, resp, &err);
+    if (rc)
+        return report_transport(rc, resp, &err);
+    if (resp->status >= 200 && resp->status < 300)
+        return 0;
+    int status = report_status(r, resp);
+    cli_response_free(resp);
+    return status;
+}
+
+/* A call whose answer is a JSON object: 0 and *out, or the exit status.
+ * With --json and echo, the answer is also printed as the daemon sent it. */
+static int call_json(const remote *r, const char *method, const char *path, const char *body,
+                     bool echo, json_t **out)
+{
+    cli_response resp;
+    int status = call(r, method, path, body, &resp);
+    if (status)
+        return status;
+    json_error_t jerr;
+    *out = json_loadb(resp.body, resp.len, 0, &jerr);
+    if (*out == NULL || !json_is_object(*out)) {
+        fprintf(stderr, "tessera: %s%s: not a JSON object in the answer%s%s\n",
+                r->http.url.text, path, *out ? "" : ": ", *out ? "" : jerr.text);
+        json_decref(*out);
+        *out = NULL;
+        status = EXIT_FAILED;
+    } else if (echo && r->json) {
+        fwrite(resp.body, 1, resp.len, stdout);
+        if (resp.len == 0 || resp.body[resp.len - 1] != '\n')
+            fputc('\n', stdout);
+        fflush(stdout);
+    }
+    cli_response_free(&resp);
+    return status;
+}
+
+/* 15 digits: enough for any double the daemon means, and 9.8 stays 9.8. */
+static void print_json_line(const json_t *j)
+{
+    json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+static void job_path(char *buf, size_t size, long long id, const char *suffix)
+{
+    snprintf(buf, size, "/api/v1/jobs/%lld%s", id, suffix);
+}
+
+/* ---- reading job objects ------------------------------------------------------------ */
+
+static double num(const json_t *o, const char *key)
+{
+    return json_number_value(json_object_get(o, key)); /* 0 when absent or null */
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static bool is_final(const char *state)
+{
+    return strcmp(state, "completed") == 0 || strcmp(state, "cancelled") == 0 ||
+           strcmp(state, "failed") == 0;
+}
+
+/* 12s, 3m05s, 2h03m, 4d05h; "?" when unknown. */
+static const char *duration(char *buf, size_t size, const json_t *seconds)
+{
+    double s = json_number_value(seconds);
+    if (!json_is_number(seconds) || s < 0 || s > 1e12)
+        snprintf(buf, size, "?");
+    else if (s < 10)
+        snprintf(buf, size, "%.1fs", s);
+    else if (s < 60)
+        snprintf(buf, size, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)s % 60);
+    else if (s < 86400)
+        snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+    else
+        snprintf(buf, size, "%.0fd%02dh", s / 86400, (int)(s / 3600) % 24);
+    return buf;
+}
+
+/* 950, 12.5k, 3.2M, ... */
+static const char *si(char *buf, size_t size, double v)
+{
+    static const char units[] = " kMGTPE";
+    int u = 0;
+    while (v >= 999.5 && u < 6) {
+        v /= 1000;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, size, "%.0f", v);
+    else
+        snprintf(buf, size, "%.3g%c", v, units[u]);
+    return buf;
+}
+
+/* The job's error as text: a string, or an object's "message". */
+static const char *job_error(const json_t *job)
+{
+    const json_t *e = json_object_get(job, "error");
+    if (json_is_object(e))
+        e = json_object_get(e, "message");
+    return json_string_value(e);
+}
+
+/* ---- submit --------------------------------------------------------------------------- */
+
+/* The whole file ("-": standard input), NUL-terminated. */
+static int read_file(const char *path, const char *name, char **text, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    size_t cap = 65536, n = 0;
+    char *buf = f ? malloc(cap + 1) : NULL;
+    int status = f ? 0 : EXIT_USAGE;
+    while (status == 0) {
+        if (buf == NULL) {
+            fprintf(stderr, "tessera: %s: out of memory\n", name);
+            status = EXIT_FAILED;
+            break;
+        }
+        n += fread(buf + n, 1, cap - n, f);
+        if (ferror(f) || n > MAX_PUZZLE_BYTES) {
+            status = EXIT_USAGE;
+            break;
+        }
+        if (feof(f))
+            break;
+        if (n == cap) {
+            char *bigger = realloc(buf, (cap *= 2) + 1);
+            if (bigger == NULL)
+                free(buf);
+            buf = bigger;
+        }
+    }
+    if (status == EXIT_USAGE && n > MAX_PUZZLE_BYTES)
+        fprintf(stderr, "tessera: %s: larger than %zu MiB\n", name, MAX_PUZZLE_BYTES >> 20);
+    else if (status == EXIT_USAGE)
+        fprintf(stderr, "tessera: %s: %s\n", name, strerror(errno));
+    if (f != NULL && f != stdin)
+        fclose(f);
+    if (status) {
+        free(buf);
+        return status;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+/* The JSON spelling of one job option given on the command line (already
+ * checked by cli_apply_flag). */
+static int set_option(json_t *opts, const flag *f)
+{
+    static const struct {
+        int code;
+        const char *key;
+    } ints[] = {{O_LIMIT, "limit"}, {O_GOAL, "goal"}, {O_THREADS, "threads"},
+                {O_PRIORITY, "priority"}, {O_FILA, "fila"}, {O_VTRIGGER, "vtrigger"},
+                {O_PFILTER, "pfilter"}};
+    const char *a = f->arg;
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (ints[i].code == f->code)
+            return json_object_set_new(opts, ints[i].key, json_integer(strtoll(a, NULL, 10)));
+    bool off = a != NULL && strcmp(a, "off") == 0;
+    switch (f->code) {
+    case O_UNIQUE: return json_object_set_new(opts, "unique", json_string(a));
+    case O_ORDER: return json_object_set_new(opts, "order", json_string(a));
+    case O_NOF: return json_object_set_new(opts, "nof", json_true());
+    case O_NONOF: return json_object_set_new(opts, "nof", json_false());
+    case O_FIT: return json_object_set_new(opts, "fit", json_true());
+    case O_NOFIT: return json_object_set_new(opts, "fit", json_false());
+    case O_VOLUME:
+        return json_object_set_new(opts, "volume",
+                                   a == NULL || strcmp(a, "once") == 0 ? json_string("once")
+                                   : off ? json_false()
+                                         : json_integer(strtoll(a, NULL, 10)));
+    case O_PARITY:
+        return json_object_set_new(opts, "parity",
+                                   a == NULL ? json_true()
+                                   : off     ? json_false()
+                                             : json_integer(strtoll(a, NULL, 10)));
+    case O_REDUNDANCY:
+        return json_object_set_new(opts, "redundancy",
+                                   a == NULL ? json_true() : off ? json_false() : json_string(a));
+    }
+    return -1;
+}
+
+/* The request body: the file's puzzle (JSON) or text (polycube) and its
+ * options with the command line's on top.  NULL after saying why. */
+static char *submit_body(const args *a, const char *name, const char *text, size_t len,
+                         const tsr_puzzle *pz)
+{
+    json_t *doc = json_object(), *opts = NULL, *root = NULL;
+    bool is_json = text[strspn(text, " \t\r\n\f\v")] == '{';
+    if (is_json) { /* the reader took it, so jansson does too */
+        root = json_loadb(text, len, 0, NULL);
+        json_t *puzzle = json_object_get(root, "puzzle");
+        opts = json_deep_copy(json_object_get(root, "options"));
+        if (json_object_set(doc, "puzzle", puzzle ? puzzle : root) != 0) {
+            fprintf(stderr, "tessera: %s: out of memory\n", name);
+            json_decref(opts);
+            json_decref(doc);
+            json_decref(root);
+            return NULL;
+        }
+    } else {
+        json_t *s = json_stringn(text, len);
+        if (s == NULL) {
+            fprintf(stderr, "tessera: %s: not valid UTF-8 text\n", name);
+            json_decref(doc);
+            return NULL;
+        }
+        json_object_set_new(doc, "polycube", s);
+    }
+    if (opts == NULL)
+        opts = json_object();
+    int rc = 0;
+    for (int i = 0; i < a->nflags && rc == 0; i++) {
+        const char *piece = a->flags[i].arg;
+        if (a->flags[i].code == O_REDUNDANCY && piece && strcmp(piece, "off") != 0) {
+            int p = 0;
+            while (p < pz->npieces && strcmp(pz->pieces[p].name, piece) != 0)
+                p++;
+            if (p == pz->npieces) {
+                rc = cli_usage_error("--redundancy: no piece is named '%s'", piece);
+                break;
+            }
+        }
+        rc = set_option(opts, &a->flags[i]);
+    }
+    json_object_set_new(doc, "options", opts);
+    char *body = rc ? NULL : json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    json_decref(root);
+    return body;
+}
+
+static int watch_job(remote *r, long long id);
+
+static int cmd_submit(remote *r, const args *a)
+{
+    const char *name = strcmp(a->operand, "-") == 0 ? "<stdin>" : a->operand;
+    char *text;
+    size_t len;
+    int status = read_file(a->operand, name, &text, &len);
+    if (status)
+        return status;
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    tsr_err err = {{0}};
+    int rc = tsr_puzzle_read(text, len, name, &pz, &opt, &err);
+    if (rc) {
+        fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
+        free(text);
+        return rc == TSR_ENOMEM ? EXIT_FAILED : EXIT_USAGE;
+    }
+    for (int i = 0; i < a->nflags && status == 0; i++)
+        status = cli_apply_flag(&a->flags[i], &opt, NULL);
+    char *body = status ? NULL : submit_body(a, name, text, len, pz);
+    tsr_puzzle_free(pz);
+    free(text);
+    if (body == NULL)
+        return status ? status : EXIT_USAGE;
+
+    json_t *job = NULL;
+    status = call_json(r, "POST", "/api/v1/jobs", body, true, &job);
+    free(body);
+    if (status)
+        return status;
+    long long id = (long long)json_integer_value(json_object_get(job, "id"));
+    if (!r->json)
+        printf("%lld\n", id);
+    fflush(stdout);
+    json_decref(job);
+    return a->watch ? watch_job(r, id) : 0;
+}
+
+/* ---- status ----------------------------------------------------------------------------- */
+
+static void print_job(const json_t *job)
+{
+    const json_t *pg = json_object_get(job, "progress"), *pz = json_object_get(job, "puzzle");
+    char b1[32], b2[32], b3[32];
+    printf("job %lld: %s\n", (long long)num(job, "id"), str(job, "name"));
+    printf("  state      %s\n", str(job, "state"));
+    printf("  progress   %.1f%%  eta %s\n", 100 * num(pg, "fraction"),
+           duration(b1, sizeof b1, json_object_get(pg, "eta_s")));
+    printf("  nodes      %.0f in %s  (%s nodes/s)\n", num(pg, "nodes"),
+           duration(b3, sizeof b3, json_object_get(pg, "seconds")),
+           si(b2, sizeof b2, num(pg, "rate")));
+    printf("  solutions  %.0f\n", num(job, "solutions"));
+    printf("  threads    %.0f  (priority %.0f)\n", num(job, "threads"), num(job, "priority"));
+    if (json_is_object(pz)) {
+        printf("  puzzle     %.0fD, %.0f cells, %.0f pieces", num(pz, "dimensions"),
+               num(pz, "cells"), num(pz, "pieces"));
+        const char *key;
+        const json_t *v;
+        const char *sep = "; expected";
+        json_object_foreach((json_t *)json_object_get(pz, "expected"), key, v) {
+            printf("%s %s %.0f", sep, key, json_number_value(v));
+            sep = ",";
+        }
+        putchar('\n');
+    }
+    const json_t *opts = json_object_get(job, "options");
+    if (json_object_size(opts) > 0) {
+        const char *key;
+        const json_t *v;
+        printf("  options   ");
+        json_object_foreach((json_t *)opts, key, v) {
+            char *s = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+            printf(" %s=%s", key, s ? s : json_is_string(v) ? json_string_value(v) : "?");
+            free(s);
+        }
+        putchar('\n');
+    }
+    if (json_is_string(json_object_get(job, "config")))
+        printf("  config     %s\n", str(job, "config"));
+    for (int i = 0; i < 2; i++) {
+        const char *key = i ? "updated" : "created";
+        time_t t = (time_t)num(job, key);
+        struct tm tm;
+        if (t > 0 && localtime_r(&t, &tm) && strftime(b1, sizeof b1, "%Y-%m-%d %H:%M:%S", &tm))
+            printf("  %-10s %s\n", key, b1);
+    }
+    if (job_error(job))
+        printf("  error      %s\n", job_error(job));
+}
+
+static void print_job_row(const json_t *job)
+{
+    const json_t *pg = json_object_get(job, "progress");
+    char rate[32], eta[32];
+    printf("%6lld  %-9s  %6.1f%%  %10.0f  %8s/s  %7s  %s\n", (long long)num(job, "id"),
+           str(job, "state"), 100 * num(pg, "fraction"), num(job, "solutions"),
+           si(rate, sizeof rate, num(pg, "rate")),
+           duration(eta, sizeof eta, json_object_get(pg, "eta_s")), str(job, "name"));
+}
+
+static int list_jobs(remote *r, const args *a)
+{
+    json_t *all = json_array();
+    long long after = 0;
+    int status = 0;
+    for (;;) {
+        char path[128];
+        snprintf(path, sizeof path, "/api/v1/jobs?limit=%d&after=%lld%s%s", LIST_PAGE, after,
+                 a->state ? "&state=" : "", a->state ? a->state : "");
+        json_t *page = NULL;
+        if ((status = call_json(r, "GET", path, NULL, false, &page)) != 0)
+            break;
+        json_array_extend(all, json_object_get(page, "jobs"));
+        const json_t *next = json_object_get(page, "next");
+        long long n = json_is_integer(next) ? (long long)json_integer_value(next) : -1;
+        json_decref(page);
+        if (n <= after) /* null, or a cursor that would not move */
+            break;
+        after = n;
+    }
+    if (status == 0 && r->json) {
+        json_t *doc = json_pack("{s:O,s:n}", "jobs", all, "next");
+        print_json_line(doc);
+        json_decref(doc);
+    } else if (status == 0) {
+        printf("%6s  %-9s  %7s  %10s  %10s  %7s  %s\n", "ID", "STATE", "DONE", "SOLUTIONS",
+               "RATE", "ETA", "NAME");
+        size_t i;
+        const json_t *job;
+        json_array_foreach(all, i, job)
+            print_job_row(job);
+    }
+    json_decref(all);
+    return status;
+}
+
+static int cmd_status(remote *r, const args *a)
+{
+    if (a->operand == NULL)
+        return list_jobs(r, a);
+    if (a->state)
+        return cli_usage_error("--state lists jobs; it takes no job id%s", "");
+    char path[64];
+    job_path(path, sizeof path, a->id, "");
+    json_t *job = NULL;
+    int status = call_json(r, "GET", path, NULL, true, &job);
+    if (status)
+        return status;
+    if (!r->json)
+        print_job(job);
+    json_decref(job);
+    return 0;
+}
+
+/* ---- watch ------------------------------------------------------------------------------- */
+
+typedef struct watcher {
+    remote *r;
+    json_t *job;       /* the latest job object */
+    bool shown;        /* a redrawn progress line is on the terminal */
+    bool bad_event;    /* an event that was not a job object */
+    char state[16];    /* of the last line printed off a terminal */
+    double last_line;  /* when that line was printed (monotonic seconds) */
+} watcher;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Takes the new job object (owning it) and shows it: one JSON line with
+ * --json, a redrawn bar on a terminal, else a line at every state change
+ * and every PLAIN_PROGRESS_SECONDS. */
+static void show(watcher *w, json_t *job)
+{
+    json_decref(w->job);
+    w->job = job;
+    if (w->r->json) {
+        print_json_line(job);
+        return;
+    }
+    const char *state = str(job, "state");
+    if (!w->r->tty && strcmp(state, w->state) == 0 &&
+        now() - w->last_line < PLAIN_PROGRESS_SECONDS)
+        return;
+    const json_t *pg = json_object_get(job, "progress");
+    double f = num(pg, "fraction");
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    char bar[25], rate[32], eta[32];
+    int filled = (int)(f * 24 + 0.5);
+    for (int i = 0; i < 24; i++)
+        bar[i] = i < filled ? '#' : '-';
+    bar[24] = '\0';
+    printf("%s[%s] %5.1f%%  %s nodes/s  %.0f solutions  eta %s  %s%s", w->r->tty ? "\r\033[K" : "",
+           bar, 100 * f, si(rate, sizeof rate, num(pg, "rate")), num(job, "solutions"),
+           duration(eta, sizeof eta, json_object_get(pg, "eta_s")), state,
+           w->r->tty ? "" : "\n");
+    fflush(stdout);
+    w->shown = w->r->tty;
+    snprintf(w->state, sizeof w->state, "%s", state);
+    w->last_line = now();
+}
+
+static bool done(const watcher *w)
+{
+    return w->job != NULL && is_final(str(w->job, "state"));
+}
+
+static int on_event(void *ctx, const cli_sse_event *ev)
+{
+    watcher *w = ctx;
+    if (strcmp(ev->event, "job") != 0)
+        return 0; /* not ours to know */
+    json_t *job = json_loads(ev->data, 0, NULL);
+    if (!json_is_object(job)) {
+        json_decref(job);
+        w->bad_event = true;
+        return 1;
+    }
+    show(w, job);
+    return done(w); /* the stream ends there anyway; no need to wait for it */
+}
+
+/* Follows the event stream: 0 when the job reached a final state or the
+ * stream failed in a way polling may survive (*fallback says why), else
+ * the exit status after saying why. */
+static int follow_stream(watcher *w, long long id, char *fallback, size_t size)
+{
+    char path[64];
+    job_path(path, sizeof path, id, "/events");
+    cli_response resp;
+    tsr_err err = {{0}};
+    int rc = cli_http_stream(&w->r->http, path, on_event, w, &resp, &err);
+    int status = 0;
+    if (done(w))
+        status = 0; /* whatever came after the final event does not matter */
+    else if (rc && resp.sys_errno)
+        status = report_transport(rc, &resp, &err);
+    else if (rc == 0 && resp.status >= 400 && resp.status < 500)
+        status = report_status(w->r, &resp);
+    else if (w->bad_event)
+        snprintf(fallback, size, "an event that is not a job object");
+    else if (rc)
+        snprintf(fallback, size, "%s", err.msg);
+    else if (resp.status != 200)
+        snprintf(fallback, size, "HTTP %d", resp.status);
+    else if (strncmp(resp.content_type, "text/event-stream", 17) != 0)
+        snprintf(fallback, size, "not an event stream (%.60s)", resp.content_type);
+    else
+        snprintf(fallback, size, "it ended before the job did");
+    cli_response_free(&resp);
+    return status;
+}
+
+static int poll_job(watcher *w, long long id)
+{
+    char path[64];
+    job_path(path, sizeof path, id, "");
+    while (!done(w)) {
+        json_t *job = NULL;
+        int status = call_json(w->r, "GET", path, NULL, false, &job);
+        if (status)
+            return status;
+        show(w, job);
+        if (!done(w))
+            nanosleep(&(struct timespec){.tv_sec = 1}, NULL);
+    }
+    return 0;
+}
+
+static int watch_job(remote *r, long long id)
+{
+    watcher w = {.r = r, .last_line = -1};
+    char why[600] = "";
+    int status = follow_stream(&w, id, why, sizeof why);
+    if (status == 0 && !done(&w)) {
+        if (w.shown)
+            fputc('\n', stdout); /* keep the bar; the note goes below it */
+        w.shown = false;
+        fflush(stdout);
+        fprintf(stderr, "tessera: job %lld: the event stream failed (%s); polling every second\n",
+                id, why);
+        status = poll_job(&w, id);
+    }
+    if (w.shown)
+        fputs("\r\033[K", stdout);
+    if (status == 0) {
+        const json_t *job = w.job, *pg = json_object_get(job, "progress");
+        const char *state = str(job, "state");
+        char secs[32];
+        if (!r->json) {
+            printf("job %lld %s: %.0f solutions, %.0f nodes in %s", id, state,
+                   num(job, "solutions"), num(pg, "nodes"),
+                   duration(secs, sizeof secs, json_object_get(pg, "seconds")));
+            if (job_error(job))
+                printf(": %s", job_error(job));
+            putchar('\n');
+        }
+        status = strcmp(state, "completed") == 0 ? 0 : EXIT_FAILED;
+    }
+    fflush(stdout);
+    json_decref(w.job);
+    return status;
+}
+
+static int cmd_watch(remote *r, const args *a)
+{
+    return watch_job(r, a->id);
+}
+
+/* ---- solutions ----------------------------------------------------------------------------- */
+
+/* A text page: writes it out and counts its "# solution SEQ" lines. */
+static int text_page(const cli_response *resp, long long *count, long long *last)
+{
+    fwrite(resp->body, 1, resp->len, stdout);
+    *count = 0;
+    for (const char *p = resp->body; p != NULL; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        long long seq;
+        if (sscanf(p, "# solution %lld", &seq) == 1) {
+            (*count)++;
+            *last = seq;
+        }
+    }
+    return 0;
+}
+
+static int cmd_solutions(remote *r, const args *a)
+{
+    bool text = a->format && strcmp(a->format, "text") == 0;
+    long long after = a->after, limit = a->limit ? a->limit : a->all ? 100 : 0;
+    int status = 0;
+    for (;;) {
+        char path[160], query[96];
+        snprintf(query, sizeof query, "/solutions?after=%lld&format=%s", after,
+                 text ? "text" : "json");
+        if (limit)
+            snprintf(query + strlen(query), sizeof query - strlen(query), "&limit=%lld", limit);
+        job_path(path, sizeof path, a->id, query);
+        long long next = -1;
+        if (text) {
+            cli_response resp;
+            long long count;
+            if ((status = call(r, "GET", path, NULL, &resp)) != 0)
+                break;
+            text_page(&resp, &count, &next);
+            cli_response_free(&resp);
+            if (count < limit)
+                next = -1; /* a short page is the last one available */
+        } else {
+            json_t *page = NULL;
+            if ((status = call_json(r, "GET", path, NULL, true, &page)) != 0)
+                break;
+            size_t i;
+            const json_t *sol;
+            if (!r->json)
+                json_array_foreach(json_object_get(page, "solutions"), i, sol)
+                    print_json_line(sol);
+            const json_t *n = json_object_get(page, "next");
+            next = json_is_integer(n) ? (long long)json_integer_value(n) : -1;
+            json_decref(page);
+        }
+        if (next <= after) /* the end, or a cursor that would not move */
+            break;
+        if (!a->all) {
+            char lim[32] = "";
+            if (a->limit)
+                snprintf(lim, sizeof lim, " --limit=%lld", a->limit);
+            if (!r->json)
+                fprintf(stderr, "tessera: more solutions: tessera solutions --after=%lld%s%s "
+                        "%lld\n", next, lim, text ? " --format=text" : "", a->id);
+            break;
+        }
+        after = next;
+    }
+    fflush(stdout);
+    return status;
+}
+
+/* ---- pause, resume, cancel, delete ----------------------------------------------------------- */
+
+static int job_action(remote *r, const args *a, const char *action)
+{
+    char path[96], suffix[32];
+    snprintf(suffix, sizeof suffix, "/%s", action);
+    job_path(path, sizeof path, a->id, suffix);
+    json_t *job = NULL;
+    int status = call_json(r, "POST", path, "", true, &job);
+    if (status)
+        return status;
+    if (!r->json)
+        printf("job %lld: %s\n", a->id, str(job, "state"));
+    json_decref(job);
+    return 0;
+}
+
+static int cmd_pause(remote *r, const args *a) { return job_action(r, a, "pause"); }
+static int cmd_resume(remote *r, const args *a) { return job_action(r, a, "resume"); }
+static int cmd_cancel(remote *r, const args *a) { return job_action(r, a, "cancel"); }
+
+static int cmd_delete(remote *r, const args *a)
+{
+    char path[64];
+    job_path(path, sizeof path, a->id, "");
+    cli_response resp;
+    int status = call(r, "DELETE", path, NULL, &resp);
+    if (status)
+        return status;
+    cli_response_free(&resp);
+    if (!r->json)
+        printf("job %lld deleted\n", a->id);
+    return 0;
+}
+
+/* ---- the command line ------------------------------------------------------------------------ */
+
+static const int submit_opts[] = {O_UNIQUE, O_LIMIT,   O_GOAL,   O_THREADS, O_FILA,
+                                  O_ORDER,  O_NOF,     O_NONOF,  O_VOLUME,  O_VTRIGGER,
+                                  O_PARITY, O_PFILTER, O_FIT,    O_NOFIT,   O_REDUNDANCY,
+                                  O_PRIORITY, O_WATCH, 0};
+static const int status_opts[] = {O_STATE, 0};
+static const int solutions_opts[] = {O_AFTER, O_LIMIT, O_FORMAT, O_ALL, 0};
+static const int no_opts[] = {0};
+
+static const command commands[] = {
+    {"submit", cmd_submit, 1, true, submit_opts, "submit [--watch] [job options] FILE"},
+    {"status", cmd_status, -1, false, status_opts, "status [--state=S] [ID]"},
+    {"watch", cmd_watch, 1, false, no_opts, "watch ID"},
+    {"solutions", cmd_solutions, 1, false, solutions_opts,
+     "solutions [--after=SEQ] [--limit=N] [--format=json|text] [--all] ID"},
+    {"pause", cmd_pause, 1, false, no_opts, "pause ID"},
+    {"resume", cmd_resume, 1, false, no_opts, "resume ID"},
+    {"cancel", cmd_cancel, 1, false, no_opts, "cancel ID"},
+    {"delete", cmd_delete, 1, false, no_opts, "delete ID"},
+};
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+bool cli_is_remote_command(const char *cmd)
+{
+    return find_command(cmd) != NULL;
+}
+
+static bool takes(const command *cmd, int code)
+{
+    for (const int *o = cmd->opts; *o; o++)
+        if (*o == code)
+            return true;
+    return false;
+}
+
+/* The value of a command's own option: 0, or EXIT_USAGE after saying why. */
+static int own_option(const command *cmd, int code, const char *v, args *a)
+{
+    long long n;
+    switch (code) {
+    case O_WATCH: a->watch = true; return 0;
+    case O_ALL: a->all = true; return 0;
+    case O_STATE:
+        for (const char *const *s = job_states; *s; s++)
+            if (strcmp(*s, v) == 0) {
+                a->state = v;
+                return 0;
+            }
+        return cli_usage_error("--state: expected queued, running, paused, completed, "
+                               "cancelled or failed, got '%s'", v);
+    case O_FORMAT:
+        if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0)
+            return cli_usage_error("--format: expected json or text, got '%s'", v);
+        a->format = v;
+        return 0;
+    case O_AFTER:
+        if (!cli_parse_long(v, 0, LLONG_MAX, &n))
+            return cli_usage_error("--after: expected a number >= 0, got '%s'", v);
+        a->after = n;
+        return 0;
+    case O_LIMIT:
+        if (cmd->run != cmd_solutions)
+            break; /* submit's --limit is a job option */
+        if (!cli_parse_long(v, 1, 1000, &n))
+            return cli_usage_error("--limit: expected a number from 1 to 1000, got '%s'", v);
+        a->limit = n;
+        return 0;
+    }
+    a->flags[a->nflags++] = (flag){code, v}; /* a job option, checked with the file's */
+    return 0;
+}
+
+int cli_remote_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"server", required_argument, NULL, O_SERVER},
+        {"token", required_argument, NULL, O_TOKEN},
+        {"json", no_argument, NULL, O_JSON},
+        {"help", no_argument, NULL, 'h'},
+        CLI_JOB_OPTIONS,
+        {"priority", required_argument, NULL, O_PRIORITY},
+        {"watch", no_argument, NULL, O_WATCH},
+        {"state", required_argument, NULL, O_STATE},
+        {"after", required_argument, NULL, O_AFTER},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"all", no_argument, NULL, O_ALL},
+        {NULL, 0, NULL, 0},
+    };
+    const command *cmd = find_command(argv[0]);
+    const char *server = getenv("TESSERA_SERVER"), *token = getenv("TESSERA_TOKEN");
+    remote r = {.tty = isatty(STDOUT_FILENO)};
+    args a = {.flags = calloc((size_t)argc + 1, sizeof *a.flags)};
+    int ch, idx, status = 0;
+    if (a.flags == NULL)
+        return EXIT_FAILED;
+    optind = 1;
+    while (status == 0 && (ch = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
+        if (ch == 'h') {
+            printf("usage: tessera %s\nSee 'tessera help' for the options.\n", cmd->usage);
+            free(a.flags);
+            return 0;
+        } else if (ch == '?') { /* getopt said what */
+            fprintf(stderr, "Try 'tessera help'.\n");
+            status = EXIT_USAGE;
+        } else if (ch == O_SERVER) {
+            server = optarg;
+        } else if (ch == O_TOKEN) {
+            token = optarg;
+        } else if (ch == O_JSON) {
+            r.json = true;
+        } else if (!takes(cmd, ch)) {
+            char what[96];
+            snprintf(what, sizeof what, "--%s does not apply to %s", longopts[idx].name,
+                     cmd->name);
+            status = cli_usage_error("%s", what);
+        } else {
+            status = own_option(cmd, ch, optarg, &a);
+        }
+    }
+    int nops = argc - optind;
+    if (status == 0 && nops == 0 && cmd->operands == 1)
+        status = cli_usage_error(cmd->file ? "%s needs a puzzle file" : "%s needs a job id",
+                                 cmd->name);
+    else if (status == 0 && nops > 1)
+        status = cli_usage_error(cmd->file ? "%s takes one puzzle file"
+                                           : "%s takes at most one job id",
+                                 cmd->name);
+    if (status == 0 && nops == 1) {
+        a.operand = argv[optind];
+        if (!cmd->file && !cli_parse_long(a.operand, 1, LLONG_MAX, &a.id))
+            status = cli_usage_error("bad job id '%s': expected a number >= 1", a.operand);
+    }
+    if (status == 0 && r.json && a.format && strcmp(a.format, "text") == 0)
+        status = cli_usage_error("--json and --format=%s do not go together", a.format);
+    tsr_err err = {{0}};
+    if (status == 0 && cli_url_parse(server && *server ? server : DEFAULT_SERVER, &r.http.url,
+                                     &err) != 0)
+        status = cli_usage_error("--server: %s", err.msg);
+    if (status == 0) {
+        r.http.token = token && *token ? token : NULL;
+        status = cmd->run(&r, &a);
+    }
+    free(a.flags);
+    return status;
+}
