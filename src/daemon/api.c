@@ -1,0 +1,557 @@
+/*
+ * api.c - the operations the HTTP server calls (srv_ops), on the server's
+ * threads.  Status comes from the in-memory table under mu; solutions and
+ * stored documents from the reader connection; creates, state changes and
+ * deletes go through the writer connection.  A pause or cancel of a
+ * running job is a request to its runner, which the call waits for.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/manager.h"
+
+/* ---- operations for the server ---------------------------------------------------- */
+
+static void reply_json(srv_reply *rep, int status, json_t *j)
+{
+    rep->status = status;
+    rep->json = j;
+}
+
+/* An upper bound on the placements the engine would build. */
+static double placement_bound(const tsr_puzzle *pz)
+{
+    int orient = pz->rotations == TSR_ROT_NONE ? 1 : pz->rotations == TSR_ROT_ONE_SIDED ? 4 : 24;
+    if (pz->mirror)
+        orient *= 2;
+    double total = 0;
+    for (int i = 0; i < pz->npieces; i++)
+        if (!pz->pieces[i].fixed)
+            total += (double)orient * pz->ncells;
+    return total;
+}
+
+static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    if (len == 0) {
+        srv_reply_error(rep, 400, "request body: empty; expected a job object "
+                                  "{\"puzzle\": {...}, \"options\": {...}}");
+        return;
+    }
+    json_error_t jerr;
+    json_t *probe = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    tsr_err err = {{0}};
+    int rc = tsr_puzzle_read_json(body, len, "request body", &pz, &opt, &err);
+    if (rc != 0) {
+        /* shape and type errors name a JSON path or a line; what is left
+         * is a well-formed puzzle that cannot be solved as given */
+        bool structural = probe == NULL || strstr(err.msg, ": $") != NULL ||
+                          strstr(err.msg, "$.") != NULL;
+        json_decref(probe);
+        srv_reply_error(rep, rc == TSR_ETOOBIG ? 422 : structural ? 400 : 422, "%s", err.msg);
+        return;
+    }
+    json_decref(probe);
+    double bound = placement_bound(pz);
+    if (pz->ncells > JM_MAX_CELLS) {
+        srv_reply_error(rep, 422, "request body: the board has %d cells; the daemon's cap is %d",
+                        pz->ncells, JM_MAX_CELLS);
+    } else if (bound > JM_MAX_PLACEMENTS) {
+        srv_reply_error(rep, 422,
+                        "request body: up to %.0f placements to build; the daemon's cap is %d",
+                        bound, JM_MAX_PLACEMENTS);
+    } else if (opt.goal > 0 && opt.goal > pz->npieces * 1000) {
+        srv_reply_error(rep, 422, "request body: $.options.goal: larger than the piece count");
+    }
+    if (rep->status >= 400) {
+        tsr_puzzle_free(pz);
+        return;
+    }
+    char *options = tsr_options_write_json(&opt);
+    char *doc = malloc(len + 1);
+    jm_job *j = calloc(1, sizeof *j);
+    int64_t id = 0;
+    if (options == NULL || doc == NULL || j == NULL) {
+        rc = TSR_ENOMEM;
+        tsr_err_set(&err, rc, "out of memory");
+    } else {
+        memcpy(doc, body, len);
+        doc[len] = '\0';
+        if (memchr(doc, '\0', len) != NULL)
+            rc = tsr_err_set(&err, TSR_EINVAL, "request body: contains a NUL byte");
+    }
+    if (rc == 0) {
+        pthread_mutex_lock(&m->db_mu);
+        rc = sto_job_create(m->db, doc, options, opt.priority, &id, &err);
+        pthread_mutex_unlock(&m->db_mu);
+    }
+    free(doc);
+    if (rc != 0) {
+        free(options);
+        free(j);
+        tsr_puzzle_free(pz);
+        srv_reply_error(rep, rc == TSR_EINVAL ? 400 : 500, "%s", err.msg);
+        return;
+    }
+    j->m = m;
+    j->id = id;
+    j->state = STO_QUEUED;
+    j->priority = opt.priority;
+    j->engine_version = TESSERA_ENGINE_VERSION;
+    j->created = j->updated = (int64_t)time(NULL);
+    jm_set_options(j, options);
+    free(options);
+    j->cap = opt.threads;
+    jm_describe(j, pz);
+    tsr_puzzle_free(pz);
+    pthread_mutex_lock(&m->mu);
+    if (jm_add_job(m, j) != 0) {
+        pthread_mutex_unlock(&m->mu);
+        jm_free_job(j);
+        srv_reply_error(rep, 500, "out of memory");
+        return;
+    }
+    jm_touch(m, j);
+    reply_json(rep, 201, jm_job_json(j, false));
+    pthread_mutex_unlock(&m->mu);
+    snprintf(rep->location, sizeof rep->location, "/api/v1/jobs/%lld", (long long)id);
+}
+
+static void op_list(void *ctx, const char *state, int64_t after, int limit, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    enum sto_state filter;
+    if (state != NULL && sto_state_parse(state, &filter) != 0) {
+        srv_reply_error(rep, 400, "query parameter state: unknown state \"%s\"", state);
+        return;
+    }
+    json_t *arr = json_array();
+    int64_t last = 0;
+    int n = 0;
+    bool more = false;
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < m->njobs; i++) {
+        jm_job *j = m->jobs[i];
+        if (j->id <= after || (state != NULL && j->state != filter))
+            continue;
+        if (n == limit) {
+            more = true;
+            break;
+        }
+        json_array_append_new(arr, jm_job_json(j, false));
+        last = j->id;
+        n++;
+    }
+    pthread_mutex_unlock(&m->mu);
+    json_t *o = json_object();
+    json_object_set_new(o, "jobs", arr);
+    json_object_set_new(o, "next", more ? json_integer(last) : json_null());
+    reply_json(rep, 200, o);
+}
+
+static void op_get(void *ctx, int64_t id, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    pthread_mutex_lock(&m->mu);
+    jm_job *j = jm_find(m, id);
+    if (j != NULL)
+        reply_json(rep, 200, jm_job_json(j, true));
+    pthread_mutex_unlock(&m->mu);
+    if (j == NULL)
+        srv_reply_error(rep, 404, "no job %lld", (long long)id);
+}
+
+/* Wait (under mu) until the runner of j has acted on its `want`. */
+static void wait_runner(jm_manager *m, jm_job *j, int64_t id)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ACTION_WAIT_MS / 1000;
+    while ((j = jm_find(m, id)) != NULL && j->want != WANT_NONE && j->has_runner &&
+           !j->runner_done && !m->shutdown)
+        if (pthread_cond_timedwait(&m->changed, &m->mu, &until) == ETIMEDOUT)
+            break;
+}
+
+static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    tsr_err err = {{0}};
+    pthread_mutex_lock(&m->mu);
+    jm_job *j = jm_find(m, id);
+    if (j == NULL) {
+        pthread_mutex_unlock(&m->mu);
+        srv_reply_error(rep, 404, "no job %lld", (long long)id);
+        return;
+    }
+    if (m->shutdown) {
+        pthread_mutex_unlock(&m->mu);
+        srv_reply_error(rep, 503, "tesserad is shutting down");
+        return;
+    }
+    enum sto_state st = j->state;
+    bool busy = j->has_runner && !j->runner_done;
+    const char *sn = sto_state_name(st);
+    int status = 200;
+    enum sto_state store_state = st;
+    bool store = false;
+    if (strcmp(action, "pause") == 0) {
+        if (sto_state_final(st)) {
+            status = 409;
+        } else if (busy) {
+            j->want = WANT_PAUSE;
+            jm_touch(m, j);
+            wait_runner(m, j, id);
+        } else if (st == STO_QUEUED) {
+            store = true;
+            store_state = STO_PAUSED;
+        }
+    } else if (strcmp(action, "resume") == 0) {
+        if (sto_state_final(st)) {
+            status = 409;
+        } else if (st == STO_PAUSED && !busy) {
+            store = true;
+            store_state = STO_QUEUED;
+        }
+    } else if (strcmp(action, "cancel") == 0) {
+        if (sto_state_final(st)) {
+            status = st == STO_CANCELLED ? 200 : 409;
+        } else if (busy) {
+            j->want = WANT_CANCEL;
+            jm_touch(m, j);
+            wait_runner(m, j, id);
+        } else {
+            store = true;
+            store_state = STO_CANCELLED;
+        }
+    } else if (strcmp(action, "delete") == 0) {
+        if (!sto_state_final(st) || busy)
+            status = 409;
+        else
+            store = true;
+    } else {
+        status = 404;
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (status == 409) {
+        srv_reply_error(rep, 409, "job %lld is %s: %s", (long long)id, sn,
+                        strcmp(action, "delete") == 0
+                            ? "only completed, cancelled or failed jobs can be deleted; cancel "
+                              "it first"
+                            : "it has finished");
+        return;
+    }
+    if (status == 404) {
+        srv_reply_error(rep, 404, "no action \"%s\"", action);
+        return;
+    }
+    int rc = 0;
+    if (store) {
+        pthread_mutex_lock(&m->db_mu);
+        rc = strcmp(action, "delete") == 0 ? sto_job_delete(m->db, id, &err)
+                                           : sto_job_set_state(m->db, id, store_state, NULL, &err);
+        pthread_mutex_unlock(&m->db_mu);
+    }
+    pthread_mutex_lock(&m->mu);
+    j = jm_find(m, id);
+    if (rc == 0 && store && j != NULL) {
+        if (strcmp(action, "delete") == 0) {
+            int i = 0;
+            while (m->jobs[i] != j)
+                i++;
+            memmove(m->jobs + i, m->jobs + i + 1, (size_t)(m->njobs - i - 1) * sizeof *m->jobs);
+            m->njobs--;
+            pthread_cond_broadcast(&m->changed);
+            jm_free_job(j);
+            j = NULL;
+            rep->status = 204;
+        } else if (!(j->has_runner && !j->runner_done)) {
+            j->state = store_state;
+            jm_touch(m, j);
+        }
+    }
+    if (rc == 0 && j != NULL)
+        reply_json(rep, 200, jm_job_json(j, false));
+    pthread_mutex_unlock(&m->mu);
+    if (rc != 0)
+        srv_reply_error(rep, rc == TSR_EINVAL ? 409 : 500, "%s", err.msg);
+}
+
+/* The job's puzzle, read from the store (the caller frees it). */
+static tsr_puzzle *job_puzzle(jm_manager *m, int64_t id, tsr_err *err)
+{
+    sto_job doc = {0};
+    tsr_puzzle *pz = NULL;
+    pthread_mutex_lock(&m->rd_mu);
+    int rc = sto_job_get(m->rdb, id, &doc, err);
+    pthread_mutex_unlock(&m->rd_mu);
+    if (rc == 0)
+        tsr_puzzle_read(doc.puzzle, strlen(doc.puzzle), "stored puzzle", &pz, NULL, err);
+    sto_job_clear(&doc);
+    return pz;
+}
+
+/* A stored solution body back into placements of pz. */
+static int body_to_solution(const tsr_puzzle *pz, json_t *body, tsr_solution *sol,
+                            tsr_placement *pl, tsr_cell *cells, int maxcells)
+{
+    json_t *pieces = json_object_get(body, "pieces"), *p;
+    size_t i;
+    int n = 0, used = 0;
+    json_array_foreach(pieces, i, p) {
+        const char *name = json_string_value(json_object_get(p, "name"));
+        int piece = -1;
+        for (int k = 0; name && k < pz->npieces && piece < 0; k++)
+            if (strcmp(pz->pieces[k].name, name) == 0)
+                piece = k;
+        json_t *cs = json_object_get(p, "cells"), *c;
+        size_t ci;
+        if (piece < 0 || n >= pz->npieces * 64)
+            return TSR_EINVAL;
+        pl[n] = (tsr_placement){piece, 0, cells + used};
+        json_array_foreach(cs, ci, c) {
+            if (used >= maxcells)
+                return TSR_EINVAL;
+            cells[used++] = (tsr_cell){(int)json_integer_value(json_array_get(c, 0)),
+                                       (int)json_integer_value(json_array_get(c, 1)),
+                                       (int)json_integer_value(json_array_get(c, 2))};
+            pl[n].ncells++;
+        }
+        n++;
+    }
+    *sol = (tsr_solution){n, pl};
+    return 0;
+}
+
+static void op_solutions(void *ctx, int64_t id, int64_t after, int limit, bool text,
+                         srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    tsr_err err = {{0}};
+    pthread_mutex_lock(&m->mu);
+    bool exists = jm_find(m, id) != NULL;
+    pthread_mutex_unlock(&m->mu);
+    if (!exists) {
+        srv_reply_error(rep, 404, "no job %lld", (long long)id);
+        return;
+    }
+    tsr_puzzle *pz = text ? job_puzzle(m, id, &err) : NULL;
+    if (text && pz == NULL) {
+        srv_reply_error(rep, 500, "%s", err.msg);
+        return;
+    }
+    char **bodies = NULL;
+    int64_t *seqs = NULL;
+    int n = 0;
+    pthread_mutex_lock(&m->rd_mu);
+    int rc = sto_solutions_page(m->rdb, id, after, limit, &bodies, &seqs, &n, &err);
+    pthread_mutex_unlock(&m->rd_mu);
+    if (rc != 0) {
+        srv_reply_error(rep, rc == TSR_EINVAL ? 404 : 500, "%s", err.msg);
+        return;
+    }
+    if (!text) {
+        json_t *arr = json_array();
+        for (int i = 0; i < n; i++) {
+            json_t *b = json_loads(bodies[i], 0, NULL);
+            if (b == NULL)
+                b = json_object();
+            json_object_set_new(b, "seq", json_integer(seqs[i]));
+            json_array_append_new(arr, b);
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "solutions", arr);
+        json_object_set_new(o, "next", n == limit && n > 0 ? json_integer(seqs[n - 1]) : json_null());
+        reply_json(rep, 200, o);
+    } else {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        int maxcells = pz->ncells + 1;
+        tsr_placement *pl = malloc((size_t)(pz->npieces * 64 + 1) * sizeof *pl);
+        tsr_cell *cells = malloc((size_t)maxcells * sizeof *cells);
+        for (int i = 0; f && pl && cells && i < n; i++) {
+            json_t *b = json_loads(bodies[i], 0, NULL);
+            tsr_solution sol;
+            fprintf(f, "# solution %lld\n", (long long)seqs[i]);
+            if (b && body_to_solution(pz, b, &sol, pl, cells, maxcells) == 0)
+                tsr_write_solution_text(f, pz, &sol);
+            else
+                fprintf(f, "(unreadable)\n");
+            fputc('\n', f);
+            json_decref(b);
+        }
+        free(pl);
+        free(cells);
+        if (f)
+            fclose(f);
+        rep->status = 200;
+        rep->text = buf;
+        rep->text_len = len;
+        rep->content_type = "text/plain; charset=utf-8";
+    }
+    sto_solutions_free(bodies, seqs, n);
+    tsr_puzzle_free(pz);
+}
+
+static void op_puzzles(void *ctx, const char *name, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    if (name == NULL) {
+        json_t *arr = json_array();
+        for (int i = 0; i < m->nlibrary; i++)
+            json_array_append(arr, m->library[i].summary);
+        json_t *o = json_object();
+        json_object_set_new(o, "puzzles", arr);
+        reply_json(rep, 200, o);
+        return;
+    }
+    for (int i = 0; i < m->nlibrary; i++)
+        if (strcmp(m->library[i].file, name) == 0) {
+            FILE *f = fopen(m->library[i].path, "rb");
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *out = f ? open_memstream(&buf, &len) : NULL;
+            char chunk[8192];
+            size_t k;
+            while (out && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
+                fwrite(chunk, 1, k, out);
+            if (out)
+                fclose(out);
+            if (f)
+                fclose(f);
+            if (buf == NULL) {
+                srv_reply_error(rep, 500, "cannot read %s", name);
+                return;
+            }
+            rep->text = buf;
+            rep->text_len = len;
+            rep->content_type = strstr(name, ".json") ? "application/json; charset=utf-8"
+                                                      : "text/plain; charset=utf-8";
+            return;
+        }
+    srv_reply_error(rep, 404, "no puzzle \"%s\" in the library", name);
+}
+
+void jm_count_states(jm_manager *m, int counts[6])
+{
+    memset(counts, 0, 6 * sizeof *counts);
+    for (int i = 0; i < m->njobs; i++)
+        counts[m->jobs[i]->state]++;
+}
+
+static void op_health(void *ctx, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    int counts[6];
+    json_t *o = json_object(), *jobs = json_object();
+    pthread_mutex_lock(&m->mu);
+    jm_count_states(m, counts);
+    pthread_mutex_unlock(&m->mu);
+    for (int s = 0; s < 6; s++)
+        json_object_set_new(jobs, sto_state_name((enum sto_state)s), json_integer(counts[s]));
+    json_object_set_new(o, "status", json_string("ok"));
+    json_object_set_new(o, "version", json_string(m->cfg.version ? m->cfg.version : "?"));
+    json_object_set_new(o, "engine_version", json_integer(TESSERA_ENGINE_VERSION));
+    json_object_set_new(o, "jobs", jobs);
+    json_object_set_new(o, "threads", json_integer(m->threads));
+    json_object_set_new(o, "uptime_s", json_real(jm_now() - m->started));
+    reply_json(rep, 200, o);
+}
+
+static void op_metrics(void *ctx, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    int counts[6], busy = 0;
+    uint64_t nodes = 0;
+    int64_t sols = 0;
+    pthread_mutex_lock(&m->mu);
+    jm_count_states(m, counts);
+    for (int i = 0; i < m->njobs; i++) {
+        nodes += m->jobs[i]->nodes;
+        sols += m->jobs[i]->solutions;
+        busy += m->jobs[i]->state == STO_RUNNING ? m->jobs[i]->threads : 0;
+    }
+    uint64_t cps = m->checkpoints;
+    double cpsum = m->checkpoint_seconds_sum;
+    pthread_mutex_unlock(&m->mu);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL) {
+        srv_reply_error(rep, 500, "out of memory");
+        return;
+    }
+    fprintf(f, "# HELP tessera_jobs Jobs by state.\n# TYPE tessera_jobs gauge\n");
+    for (int s = 0; s < 6; s++)
+        fprintf(f, "tessera_jobs{state=\"%s\"} %d\n", sto_state_name((enum sto_state)s), counts[s]);
+    fprintf(f, "# HELP tessera_nodes_total Search nodes of the jobs kept.\n"
+               "# TYPE tessera_nodes_total counter\ntessera_nodes_total %llu\n",
+            (unsigned long long)nodes);
+    fprintf(f, "# HELP tessera_solutions_total Solutions stored for the jobs kept.\n"
+               "# TYPE tessera_solutions_total counter\ntessera_solutions_total %lld\n",
+            (long long)sols);
+    fprintf(f, "# HELP tessera_checkpoints_total Checkpoints committed since start.\n"
+               "# TYPE tessera_checkpoints_total counter\ntessera_checkpoints_total %llu\n",
+            (unsigned long long)cps);
+    fprintf(f, "# HELP tessera_checkpoint_seconds_sum Seconds spent committing checkpoints.\n"
+               "# TYPE tessera_checkpoint_seconds_sum counter\n"
+               "tessera_checkpoint_seconds_sum %.6f\n", cpsum);
+    fprintf(f, "# HELP tessera_threads Worker threads of the daemon.\n"
+               "# TYPE tessera_threads gauge\ntessera_threads %d\n", m->threads);
+    fprintf(f, "# HELP tessera_threads_busy Worker threads searching now.\n"
+               "# TYPE tessera_threads_busy gauge\ntessera_threads_busy %d\n", busy);
+    fclose(f);
+    rep->text = buf;
+    rep->text_len = len;
+    rep->content_type = "text/plain; version=0.0.4; charset=utf-8";
+}
+
+static int64_t op_wait_change(void *ctx, int64_t id, int64_t seen, int timeout_ms)
+{
+    jm_manager *m = ctx;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&m->mu);
+    jm_job *j;
+    int64_t change = -1;
+    while ((j = jm_find(m, id)) != NULL && j->change == seen && !m->shutdown)
+        if (pthread_cond_timedwait(&m->changed, &m->mu, &until) == ETIMEDOUT)
+            break;
+    if ((j = jm_find(m, id)) != NULL)
+        change = j->change;
+    pthread_mutex_unlock(&m->mu);
+    return change;
+}
+
+void jm_ops(jm_manager *m, srv_ops *ops)
+{
+    *ops = (srv_ops){.ctx = m, .submit = op_submit, .list = op_list, .get = op_get,
+                     .action = op_action, .solutions = op_solutions, .puzzles = op_puzzles,
+                     .health = op_health, .metrics = op_metrics, .wait_change = op_wait_change};
+}
+
+void jm_status_line(jm_manager *m, char *buf, size_t size)
+{
+    int counts[6];
+    pthread_mutex_lock(&m->mu);
+    jm_count_states(m, counts);
+    pthread_mutex_unlock(&m->mu);
+    snprintf(buf, size, "%d running, %d queued, %d paused, %d completed", counts[STO_RUNNING],
+             counts[STO_QUEUED], counts[STO_PAUSED], counts[STO_COMPLETED]);
+}

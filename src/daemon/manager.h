@@ -1,0 +1,101 @@
+/*
+ * manager.h - what the job manager's files share (internal to tesserad).
+ *
+ * jobs.c keeps the job table, the scheduler and start-up; run.c runs one
+ * job's search on its runner thread and commits its checkpoints; api.c
+ * answers the HTTP server's operations.  The locking rules (jobs.c explains
+ * them) hold across all three: db_mu, then rd_mu, then mu, never the other
+ * way round, and no SQLite call while holding mu.
+ */
+#ifndef JM_MANAGER_H
+#define JM_MANAGER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "daemon/jobs.h"
+#include "store/store.h"
+#include "tessera/tessera.h"
+
+#define SOLUTION_BUFFER_MAX 20000 /* solutions held before a checkpoint is forced */
+#define ACTION_WAIT_MS 15000      /* how long pause/cancel wait for the runner */
+
+enum want { WANT_NONE, WANT_PAUSE, WANT_CANCEL };
+
+typedef struct jm_manager jm_manager;
+
+typedef struct jm_job {
+    jm_manager *m;
+    int64_t id;
+    enum sto_state state;
+    int priority, engine_version;
+    char *name;
+    int64_t created, updated;
+    int dims, cells, pieces;
+    long long expected[3];
+    char *options;            /* the options document in force */
+    json_t *options_json;     /* the same, parsed once (copied into answers) */
+    char *config;             /* the engine's configuration line, once prepared */
+    char *error;
+    int64_t solutions;        /* stored */
+    uint64_t nodes;           /* searched, stored plus the run in progress */
+    double fraction, seconds;
+    double rate, frate;       /* nodes/s and fraction/s, smoothed */
+    int levels;
+    uint64_t *attempts, *fits;
+    int64_t change;           /* bumped on every change (event streams) */
+    int cap;                  /* the job's own thread cap, 0 = none */
+    int assigned;             /* threads the scheduler gives it */
+    int threads;              /* threads its pool runs with now */
+    enum want want;
+    bool has_runner, runner_done;
+    pthread_t runner;
+} jm_job;
+
+typedef struct library_entry {
+    char *file, *path;
+    json_t *summary;
+} library_entry;
+
+struct jm_manager {
+    jm_config cfg;
+    int threads;
+    double started;
+    pthread_mutex_t db_mu, rd_mu, mu;
+    pthread_cond_t changed;
+    sto_db *db, *rdb;
+    jm_job **jobs;            /* sorted by id */
+    int njobs, capjobs;
+    bool shutdown;
+    pthread_t scheduler;
+    bool has_scheduler;
+    uint64_t checkpoints;
+    double checkpoint_seconds_sum;
+    library_entry *library;
+    int nlibrary;
+};
+
+/* jobs.c */
+double jm_now(void);
+void jm_set_str(char **dst, const char *src);
+jm_job *jm_find(jm_manager *m, int64_t id);       /* under mu */
+int jm_add_job(jm_manager *m, jm_job *j);          /* under mu */
+void jm_free_job(jm_job *j);
+void jm_set_options(jm_job *j, const char *text);
+void jm_touch(jm_manager *m, jm_job *j);           /* under mu: a change for event streams */
+void jm_count_states(jm_manager *m, int counts[6]); /* under mu */
+void jm_describe(jm_job *j, const tsr_puzzle *pz);
+json_t *jm_expected_json(const long long expected[3]);
+json_t *jm_levels_json(int levels, const uint64_t *attempts, const uint64_t *fits);
+json_t *jm_job_json(const jm_job *j, bool with_stats); /* under mu */
+char *jm_stats_text(int levels, const uint64_t *attempts, const uint64_t *fits,
+                    const char *config);
+void jm_stats_parse(const char *text, int levels, uint64_t *attempts, uint64_t *fits);
+
+/* run.c: a job's runner thread (arg: the jm_job) */
+void *jm_runner_main(void *arg);
+
+#endif

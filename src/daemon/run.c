@@ -1,0 +1,581 @@
+/*
+ * run.c - one job's search, on its runner thread.
+ *
+ * The runner prepares the solver (pinning the engine's automatic choices in
+ * the stored options the first time, so that every later run builds the
+ * same tree and stored tasks keep their meaning), then runs the pool from
+ * the job's stored frontier (none: the root).  Solutions wait in a buffer;
+ * each checkpoint commits the pool's frontier, the buffer and the progress
+ * in one transaction, which is what makes results exactly-once across
+ * crashes.  A pause, a new thread count, preemption or shutdown ends the
+ * pool at a checkpoint; a cancel stops it at once and commits what was
+ * found; the end of the search commits the last solutions with the final
+ * state.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/manager.h"
+
+/* The canonical key of a solution: its placements as "piece:cells" with
+ * cells sorted, the placements sorted, joined by '|'. */
+static int cell_cmp(const void *a, const void *b)
+{
+    const tsr_cell *x = a, *y = b;
+    if (x->z != y->z)
+        return x->z < y->z ? -1 : 1;
+    if (x->y != y->y)
+        return x->y < y->y ? -1 : 1;
+    return (x->x > y->x) - (x->x < y->x);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *solution_key(const tsr_solution *s)
+{
+    char **parts = calloc((size_t)s->nplacements + 1, sizeof *parts);
+    size_t total = 1;
+    int ok = parts != NULL;
+    for (int i = 0; ok && i < s->nplacements; i++) {
+        const tsr_placement *pl = &s->placements[i];
+        tsr_cell *c = malloc((size_t)pl->ncells * sizeof *c + 1);
+        size_t size = 16 + (size_t)pl->ncells * 36, len;
+        parts[i] = malloc(size);
+        if (c == NULL || parts[i] == NULL) {
+            free(c);
+            ok = 0;
+            break;
+        }
+        memcpy(c, pl->cells, (size_t)pl->ncells * sizeof *c);
+        qsort(c, (size_t)pl->ncells, sizeof *c, cell_cmp);
+        len = (size_t)snprintf(parts[i], size, "%d:", pl->piece);
+        for (int k = 0; k < pl->ncells; k++)
+            len += (size_t)snprintf(parts[i] + len, size - len, "%d,%d,%d;", c[k].x, c[k].y,
+                                    c[k].z);
+        total += len + 1;
+        free(c);
+    }
+    char *key = ok ? malloc(total) : NULL;
+    if (key != NULL) {
+        qsort(parts, (size_t)s->nplacements, sizeof *parts, str_cmp);
+        size_t len = 0;
+        for (int i = 0; i < s->nplacements; i++)
+            len += (size_t)sprintf(key + len, "%s|", parts[i]);
+        key[len] = '\0';
+    }
+    for (int i = 0; parts && i < s->nplacements; i++)
+        free(parts[i]);
+    free(parts);
+    return key;
+}
+
+static char *solution_body(const tsr_puzzle *pz, const tsr_solution *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return NULL;
+    int rc = tsr_write_solution_json(f, pz, s);
+    fclose(f);
+    if (rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    while (len > 0 && buf[len - 1] == '\n')
+        buf[--len] = '\0';
+    return buf;
+}
+
+/* ---- a run: one job's search, on its runner thread ---------------------------- */
+
+typedef struct run {
+    jm_manager *m;
+    jm_job *j;
+    int64_t id;
+    tsr_puzzle *pz;
+    tsr_solver *s;
+    long long limit;
+    /* solutions found since the last checkpoint (sol_mu) */
+    pthread_mutex_t sol_mu;
+    sto_solution *sols;
+    int nsols, capsols;
+    long long found;          /* stored when the run began + reported since */
+    bool limit_hit;
+    /* progress committed before the pool call in progress */
+    uint64_t base_nodes;
+    double base_fraction, base_seconds;
+    int levels;
+    uint64_t *base_attempts, *base_fits, *cur_attempts, *cur_fits;
+    /* rate measurement */
+    double last_t, last_fraction;
+    uint64_t last_nodes;
+    int end_state;            /* state a checkpoint that ended the run stored, or -1 */
+} run;
+
+static void free_sols(sto_solution *sols, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free((char *)sols[i].key);
+        free((char *)sols[i].body);
+    }
+    free(sols);
+}
+
+static int on_solution(void *ctx, const tsr_solution *s)
+{
+    run *r = ctx;
+    char *key = solution_key(s), *body = solution_body(r->pz, s);
+    pthread_mutex_lock(&r->sol_mu);
+    int stop = 0;
+    if (r->limit > 0 && r->found >= r->limit) {
+        stop = 1; /* a worker that had not yet seen the stop */
+    } else if (key == NULL || body == NULL) {
+        stop = 1;
+    } else {
+        if (r->nsols == r->capsols) {
+            int ncap = r->capsols ? 2 * r->capsols : 256;
+            sto_solution *p = realloc(r->sols, (size_t)ncap * sizeof *p);
+            if (p != NULL) {
+                r->sols = p;
+                r->capsols = ncap;
+            }
+        }
+        if (r->nsols < r->capsols) {
+            r->sols[r->nsols++] = (sto_solution){key, body};
+            key = body = NULL;
+            r->found++;
+            if (r->limit > 0 && r->found >= r->limit) {
+                r->limit_hit = true;
+                stop = 1;
+            }
+        } else {
+            stop = 1; /* out of memory: the run fails below */
+        }
+    }
+    pthread_mutex_unlock(&r->sol_mu);
+    free(key);
+    free(body);
+    return stop;
+}
+
+/* Progress of the pool call in progress, on top of what was committed. */
+static void account(run *r, const tsr_stats *st, uint64_t *nodes, double *fraction,
+                    double *seconds)
+{
+    *nodes = r->base_nodes + st->nodes;
+    *fraction = r->base_fraction + st->fraction;
+    if (*fraction > 1)
+        *fraction = 1;
+    *seconds = r->base_seconds + st->seconds;
+    for (int p = 0; p < r->levels; p++) {
+        r->cur_attempts[p] = r->base_attempts[p] + (p < st->levels ? st->attempts[p] : 0);
+        r->cur_fits[p] = r->base_fits[p] + (p < st->levels ? st->fits[p] : 0);
+    }
+}
+
+/* Publish progress in the job table (under mu). */
+static void publish(run *r, uint64_t nodes, double fraction, double seconds)
+{
+    jm_job *j = r->j;
+    double t = jm_now();
+    if (r->last_t > 0 && t > r->last_t + 0.2) {
+        double dt = t - r->last_t;
+        double rate = (double)(nodes - r->last_nodes) / dt;
+        double frate = (fraction - r->last_fraction) / dt;
+        j->rate = j->rate > 0 ? 0.7 * j->rate + 0.3 * rate : rate;
+        j->frate = j->frate > 0 ? 0.7 * j->frate + 0.3 * frate : frate;
+    }
+    if (r->last_t == 0 || t > r->last_t + 0.2) {
+        r->last_t = t;
+        r->last_nodes = nodes;
+        r->last_fraction = fraction;
+    }
+    j->nodes = nodes;
+    j->fraction = fraction;
+    j->seconds = seconds;
+    if (j->levels == r->levels) {
+        memcpy(j->attempts, r->cur_attempts, (size_t)r->levels * sizeof *j->attempts);
+        memcpy(j->fits, r->cur_fits, (size_t)r->levels * sizeof *j->fits);
+    }
+    jm_touch(r->m, j);
+}
+
+static int on_progress(void *ctx, const tsr_stats *st)
+{
+    run *r = ctx;
+    uint64_t nodes;
+    double fraction, seconds;
+    account(r, st, &nodes, &fraction, &seconds);
+    pthread_mutex_lock(&r->m->mu);
+    publish(r, nodes, fraction, seconds);
+    int stop = r->j->want == WANT_CANCEL;
+    pthread_mutex_unlock(&r->m->mu);
+    return stop;
+}
+
+/* A checkpoint is due early when the run must end (pause, cancel, a new
+ * thread count, preemption, shutdown) or many solutions wait. */
+static int checkpoint_wanted(void *ctx)
+{
+    run *r = ctx;
+    pthread_mutex_lock(&r->m->mu);
+    int want = r->m->shutdown || r->j->want != WANT_NONE || r->j->assigned != r->j->threads;
+    pthread_mutex_unlock(&r->m->mu);
+    pthread_mutex_lock(&r->sol_mu);
+    want = want || r->nsols >= SOLUTION_BUFFER_MAX;
+    pthread_mutex_unlock(&r->sol_mu);
+    return want;
+}
+
+/* Commit frontier + new solutions + progress (+ new state) in one
+ * transaction; on success the solutions buffer is emptied and the job's
+ * stored count refreshed.  Called with no lock held. */
+static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st,
+                  const enum sto_state *new_state, tsr_err *err)
+{
+    jm_manager *m = r->m;
+    uint64_t nodes;
+    double fraction, seconds;
+    account(r, st, &nodes, &fraction, &seconds);
+    if (new_state && *new_state == STO_COMPLETED && !r->limit_hit)
+        fraction = 1;
+    char *stats = jm_stats_text(r->levels, r->cur_attempts, r->cur_fits, tsr_solver_config(r->s));
+    sto_progress prog = {nodes, fraction, seconds, stats};
+    /* the store's task type has the same fields */
+    sto_task *t = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *t);
+    pthread_mutex_lock(&r->sol_mu);
+    sto_solution *sols = r->sols;
+    int nsols = r->nsols;
+    r->sols = NULL;
+    r->nsols = r->capsols = 0;
+    pthread_mutex_unlock(&r->sol_mu);
+    int rc = t == NULL || stats == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory") : 0;
+    for (int i = 0; rc == 0 && i < ntasks; i++)
+        t[i] = (sto_task){tasks[i].n, tasks[i].images, tasks[i].weight};
+    double t0 = jm_now();
+    sto_job summary = {0};
+    sto_job *list = NULL;
+    int nlist = 0;
+    if (rc == 0) {
+        pthread_mutex_lock(&m->db_mu);
+        rc = sto_checkpoint(m->db, r->id, t, ntasks, sols, nsols, &prog, new_state, err);
+        if (rc == 0 && sto_job_list(m->db, NULL, r->id - 1, 1, &list, &nlist, NULL) == 0 &&
+            nlist == 1)
+            summary = list[0];
+        pthread_mutex_unlock(&m->db_mu);
+    }
+    double dt = jm_now() - t0;
+    free(t);
+    free(stats);
+    if (rc != 0) { /* keep the solutions for the next attempt */
+        pthread_mutex_lock(&r->sol_mu);
+        sto_solution *merged = realloc(sols, (size_t)(nsols + r->nsols + 1) * sizeof *merged);
+        if (merged != NULL) {
+            memcpy(merged + nsols, r->sols, (size_t)r->nsols * sizeof *merged);
+            free(r->sols);
+            r->sols = merged;
+            r->nsols += nsols;
+            r->capsols = r->nsols + 1;
+        } else {
+            free_sols(sols, nsols);
+        }
+        pthread_mutex_unlock(&r->sol_mu);
+    } else {
+        free_sols(sols, nsols);
+    }
+    pthread_mutex_lock(&m->mu);
+    if (rc == 0) {
+        m->checkpoints++;
+        m->checkpoint_seconds_sum += dt;
+        if (nlist == 1)
+            r->j->solutions = summary.solutions;
+        if (new_state)
+            r->j->state = *new_state;
+        jm_set_str(&r->j->error, NULL);
+    } else {
+        jm_set_str(&r->j->error, err->msg);
+    }
+    publish(r, nodes, fraction, seconds);
+    pthread_mutex_unlock(&m->mu);
+    sto_jobs_free(list, nlist);
+    return rc;
+}
+
+static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr_stats *st)
+{
+    run *r = ctx;
+    jm_manager *m = r->m;
+    pthread_mutex_lock(&m->mu);
+    enum want want = r->j->want;
+    /* the scheduler gives no threads to a job being paused or cancelled */
+    bool end = m->shutdown || want != WANT_NONE || r->j->assigned != r->j->threads;
+    enum sto_state next = STO_RUNNING; /* shutdown too: the next start resumes it */
+    if (want == WANT_PAUSE)
+        next = STO_PAUSED;
+    else if (r->j->assigned == 0 && !m->shutdown)
+        next = STO_QUEUED; /* preempted by a job of higher priority */
+    pthread_mutex_unlock(&m->mu);
+    if (want == WANT_CANCEL)
+        return 1; /* no frontier needed: run_job commits the cancel */
+    tsr_err err = {{0}};
+    if (commit(r, tasks, ntasks, st, &next, &err) != 0)
+        return 0; /* go on; the next checkpoint tries again */
+    if (end)
+        r->end_state = next;
+    return end;
+}
+
+/* Prepare the solver.  The first preparation resolves the automatic choices;
+ * they are stored and the search runs on a solver built from them, which
+ * every later preparation reproduces. */
+static int prepare(run *r, tsr_err *err)
+{
+    jm_manager *m = r->m;
+    sto_job doc = {0};
+    pthread_mutex_lock(&m->db_mu);
+    int rc = sto_job_get(m->db, r->id, &doc, err);
+    pthread_mutex_unlock(&m->db_mu);
+    if (rc)
+        return rc;
+    tsr_options opt;
+    rc = tsr_puzzle_read(doc.puzzle, strlen(doc.puzzle), "stored puzzle", &r->pz, NULL, err);
+    if (rc == 0)
+        rc = tsr_options_read_json(doc.options, strlen(doc.options), "stored options", r->pz,
+                                   &opt, err);
+    if (rc == 0) {
+        r->limit = opt.limit;
+        opt.limit = 0; /* the job's limit counts over every run: enforced here */
+        rc = tsr_solver_new(r->pz, &opt, &r->s, err);
+    }
+    char *resolved = NULL;
+    if (rc == 0) {
+        tsr_options ro = *tsr_solver_options(r->s);
+        ro.limit = r->limit;
+        resolved = tsr_options_write_json(&ro);
+        if (resolved == NULL)
+            rc = tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    }
+    if (rc == 0 && strcmp(resolved, doc.options) != 0) {
+        tsr_options ro;
+        tsr_solver_free(r->s);
+        r->s = NULL;
+        rc = tsr_options_read_json(resolved, strlen(resolved), "resolved options", r->pz, &ro,
+                                   err);
+        if (rc == 0) {
+            ro.limit = 0;
+            rc = tsr_solver_new(r->pz, &ro, &r->s, err);
+        }
+        if (rc == 0) {
+            pthread_mutex_lock(&m->db_mu);
+            rc = sto_job_set_options(m->db, r->id, resolved, err);
+            pthread_mutex_unlock(&m->db_mu);
+        }
+    }
+    if (rc == 0) {
+        r->levels = tsr_solver_ncopies(r->s) + 1;
+        r->base_attempts = calloc((size_t)r->levels, sizeof(uint64_t));
+        r->base_fits = calloc((size_t)r->levels, sizeof(uint64_t));
+        r->cur_attempts = calloc((size_t)r->levels, sizeof(uint64_t));
+        r->cur_fits = calloc((size_t)r->levels, sizeof(uint64_t));
+        uint64_t *ja = calloc((size_t)r->levels, sizeof(uint64_t));
+        uint64_t *jf = calloc((size_t)r->levels, sizeof(uint64_t));
+        if (!r->base_attempts || !r->base_fits || !r->cur_attempts || !r->cur_fits || !ja ||
+            !jf) {
+            free(ja);
+            free(jf);
+            rc = tsr_err_set(err, TSR_ENOMEM, "out of memory");
+        } else {
+            jm_stats_parse(doc.stats, r->levels, r->base_attempts, r->base_fits);
+            memcpy(ja, r->base_attempts, (size_t)r->levels * sizeof *ja);
+            memcpy(jf, r->base_fits, (size_t)r->levels * sizeof *jf);
+            r->base_nodes = doc.nodes;
+            r->base_fraction = doc.fraction;
+            r->base_seconds = doc.seconds;
+            r->found = doc.solutions;
+            pthread_mutex_lock(&m->mu);
+            jm_job *j = r->j;
+            free(j->attempts);
+            free(j->fits);
+            j->attempts = ja;
+            j->fits = jf;
+            j->levels = r->levels;
+            jm_set_str(&j->config, tsr_solver_config(r->s));
+            if (resolved)
+                jm_set_options(j, resolved);
+            jm_touch(m, j);
+            pthread_mutex_unlock(&m->mu);
+        }
+    }
+    free(resolved);
+    sto_job_clear(&doc);
+    return rc;
+}
+
+/* Mark the job failed (store and memory). */
+static void fail_job(jm_manager *m, jm_job *j, const char *why)
+{
+    pthread_mutex_lock(&m->db_mu);
+    sto_job_set_state(m->db, j->id, STO_FAILED, why, NULL);
+    pthread_mutex_unlock(&m->db_mu);
+    pthread_mutex_lock(&m->mu);
+    j->state = STO_FAILED;
+    jm_set_str(&j->error, why);
+    jm_touch(m, j);
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* Load the stored frontier (empty: the job starts from the root). */
+static int load_frontier(run *r, tsr_task **tasks, int *n, tsr_err *err)
+{
+    sto_task *st = NULL;
+    int ns = 0;
+    pthread_mutex_lock(&r->m->db_mu);
+    int rc = sto_frontier_load(r->m->db, r->id, &st, &ns, err);
+    pthread_mutex_unlock(&r->m->db_mu);
+    if (rc)
+        return rc;
+    *tasks = calloc((size_t)(ns > 0 ? ns : 1), sizeof **tasks);
+    if (*tasks == NULL) {
+        sto_tasks_free(st, ns);
+        return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    }
+    if (ns == 0) {
+        (*tasks)[0] = (tsr_task){0, NULL, 1.0};
+        *n = 1;
+    } else {
+        for (int i = 0; i < ns; i++) { /* the images move over */
+            (*tasks)[i] = (tsr_task){st[i].nimages, st[i].images, st[i].weight};
+            st[i].images = NULL;
+        }
+        *n = ns;
+    }
+    sto_tasks_free(st, ns);
+    return 0;
+}
+
+static void free_tasks(tsr_task *t, int n)
+{
+    for (int i = 0; t && i < n; i++)
+        free(t[i].images);
+    free(t);
+}
+
+/* Run the job until it ends, is paused, preempted or stopped by shutdown;
+ * a change of thread count restarts the pool from the new checkpoint. */
+static void run_job(run *r)
+{
+    jm_manager *m = r->m;
+    tsr_err err = {{0}};
+    int rc = prepare(r, &err);
+    while (rc == 0) {
+        tsr_task *tasks = NULL;
+        int ntasks = 0;
+        if ((rc = load_frontier(r, &tasks, &ntasks, &err)) != 0)
+            break;
+        pthread_mutex_lock(&m->mu);
+        int threads = r->j->assigned;
+        r->j->threads = threads;
+        bool stop_now = m->shutdown || threads == 0 || r->j->want != WANT_NONE;
+        enum want want = r->j->want;
+        pthread_mutex_unlock(&m->mu);
+        if (stop_now && want != WANT_CANCEL) {
+            /* nothing ran: only the state changes */
+            enum sto_state next = want == WANT_PAUSE ? STO_PAUSED : STO_QUEUED;
+            free_tasks(tasks, ntasks);
+            if (m->shutdown && want == WANT_NONE)
+                break;
+            pthread_mutex_lock(&m->db_mu);
+            rc = sto_job_set_state(m->db, r->id, next, NULL, &err);
+            pthread_mutex_unlock(&m->db_mu);
+            if (rc == 0) {
+                pthread_mutex_lock(&m->mu);
+                r->j->state = next;
+                jm_touch(m, r->j);
+                pthread_mutex_unlock(&m->mu);
+            }
+            break;
+        }
+        tsr_callbacks cb = {.ctx = r, .solution = on_solution, .progress = on_progress,
+                            .progress_seconds = 1.0};
+        tsr_pool_hooks hk = {.ctx = r, .checkpoint_seconds = m->cfg.checkpoint_seconds,
+                             .checkpoint_wanted = checkpoint_wanted,
+                             .checkpoint = on_checkpoint};
+        tsr_stats st;
+        r->end_state = -1;
+        r->last_t = 0;
+        if (want == WANT_CANCEL)
+            rc = tsr_pool_search(r->s, 1, NULL, 0, &cb, NULL, &st); /* nothing to run */
+        else
+            rc = tsr_pool_search(r->s, threads, tasks, ntasks, &cb, &hk, &st);
+        free_tasks(tasks, ntasks);
+        if (rc != 0) {
+            tsr_err_set(&err, rc, "the search failed (error %d)", rc);
+            tsr_stats_free(&st);
+            break;
+        }
+        pthread_mutex_lock(&m->mu);
+        bool cancel = r->j->want == WANT_CANCEL;
+        pthread_mutex_unlock(&m->mu);
+        enum sto_state final = STO_COMPLETED;
+        if (cancel) {
+            final = STO_CANCELLED;
+        } else if (st.stopped && !r->limit_hit) {
+            /* ended at a checkpoint: the state it stored says what next */
+            uint64_t nodes;
+            double fraction, seconds;
+            account(r, &st, &nodes, &fraction, &seconds);
+            r->base_nodes = nodes;
+            r->base_fraction = fraction;
+            r->base_seconds = seconds;
+            memcpy(r->base_attempts, r->cur_attempts, (size_t)r->levels * sizeof(uint64_t));
+            memcpy(r->base_fits, r->cur_fits, (size_t)r->levels * sizeof(uint64_t));
+            tsr_stats_free(&st);
+            if (r->end_state == STO_RUNNING && !m->shutdown)
+                continue; /* a new thread count */
+            break;
+        }
+        /* completed, limit reached or cancelled: one last commit */
+        rc = commit(r, NULL, 0, &st, &final, &err);
+        tsr_stats_free(&st);
+        break;
+    }
+    if (rc != 0)
+        fail_job(m, r->j, err.msg);
+}
+
+void *jm_runner_main(void *arg)
+{
+    jm_job *j = arg;
+    jm_manager *m = j->m;
+    run r = {.m = m, .j = j, .id = j->id};
+    pthread_mutex_init(&r.sol_mu, NULL);
+    run_job(&r);
+    tsr_solver_free(r.s);
+    tsr_puzzle_free(r.pz);
+    free_sols(r.sols, r.nsols);
+    free(r.base_attempts);
+    free(r.base_fits);
+    free(r.cur_attempts);
+    free(r.cur_fits);
+    pthread_mutex_destroy(&r.sol_mu);
+    pthread_mutex_lock(&m->mu);
+    j->threads = 0;
+    j->rate = j->frate = 0;
+    j->runner_done = true;
+    if (j->want == WANT_PAUSE && j->state == STO_PAUSED)
+        j->want = WANT_NONE;
+    if (j->want == WANT_CANCEL && sto_state_final(j->state))
+        j->want = WANT_NONE;
+    jm_touch(m, j);
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
