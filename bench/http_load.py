@@ -41,7 +41,8 @@ request = function()
   end
   return wrk.format("GET", "/api/v1/jobs/%d")
 end
-delay = function() return %d end
+-- jittered, as independent pollers are
+delay = function() return math.floor(%d * (0.5 + math.random())) end
 """
 
 

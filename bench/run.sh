@@ -28,6 +28,13 @@ rows=(
     "bedlam-cube|pool|--threads=1|1"
     "bedlam-cube|pool|--threads=2|2"
 )
+# thread scaling past 2 cores, where the machine has them
+ncpu=$(nproc)
+for t in 4 8 16 32 64; do
+    if [ "$t" -le "$ncpu" ]; then
+        rows+=("tetris-cube|pool|--threads=$t|$t" "bedlam-cube|pool|--threads=$t|$t")
+    fi
+done
 if [ -n "${BENCH_ROWS:-}" ]; then
     IFS=';' read -r -a rows <<<"$BENCH_ROWS"
 fi

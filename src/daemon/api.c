@@ -158,16 +158,31 @@ static void op_list(void *ctx, const char *state, int64_t after, int limit, srv_
     reply_json(rep, 200, o);
 }
 
+/* Status is what pollers ask for most: the answer is encoded once per
+ * change of the job and copied out after that. */
 static void op_get(void *ctx, int64_t id, srv_reply *rep)
 {
     jm_manager *m = ctx;
     pthread_mutex_lock(&m->mu);
     jm_job *j = jm_find(m, id);
-    if (j != NULL)
-        reply_json(rep, 200, jm_job_json(j, true));
+    if (j != NULL && (j->cached == NULL || j->cached_change != j->change)) {
+        json_t *o = jm_job_json(j, true);
+        free(j->cached);
+        j->cached = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        j->cached_len = j->cached ? strlen(j->cached) : 0;
+        j->cached_change = j->change;
+        json_decref(o);
+    }
+    if (j != NULL && j->cached != NULL && (rep->text = malloc(j->cached_len + 1)) != NULL) {
+        memcpy(rep->text, j->cached, j->cached_len + 1);
+        rep->text_len = j->cached_len;
+        rep->content_type = "application/json; charset=utf-8";
+    }
     pthread_mutex_unlock(&m->mu);
     if (j == NULL)
         srv_reply_error(rep, 404, "no job %lld", (long long)id);
+    else if (rep->text == NULL)
+        srv_reply_error(rep, 500, "out of memory");
 }
 
 /* Wait (under mu) until the runner of j has acted on its `want`. */

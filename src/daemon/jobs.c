@@ -93,6 +93,7 @@ void jm_free_job(jm_job *j)
     free(j->name);
     free(j->options);
     json_decref(j->options_json);
+    free(j->cached);
     free(j->config);
     free(j->error);
     free(j->attempts);

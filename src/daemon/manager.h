@@ -47,6 +47,9 @@ typedef struct jm_job {
     int levels;
     uint64_t *attempts, *fits;
     int64_t change;           /* bumped on every change (event streams) */
+    char *cached;             /* the job object with stats as JSON text ... */
+    size_t cached_len;
+    int64_t cached_change;    /* ... as of this change (-1: none) */
     int cap;                  /* the job's own thread cap, 0 = none */
     int assigned;             /* threads the scheduler gives it */
     int threads;              /* threads its pool runs with now */

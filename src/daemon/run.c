@@ -12,10 +12,12 @@
  * found; the end of the search commits the last solutions with the final
  * state.
  */
+#define _GNU_SOURCE /* SCHED_BATCH */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,6 +486,7 @@ static void run_job(run *r)
         pthread_mutex_lock(&m->mu);
         int threads = r->j->assigned;
         r->j->threads = threads;
+        jm_touch(m, r->j);
         bool stop_now = m->shutdown || threads == 0 || r->j->want != WANT_NONE;
         enum want want = r->j->want;
         pthread_mutex_unlock(&m->mu);
@@ -557,6 +560,13 @@ void *jm_runner_main(void *arg)
     jm_job *j = arg;
     jm_manager *m = j->m;
     run r = {.m = m, .j = j, .id = j->id};
+    /* Searches are batch work: SCHED_BATCH (inherited by the pool's
+     * workers) lets an HTTP thread that wakes up run at once instead of
+     * waiting for a solver thread's time slice, so status answers stay
+     * fast while every core solves; with nothing else to run the search
+     * gets every cycle, as before. */
+    struct sched_param sp = {.sched_priority = 0};
+    pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
     pthread_mutex_init(&r.sol_mu, NULL);
     run_job(&r);
     tsr_solver_free(r.s);

@@ -704,17 +704,22 @@ static int sse_load(struct sse *e, int64_t counter, srv_reply *r)
 {
     reply_init(r);
     e->s->ops.get(e->s->ops.ctx, e->id, r);
-    if (r->status != 200 || !r->json) {
+    /* the job comes as JSON, or as compact JSON text (one line) */
+    json_t *job = r->json ? json_incref(r->json)
+                          : r->text ? json_loadb(r->text, r->text_len, 0, NULL) : NULL;
+    if (r->status != 200 || !job || (!r->json && memchr(r->text, '\n', r->text_len))) {
+        json_decref(job);
         if (r->status == 200)
             srv_reply_error(r, 500, "internal error: job %lld has no JSON", (long long)e->id);
         return -1;
     }
-    e->last = is_final_state(json_string_value(json_object_get(r->json, "state")));
+    e->last = is_final_state(json_string_value(json_object_get(job, "state")));
     e->out.len = 0;
     e->off = 0;
     int rc = buf_printf(&e->out, "id: %lld\nevent: job\ndata: ", (long long)counter);
     if (rc == TSR_OK)
-        rc = buf_json(&e->out, r->json);
+        rc = r->json ? buf_json(&e->out, r->json) : buf_add(&e->out, r->text, r->text_len);
+    json_decref(job);
     if (rc == TSR_OK)
         rc = buf_add(&e->out, "\n\n", 2);
     reply_release(r);

@@ -63,7 +63,8 @@ typedef struct srv_ops {
     /* GET /api/v1/jobs: state NULL for all; after = last id of the previous
      * page (0 = from the start); limit 1..SRV_PAGE_MAX. */
     void (*list)(void *ctx, const char *state, int64_t after, int limit, srv_reply *r);
-    /* GET /api/v1/jobs/{id} */
+    /* GET /api/v1/jobs/{id}: JSON, or compact one-line JSON text with
+     * content_type "application/json" (what event streams send as data). */
     void (*get)(void *ctx, int64_t id, srv_reply *r);
     /* POST /api/v1/jobs/{id}/{pause|resume|cancel} and DELETE /api/v1/jobs/{id}
      * (action "delete"). */
