@@ -78,6 +78,7 @@ struct pool {
     /* totals of finished searches, and the serialized solution output */
     pthread_mutex_t out_mu;
     tsr_stats total;
+    uint64_t *snap_attempts, *snap_fits; /* copies for the calling thread's reports */
     uint64_t reported;
     long long limit;
 };
@@ -302,7 +303,12 @@ static double now(void)
 static void snapshot(pool *pl, tsr_stats *st)
 {
     pthread_mutex_lock(&pl->out_mu);
-    *st = pl->total; /* the arrays are shared: read them on this thread only */
+    *st = pl->total;
+    /* workers add to the totals' arrays: report copies */
+    memcpy(pl->snap_attempts, pl->total.attempts, (size_t)pl->total.levels * sizeof(uint64_t));
+    memcpy(pl->snap_fits, pl->total.fits, (size_t)pl->total.levels * sizeof(uint64_t));
+    st->attempts = pl->snap_attempts;
+    st->fits = pl->snap_fits;
     st->solutions = pl->reported;
     pthread_mutex_unlock(&pl->out_mu);
     for (int k = 0; k < pl->nworkers; k++) {
@@ -368,10 +374,15 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
     pl.total.levels = tsr_solver_ncopies(s) + 1;
     pl.total.attempts = calloc((size_t)pl.total.levels, sizeof *pl.total.attempts);
     pl.total.fits = calloc((size_t)pl.total.levels, sizeof *pl.total.fits);
+    pl.snap_attempts = calloc((size_t)pl.total.levels, sizeof *pl.snap_attempts);
+    pl.snap_fits = calloc((size_t)pl.total.levels, sizeof *pl.snap_fits);
     pl.w = calloc((size_t)pl.nworkers, sizeof *pl.w);
-    if (pl.total.attempts == NULL || pl.total.fits == NULL || pl.w == NULL) {
+    if (pl.total.attempts == NULL || pl.total.fits == NULL || pl.w == NULL ||
+        pl.snap_attempts == NULL || pl.snap_fits == NULL) {
         free(pl.total.attempts);
         free(pl.total.fits);
+        free(pl.snap_attempts);
+        free(pl.snap_fits);
         free(pl.w);
         return TSR_ENOMEM;
     }
@@ -455,6 +466,8 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
     pthread_mutex_destroy(&pl.mu);
     pthread_mutex_destroy(&pl.out_mu);
     pthread_cond_destroy(&pl.cv);
+    free(pl.snap_attempts);
+    free(pl.snap_fits);
     free(pl.w);
     return rc;
 }
