@@ -137,16 +137,11 @@ static void op_list(void *ctx, const char *state, int64_t after, int limit, srv_
     json_t *arr = json_array();
     int64_t last = 0;
     int n = 0;
-    bool more = false;
     pthread_mutex_lock(&m->mu);
-    for (int i = 0; i < m->njobs; i++) {
+    for (int i = 0; i < m->njobs && n < limit; i++) {
         jm_job *j = m->jobs[i];
         if (j->id <= after || (state != NULL && j->state != filter))
             continue;
-        if (n == limit) {
-            more = true;
-            break;
-        }
         json_array_append_new(arr, jm_job_json(j, false));
         last = j->id;
         n++;
@@ -154,7 +149,8 @@ static void op_list(void *ctx, const char *state, int64_t after, int limit, srv_
     pthread_mutex_unlock(&m->mu);
     json_t *o = json_object();
     json_object_set_new(o, "jobs", arr);
-    json_object_set_new(o, "next", more ? json_integer(last) : json_null());
+    /* as for solutions: a full page may have a next one, a short page is the end */
+    json_object_set_new(o, "next", n == limit ? json_integer(last) : json_null());
     reply_json(rep, 200, o);
 }
 

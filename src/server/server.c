@@ -856,6 +856,21 @@ static void metrics(srv_server *s, srv_reply *r)
 /* ---- requests ------------------------------------------------------------------------- */
 
 /* Does the request carry `Authorization: Bearer <token>`? */
+struct framing {
+    int content_length, transfer_encoding;
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    struct framing *fr = cls;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+        fr->content_length++;
+    else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+        fr->transfer_encoding++;
+    return MHD_YES;
+}
+
 static bool authorized(const srv_server *s, struct MHD_Connection *c)
 {
     const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -908,6 +923,16 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
     }
     if (needs_token(s, q) && !authorized(s, c)) {
         srv_reply_error(r, 401, "missing or wrong API token (send Authorization: Bearer <token>)");
+        return false;
+    }
+    /* a request framed two ways is how requests are smuggled past proxies
+     * (RFC 9112 6.3): refuse it rather than pick one framing */
+    struct framing fr = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &fr);
+    if (fr.content_length > 1 || (fr.content_length && fr.transfer_encoding)) {
+        srv_reply_error(r, 400, "request framing: %s",
+                        fr.content_length > 1 ? "more than one Content-Length header"
+                                              : "both Content-Length and Transfer-Encoding");
         return false;
     }
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
