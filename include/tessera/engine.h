@@ -19,6 +19,15 @@
 
 typedef struct tsr_solver tsr_solver;
 
+/* What one worker of the pool is doing (tessera/pool.h). */
+enum tsr_worker_state { TSR_WORKER_IDLE, TSR_WORKER_SEARCHING, TSR_WORKER_PARKED };
+typedef struct tsr_worker_stats {
+    enum tsr_worker_state state;
+    int depth;           /* pieces placed above the task it searches */
+    uint64_t nodes;      /* nodes of that task so far */
+    uint64_t tasks;      /* tasks it has finished */
+} tsr_worker_stats;
+
 typedef struct tsr_stats {
     int levels;          /* entries in attempts/fits: pieces left 0 .. levels-1 */
     uint64_t *attempts;  /* [p]: placements tried with p pieces left */
@@ -29,6 +38,8 @@ typedef struct tsr_stats {
     double fraction;     /* estimated part of the tree searched, 0..1 */
     double seconds;      /* wall time of the run */
     bool stopped;        /* a callback or the limit ended the run early */
+    int nworkers;        /* progress reports of the pool: each worker's */
+    const tsr_worker_stats *workers; /* doings (NULL otherwise) */
 } tsr_stats;
 
 /* What split_wanted answers. */

@@ -37,45 +37,103 @@ static double placement_bound(const tsr_puzzle *pz)
     return total;
 }
 
-static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
+/* Read and check a submit body as submit and validate both do: the puzzle
+ * and options into *pz and *opt, or an error in rep and false.  Shape and
+ * type errors (they name a JSON path or a line) are 400; a well-formed
+ * puzzle that cannot be solved as given, or one over a cap, is 422. */
+static bool read_submission(const char *body, size_t len, tsr_puzzle **pz, tsr_options *opt,
+                            srv_reply *rep)
 {
-    jm_manager *m = ctx;
     if (len == 0) {
         srv_reply_error(rep, 400, "request body: empty; expected a job object "
                                   "{\"puzzle\": {...}, \"options\": {...}}");
-        return;
+        return false;
     }
     json_error_t jerr;
     json_t *probe = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
-    tsr_puzzle *pz = NULL;
-    tsr_options opt;
     tsr_err err = {{0}};
-    int rc = tsr_puzzle_read_json(body, len, "request body", &pz, &opt, &err);
+    int rc = tsr_puzzle_read_json(body, len, "request body", pz, opt, &err);
     if (rc != 0) {
-        /* shape and type errors name a JSON path or a line; what is left
-         * is a well-formed puzzle that cannot be solved as given */
         bool structural = probe == NULL || strstr(err.msg, ": $") != NULL ||
                           strstr(err.msg, "$.") != NULL;
         json_decref(probe);
         srv_reply_error(rep, rc == TSR_ETOOBIG ? 422 : structural ? 400 : 422, "%s", err.msg);
-        return;
+        return false;
     }
     json_decref(probe);
-    double bound = placement_bound(pz);
-    if (pz->ncells > JM_MAX_CELLS) {
+    double bound = placement_bound(*pz);
+    if ((*pz)->ncells > JM_MAX_CELLS)
         srv_reply_error(rep, 422, "request body: the board has %d cells; the daemon's cap is %d",
-                        pz->ncells, JM_MAX_CELLS);
-    } else if (bound > JM_MAX_PLACEMENTS) {
+                        (*pz)->ncells, JM_MAX_CELLS);
+    else if (bound > JM_MAX_PLACEMENTS)
         srv_reply_error(rep, 422,
                         "request body: up to %.0f placements to build; the daemon's cap is %d",
                         bound, JM_MAX_PLACEMENTS);
-    } else if (opt.goal > 0 && opt.goal > pz->npieces * 1000) {
-        srv_reply_error(rep, 422, "request body: $.options.goal: larger than the piece count");
-    }
     if (rep->status >= 400) {
-        tsr_puzzle_free(pz);
+        tsr_puzzle_free(*pz);
+        *pz = NULL;
+        return false;
+    }
+    return true;
+}
+
+/* The puzzle as Puzzle JSON (normalised: cell lists), or NULL. */
+static json_t *puzzle_json(const tsr_puzzle *pz)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return NULL;
+    int rc = tsr_write_puzzle_json(f, pz);
+    fclose(f);
+    json_t *j = rc == 0 ? json_loadb(buf, len, 0, NULL) : NULL;
+    free(buf);
+    return j;
+}
+
+static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
+{
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    if (!read_submission(body, len, &pz, &opt, rep))
+        return;
+    jm_job facts = {0};
+    jm_describe(&facts, pz);
+    json_t *summary = json_object(), *o = json_object();
+    json_object_set_new(summary, "name", facts.name ? json_string(facts.name) : json_null());
+    json_object_set_new(summary, "dimensions", json_integer(facts.dims));
+    json_object_set_new(summary, "cells", json_integer(facts.cells));
+    json_object_set_new(summary, "pieces", json_integer(facts.pieces));
+    json_object_set_new(summary, "expected", jm_expected_json(facts.expected));
+    free(facts.name);
+    char *options = tsr_options_write_json(&opt);
+    json_t *pj = puzzle_json(pz), *oj = options ? json_loads(options, 0, NULL) : NULL;
+    free(options);
+    tsr_puzzle_free(pz);
+    if (pj == NULL || oj == NULL) {
+        json_decref(pj);
+        json_decref(oj);
+        json_decref(summary);
+        json_decref(o);
+        srv_reply_error(rep, 500, "out of memory");
         return;
     }
+    json_object_set_new(o, "puzzle", pj);
+    json_object_set_new(o, "options", oj);
+    json_object_set_new(o, "summary", summary);
+    reply_json(rep, 200, o);
+}
+
+static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    tsr_err err = {{0}};
+    int rc = 0;
+    if (!read_submission(body, len, &pz, &opt, rep))
+        return;
     char *options = tsr_options_write_json(&opt);
     char *doc = malloc(len + 1);
     jm_job *j = calloc(1, sizeof *j);
@@ -309,6 +367,24 @@ static tsr_puzzle *job_puzzle(jm_manager *m, int64_t id, tsr_err *err)
         tsr_puzzle_read(doc.puzzle, strlen(doc.puzzle), "stored puzzle", &pz, NULL, err);
     sto_job_clear(&doc);
     return pz;
+}
+
+static void op_job_puzzle(void *ctx, int64_t id, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    tsr_err err = {{0}};
+    pthread_mutex_lock(&m->mu);
+    bool exists = jm_find(m, id) != NULL;
+    pthread_mutex_unlock(&m->mu);
+    tsr_puzzle *pz = exists ? job_puzzle(m, id, &err) : NULL;
+    json_t *j = pz ? puzzle_json(pz) : NULL;
+    tsr_puzzle_free(pz);
+    if (!exists)
+        srv_reply_error(rep, 404, "no job %lld", (long long)id);
+    else if (j == NULL)
+        srv_reply_error(rep, 500, "job %lld: %s", (long long)id, err.msg[0] ? err.msg : "out of memory");
+    else
+        reply_json(rep, 200, j);
 }
 
 /* A stored solution body back into placements of pz. */
@@ -554,6 +630,7 @@ void jm_ops(jm_manager *m, srv_ops *ops)
 {
     *ops = (srv_ops){.ctx = m, .submit = op_submit, .list = op_list, .get = op_get,
                      .action = op_action, .solutions = op_solutions, .puzzles = op_puzzles,
+                     .validate = op_validate, .job_puzzle = op_job_puzzle,
                      .health = op_health, .metrics = op_metrics, .wait_change = op_wait_change};
 }
 

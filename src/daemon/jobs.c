@@ -98,6 +98,7 @@ void jm_free_job(jm_job *j)
     free(j->error);
     free(j->attempts);
     free(j->fits);
+    free(j->workers);
     free(j);
 }
 
@@ -187,8 +188,16 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(o, "error", j->error ? json_string(j->error) : json_null());
     json_object_set_new(o, "engine_version", json_integer(j->engine_version));
     if (with_stats) {
-        json_t *st = json_object();
+        static const char *const doing[] = {"idle", "searching", "parked"};
+        json_t *st = json_object(), *w = json_array();
         json_object_set_new(st, "levels", jm_levels_json(j->levels, j->attempts, j->fits));
+        for (int k = 0; live && k < j->nworkers; k++)
+            json_array_append_new(
+                w, json_pack("{s:i,s:s,s:i,s:I,s:I}", "id", k, "state",
+                             doing[j->workers[k].state], "depth", j->workers[k].depth, "nodes",
+                             (json_int_t)j->workers[k].nodes, "tasks",
+                             (json_int_t)j->workers[k].tasks));
+        json_object_set_new(st, "workers", w);
         json_object_set_new(o, "stats", st);
     }
     return o;

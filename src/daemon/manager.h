@@ -46,6 +46,8 @@ typedef struct jm_job {
     double rate, frate;       /* nodes/s and fraction/s, smoothed */
     int levels;
     uint64_t *attempts, *fits;
+    int nworkers;             /* the pool's workers, while running */
+    tsr_worker_stats *workers;
     int64_t change;           /* bumped on every change (event streams) */
     char *cached;             /* the job object with stats as JSON text ... */
     size_t cached_len;

@@ -218,6 +218,16 @@ static int on_progress(void *ctx, const tsr_stats *st)
     double fraction, seconds;
     account(r, st, &nodes, &fraction, &seconds);
     pthread_mutex_lock(&r->m->mu);
+    jm_job *j = r->j;
+    if (st->nworkers != j->nworkers) {
+        tsr_worker_stats *w = realloc(j->workers, (size_t)(st->nworkers + 1) * sizeof *w);
+        if (w != NULL) {
+            j->workers = w;
+            j->nworkers = st->nworkers;
+        }
+    }
+    if (st->nworkers == j->nworkers && j->workers != NULL)
+        memcpy(j->workers, st->workers, (size_t)st->nworkers * sizeof *j->workers);
     publish(r, nodes, fraction, seconds);
     int stop = r->j->want == WANT_CANCEL;
     pthread_mutex_unlock(&r->m->mu);
@@ -579,6 +589,7 @@ void *jm_runner_main(void *arg)
     pthread_mutex_destroy(&r.sol_mu);
     pthread_mutex_lock(&m->mu);
     j->threads = 0;
+    j->nworkers = 0;
     j->rate = j->frate = 0;
     j->runner_done = true;
     if (j->want == WANT_PAUSE && j->state == STO_PAUSED)

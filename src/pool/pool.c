@@ -57,6 +57,7 @@ typedef struct worker {
     pthread_mutex_t mu;
     double fraction;
     uint64_t nodes, solutions;
+    tsr_worker_stats doing;  /* what progress reports show of this worker */
 } worker;
 
 struct pool {
@@ -79,6 +80,7 @@ struct pool {
     pthread_mutex_t out_mu;
     tsr_stats total;
     uint64_t *snap_attempts, *snap_fits; /* copies for the calling thread's reports */
+    tsr_worker_stats *snap_workers;
     uint64_t reported;
     long long limit;
 };
@@ -227,6 +229,14 @@ static bool find_task(worker *w, task *t)
     return false;
 }
 
+static void set_doing(worker *w, enum tsr_worker_state state, int depth)
+{
+    pthread_mutex_lock(&w->mu);
+    w->doing.state = state;
+    w->doing.depth = depth;
+    pthread_mutex_unlock(&w->mu);
+}
+
 /* Under pl->mu: the next task for w, waiting while the pool is parked or
  * nothing is queued; false when the pool is done or stopped. */
 static bool next_task(worker *w, task *t)
@@ -236,6 +246,7 @@ static bool next_task(worker *w, task *t)
         if (pl->pending == 0 || atomic_load(&pl->stop))
             return false;
         if (atomic_load(&pl->park)) {
+            set_doing(w, TSR_WORKER_PARKED, 0);
             pl->parked++;
             pthread_cond_broadcast(&pl->cv); /* the calling thread counts us */
             while (atomic_load(&pl->park) && !atomic_load(&pl->stop))
@@ -243,8 +254,11 @@ static bool next_task(worker *w, task *t)
             pl->parked--;
             continue;
         }
-        if (find_task(w, t))
+        if (find_task(w, t)) {
+            set_doing(w, TSR_WORKER_SEARCHING, t->n);
             return true;
+        }
+        set_doing(w, TSR_WORKER_IDLE, 0);
         atomic_fetch_add(&pl->idle, 1);
         pthread_cond_wait(&pl->cv, &pl->mu);
         atomic_fetch_sub(&pl->idle, 1);
@@ -275,6 +289,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&w->mu);
         w->fraction = 0;
         w->nodes = w->solutions = 0;
+        w->doing.tasks++;
         pthread_mutex_unlock(&w->mu);
         pthread_mutex_lock(&pl->mu);
         if (rc != 0 && pl->err == 0)
@@ -315,8 +330,12 @@ static void snapshot(pool *pl, tsr_stats *st)
         pthread_mutex_lock(&pl->w[k].mu);
         st->fraction += pl->w[k].fraction;
         st->nodes += pl->w[k].nodes;
+        pl->snap_workers[k] = pl->w[k].doing;
+        pl->snap_workers[k].nodes = pl->w[k].nodes;
         pthread_mutex_unlock(&pl->w[k].mu);
     }
+    st->nworkers = pl->nworkers;
+    st->workers = pl->snap_workers;
     if (st->fraction > 1)
         st->fraction = 1;
 }
@@ -377,8 +396,10 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
     pl.snap_attempts = calloc((size_t)pl.total.levels, sizeof *pl.snap_attempts);
     pl.snap_fits = calloc((size_t)pl.total.levels, sizeof *pl.snap_fits);
     pl.w = calloc((size_t)pl.nworkers, sizeof *pl.w);
+    pl.snap_workers = calloc((size_t)pl.nworkers, sizeof *pl.snap_workers);
     if (pl.total.attempts == NULL || pl.total.fits == NULL || pl.w == NULL ||
-        pl.snap_attempts == NULL || pl.snap_fits == NULL) {
+        pl.snap_attempts == NULL || pl.snap_fits == NULL || pl.snap_workers == NULL) {
+        free(pl.snap_workers);
         free(pl.total.attempts);
         free(pl.total.fits);
         free(pl.snap_attempts);
@@ -468,7 +489,10 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
     pthread_cond_destroy(&pl.cv);
     free(pl.snap_attempts);
     free(pl.snap_fits);
+    free(pl.snap_workers);
     free(pl.w);
+    st->nworkers = 0;
+    st->workers = NULL;
     return rc;
 }
 

@@ -383,8 +383,8 @@ enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_DELETE = 8 };
 enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8 };
 
 enum route {
-    R_NONE, R_JOBS, R_JOB, R_JOB_ACTION, R_SOLUTIONS, R_EVENTS,
-    R_PUZZLES, R_PUZZLE, R_HEALTH, R_METRICS, R_STATIC
+    R_NONE, R_JOBS, R_JOB, R_JOB_ACTION, R_SOLUTIONS, R_EVENTS, R_JOB_PUZZLE,
+    R_PUZZLES, R_PUZZLE, R_VALIDATE, R_HEALTH, R_METRICS, R_STATIC
 };
 
 /* Per route: the methods it answers, the query parameters its GET takes,
@@ -400,6 +400,8 @@ static const struct {
     [R_JOB_ACTION] = {M_POST, 0, true},
     [R_SOLUTIONS] = {M_GET | M_HEAD, Q_AFTER | Q_LIMIT | Q_FORMAT, true},
     [R_EVENTS] = {M_GET | M_HEAD, 0, true},
+    [R_JOB_PUZZLE] = {M_GET | M_HEAD, 0, true},
+    [R_VALIDATE] = {M_POST, 0, true},
     [R_PUZZLES] = {M_GET | M_HEAD, 0, true},
     [R_PUZZLE] = {M_GET | M_HEAD, 0, true},
     [R_HEALTH] = {M_GET | M_HEAD, 0, false},
@@ -494,6 +496,8 @@ static enum route route_of(const char *url, struct req *q)
             return R_SOLUTIONS;
         if (strcmp(sub, "events") == 0)
             return R_EVENTS;
+        if (strcmp(sub, "puzzle") == 0)
+            return R_JOB_PUZZLE;
         static const char *const actions[] = {"pause", "resume", "cancel"};
         for (size_t i = 0; i < sizeof actions / sizeof *actions; i++)
             if (strcmp(sub, actions[i]) == 0) {
@@ -502,6 +506,8 @@ static enum route route_of(const char *url, struct req *q)
             }
         return R_NONE;
     }
+    if (strcmp(url, "/api/v1/validate") == 0)
+        return R_VALIDATE;
     if ((p = after_prefix(url, "/api/v1/puzzles"))) {
         if (*p == 0)
             return R_PUZZLES;
@@ -993,7 +999,7 @@ static enum MHD_Result take_body(srv_server *s, struct req *q, const char *data,
 {
     q->received += n;
     if (q->received <= s->max_body) {
-        if (q->route == R_JOBS && q->method == M_POST)
+        if ((q->route == R_JOBS && q->method == M_POST) || q->route == R_VALIDATE)
             return buf_add(&q->body, data, n) == TSR_OK ? MHD_YES : MHD_NO;
         return MHD_YES;
     }
@@ -1035,6 +1041,12 @@ static enum MHD_Result dispatch(srv_server *s, struct MHD_Connection *c, struct 
         break;
     case R_EVENTS:
         return serve_events(s, c, q);
+    case R_JOB_PUZZLE:
+        s->ops.job_puzzle(ctx, q->id, &r);
+        break;
+    case R_VALIDATE:
+        s->ops.validate(ctx, q->body.data ? q->body.data : "", q->body.len, &r);
+        break;
     case R_PUZZLES:
         s->ops.puzzles(ctx, NULL, &r);
         break;

@@ -73,6 +73,11 @@ typedef struct srv_ops {
      * start), limit 1..SRV_PAGE_MAX, text = format=text. */
     void (*solutions)(void *ctx, int64_t id, int64_t after, int limit, bool text,
                       srv_reply *r);
+    /* POST /api/v1/validate: a submit body checked as submit would, nothing
+     * stored; the puzzle as read (normalised) or the error submit would give. */
+    void (*validate)(void *ctx, const char *body, size_t len, srv_reply *r);
+    /* GET /api/v1/jobs/{id}/puzzle: the job's puzzle, normalised. */
+    void (*job_puzzle)(void *ctx, int64_t id, srv_reply *r);
     /* GET /api/v1/puzzles (name NULL) and GET /api/v1/puzzles/{name}. */
     void (*puzzles)(void *ctx, const char *name, srv_reply *r);
     /* GET /healthz */
