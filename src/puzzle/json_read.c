@@ -879,22 +879,33 @@ static int read_document(reader *r, const json_t *root, tsr_puzzle *pz, tsr_opti
     return read_options(r, options, pz, o);
 }
 
+/* The size cap, the nesting cap, then jansson (duplicate keys refused). */
+static int load_document(reader *r, const char *text, size_t len, json_t **root)
+{
+    *root = NULL;
+    if (len > MAX_DOC_BYTES)
+        return fail(r, TSR_ETOOBIG, "the document is %zu bytes; the limit is %zu MiB", len,
+                    MAX_DOC_BYTES >> 20);
+    int rc = check_depth(r, text, len);
+    if (rc)
+        return rc;
+    json_error_t jerr;
+    *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    if (*root == NULL)
+        return fail_at(r, TSR_EINVAL, jerr.line, jerr.column, "JSON syntax error: %s",
+                       jerr.text);
+    return 0;
+}
+
 int tsr_options_read_json(const char *text, size_t len, const char *source,
                           const tsr_puzzle *pz, tsr_options *opt, tsr_err *err)
 {
     reader r = {.source = source, .err = err, .path = {.buf = "$", .len = 1}};
     tsr_options_init(opt);
-    if (len > MAX_DOC_BYTES)
-        return fail(&r, TSR_ETOOBIG, "the document is %zu bytes; the limit is %zu MiB", len,
-                    MAX_DOC_BYTES >> 20);
-    int rc = check_depth(&r, text, len);
+    json_t *root;
+    int rc = load_document(&r, text, len, &root);
     if (rc)
         return rc;
-    json_error_t jerr;
-    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
-    if (root == NULL)
-        return fail_at(&r, TSR_EINVAL, jerr.line, jerr.column, "JSON syntax error: %s",
-                       jerr.text);
     tsr_options o;
     tsr_options_init(&o);
     rc = read_options(&r, root, pz, &o);
@@ -913,18 +924,10 @@ int tsr_puzzle_read_json(const char *text, size_t len, const char *source,
         tsr_options_init(opt);
     if (text == NULL && len > 0)
         return tsr_err_set(err, TSR_EINVAL, "tsr_puzzle_read_json: no text");
-    if (len > MAX_DOC_BYTES)
-        return fail(&r, TSR_ETOOBIG, "the document is %zu bytes; the limit is %zu MiB", len,
-                    MAX_DOC_BYTES >> 20);
-    int rc = check_depth(&r, text, len);
+    json_t *root;
+    int rc = load_document(&r, text, len, &root);
     if (rc)
         return rc;
-
-    json_error_t jerr;
-    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
-    if (root == NULL)
-        return fail_at(&r, TSR_EINVAL, jerr.line, jerr.column, "JSON syntax error: %s",
-                       jerr.text);
 
     tsr_options o;
     tsr_options_init(&o);

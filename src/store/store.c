@@ -263,6 +263,19 @@ static int step_done(sto_db *s, sqlite3_stmt *st, const char *ctx, const char *w
     return r;
 }
 
+/* Step a statement whose parameters were bound with result bind_rc (the
+ * first failure among the binds, or SQLITE_OK). */
+static int bound_step(sto_db *s, sqlite3_stmt *st, int bind_rc, const char *ctx,
+                      const char *what, tsr_err *err)
+{
+    if (bind_rc != SQLITE_OK) {
+        int r = sql_err(s, bind_rc, err, ctx, "bind");
+        release(st);
+        return r;
+    }
+    return step_done(s, st, ctx, what, err);
+}
+
 static int run_simple(sto_db *s, enum stmt_id id, const char *ctx, const char *what, tsr_err *err)
 {
     sqlite3_stmt *st = NULL;
@@ -658,14 +671,9 @@ int sto_job_create(sto_db *s, const char *puzzle, const char *options, int prior
         rc = bind_text(st, 4, options, olen);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 5, now());
-    if (rc != SQLITE_OK) {
-        r = sql_err(s, rc, err, ctx, "bind");
-        release(st);
-        return r;
-    }
     /* One statement: its own transaction, which takes the write lock
      * directly (waiting under the busy timeout). */
-    r = step_done(s, st, ctx, "insert job", err);
+    r = bound_step(s, st, rc, ctx, "insert job", err);
     if (r == 0)
         *id = sqlite3_last_insert_rowid(s->db);
     return r;
@@ -767,12 +775,7 @@ int sto_job_set_state(sto_db *s, int64_t id, enum sto_state state, const char *e
         sqlite3_bind_text(st, 2, state_names[state], -1, SQLITE_STATIC);
         int rc = bind_text(st, 3, error, elen);
         sqlite3_bind_int64(st, 4, now());
-        if (rc != SQLITE_OK) {
-            r = sql_err(s, rc, err, ctx, "bind");
-            release(st);
-        } else {
-            r = step_done(s, st, ctx, "update job", err);
-        }
+        r = bound_step(s, st, rc, ctx, "update job", err);
     }
     if (r == 0 && sto_state_final(state) && (r = prep(s, S_FRONTIER_CLEAR, &st, ctx, err)) == 0) {
         sqlite3_bind_int64(st, 1, id);
@@ -801,12 +804,7 @@ int sto_job_set_options(sto_db *s, int64_t id, const char *options, tsr_err *err
         sqlite3_bind_int64(st, 1, id);
         int rc = bind_text(st, 2, options, olen);
         sqlite3_bind_int64(st, 3, now());
-        if (rc != SQLITE_OK) {
-            r = sql_err(s, rc, err, ctx, "bind");
-            release(st);
-        } else {
-            r = step_done(s, st, ctx, "update job", err);
-        }
+        r = bound_step(s, st, rc, ctx, "update job", err);
     }
     return tx_end(s, r, ctx, err);
 }
@@ -929,12 +927,7 @@ static int insert_task(sto_db *s, int64_t job, const sto_task *t, int i, const c
                       : sqlite3_bind_blob64(st, 3, s->buf, len, SQLITE_STATIC);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_double(st, 4, t->weight);
-    if (rc != SQLITE_OK) {
-        r = sql_err(s, rc, err, ctx, "bind task");
-        release(st);
-        return r;
-    }
-    return step_done(s, st, ctx, "insert task", err);
+    return bound_step(s, st, rc, ctx, "insert task", err);
 }
 
 /* Insert one solution; *added gets 1 when stored, 0 when its key was. */
@@ -1053,12 +1046,7 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
         if (new_state != NULL)
             sqlite3_bind_text(st, 7, state_names[*new_state], -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 8, now());
-        if (rc != SQLITE_OK) {
-            r = sql_err(s, rc, err, ctx, "bind progress");
-            release(st);
-        } else {
-            r = step_done(s, st, ctx, "update job", err);
-        }
+        r = bound_step(s, st, rc, ctx, "update job", err);
     }
     return tx_end(s, r, ctx, err);
 }
