@@ -1,0 +1,56 @@
+// preview.js — draws a puzzle (normalised form, cell lists) before solving:
+// the board with fixed pieces in place, every piece in its colour, a legend.
+
+import { h } from './dom.js';
+import { colorMap } from './colors.js';
+import { drawTiling, drawLayers } from './render2d.js';
+import { Viewer3D } from './render3d.js';
+
+/** Legend of piece names with their colour swatches. */
+export function legend(puzzlePieces) {
+  const cm = colorMap(puzzlePieces);
+  return h('ul', { class: 'legend', 'aria-label': 'Piece colours' },
+    (puzzlePieces || []).map((p) => h('li', {},
+      h('span', { class: 'swatch', style: `background:${cm.color(p.name)}` }),
+      p.name, p.count > 1 ? h('span', { class: 'muted', text: ` ×${p.count}` }) : null)));
+}
+
+/**
+ * Renders the preview into `area`; returns { destroy() } for 3D viewers.
+ * puzzle: {board: {cells}, pieces: [{name, cells, count, fixed}]}, dims: 2|3
+ */
+export function renderPreview(area, puzzle, dims) {
+  const cm = colorMap(puzzle.pieces);
+  const board = puzzle.board?.cells || [];
+  const fixed = puzzle.pieces.filter((p) => p.fixed).map((p) => ({ name: p.name, color: cm.color(p.name), cells: p.cells }));
+  const viewers = [];
+
+  const boardFig = h('figure', { class: 'preview-board' });
+  if (dims === 2) {
+    boardFig.append(drawTiling(fixed, { board, cell: 28, label: 'The board' }));
+  } else {
+    boardFig.append(drawLayers(fixed, { board, cell: 22 }));
+  }
+  boardFig.append(h('figcaption', { text: fixed.length ? 'Board (fixed pieces in place)' : 'Board' }));
+
+  const list = h('ul', { class: 'piece-grid', 'aria-label': 'Pieces' });
+  for (const p of puzzle.pieces) {
+    const piece = { name: p.name, color: cm.color(p.name), cells: p.cells };
+    const item = h('li', { class: 'piece-card' });
+    if (dims === 2) {
+      item.append(drawTiling([piece], { cell: 14, labels: false, label: `Piece ${p.name}` }));
+    } else {
+      const canvas = h('canvas', { class: 'piece-3d', role: 'img', tabindex: 0, 'aria-label': `Piece ${p.name} in 3D; drag or use the arrow keys to turn it` });
+      item.append(canvas);
+      viewers.push(() => new Viewer3D(canvas, [piece], { height: 96 }));
+    }
+    item.append(h('span', { class: 'piece-name' }, p.name,
+      p.count > 1 ? h('span', { class: 'muted', text: ` ×${p.count}` }) : null,
+      p.fixed ? h('span', { class: 'muted', text: ' (fixed)' }) : null));
+    list.append(item);
+  }
+  area.append(boardFig, h('h3', { text: 'Pieces' }), list);
+  // Canvases need to be in the document to know their size.
+  const made = viewers.map((make) => make());
+  return { destroy() { made.forEach((v) => v.destroy()); } };
+}

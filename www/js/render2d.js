@@ -1,0 +1,181 @@
+// render2d.js — SVG drawing of 2D tilings (y grows downward, like the text
+// output): coloured cells, thick borders between pieces, names at centroids,
+// plus layer views of 3D puzzles and small piece thumbnails.
+
+import { s, h } from './dom.js';
+import { BOARD_FILL, BOARD_STROKE, textColorFor } from './colors.js';
+
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+
+function boundsOf(cellLists) {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const cells of cellLists) {
+    for (const [x, y] of cells) {
+      if (x < minX) minX = x; if (x > maxX) maxX = x;
+      if (y < minY) minY = y; if (y > maxY) maxY = y;
+    }
+  }
+  if (minX === Infinity) return { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+  return { minX, minY, maxX, maxY };
+}
+
+/** The cell of the piece nearest its centroid (where the label goes). */
+function labelSpot(cells) {
+  let cx = 0, cy = 0;
+  for (const [x, y] of cells) { cx += x + 0.5; cy += y + 0.5; }
+  cx /= cells.length; cy /= cells.length;
+  // Use the centroid when a label-sized box around it lies inside the piece.
+  const own = new Set(cells.map(([x, y]) => `${x},${y}`));
+  const m = 0.3;
+  const inside = [[-m, -m], [m, -m], [-m, m], [m, m]]
+    .every(([dx, dy]) => own.has(`${Math.floor(cx + dx)},${Math.floor(cy + dy)}`));
+  if (inside) return [cx, cy];
+  let best = cells[0], bd = Infinity;
+  for (const c of cells) {
+    const d = (c[0] + 0.5 - cx) ** 2 + (c[1] + 0.5 - cy) ** 2;
+    if (d < bd) { bd = d; best = c; }
+  }
+  return [best[0] + 0.5, best[1] + 0.5];
+}
+
+/**
+ * Draws a tiling as an SVG element.
+ * pieces: [{name, color, cells: [[x,y,...]]}] (one entry per placed piece)
+ * opts.board: cells drawn as empty board underneath (outlined)
+ * opts.bounds: {minX,minY,maxX,maxY} to share a frame between drawings
+ * opts.cell: cell size in px (viewBox units), opts.labels: draw names
+ * opts.maxWidth: CSS max width in px (default: natural size)
+ */
+export function drawTiling(pieces, opts = {}) {
+  const cell = opts.cell || 32;
+  const pad = opts.pad ?? 3;
+  const board = opts.board || [];
+  const b = opts.bounds || boundsOf([board, ...pieces.map((p) => p.cells)]);
+  const W = (b.maxX - b.minX + 1) * cell + 2 * pad;
+  const H = (b.maxY - b.minY + 1) * cell + 2 * pad;
+  const px = (x) => (x - b.minX) * cell + pad;
+  const py = (y) => (y - b.minY) * cell + pad;
+
+  const svg = s('svg', {
+    xmlns: 'http://www.w3.org/2000/svg',
+    viewBox: `0 0 ${W} ${H}`,
+    width: W, height: H,
+    role: 'img',
+    'aria-label': opts.label || 'Puzzle drawing',
+    class: 'tiling',
+    'font-family': FONT,
+  });
+  if (opts.maxWidth) svg.style.maxWidth = `${opts.maxWidth}px`;
+
+  // owner: "x,y" → piece index (or -1 for an uncovered board cell)
+  const owner = new Map();
+  for (const [x, y] of board) owner.set(`${x},${y}`, -1);
+  pieces.forEach((p, i) => { for (const [x, y] of p.cells) owner.set(`${x},${y}`, i); });
+
+  if (board.length) {
+    const g = s('g', { class: 'board', fill: BOARD_FILL });
+    for (const [x, y] of board) {
+      if (owner.get(`${x},${y}`) !== -1) continue;
+      g.append(s('rect', { x: px(x), y: py(y), width: cell, height: cell }));
+    }
+    svg.append(g);
+  }
+
+  // Cells and labels, one group per piece.
+  const groups = pieces.map((p) => {
+    const g = s('g', { 'data-piece': p.name, fill: p.color });
+    g.append(s('title', { text: p.name }));
+    for (const [x, y] of p.cells) g.append(s('rect', { x: px(x), y: py(y), width: cell, height: cell }));
+    svg.append(g);
+    return g;
+  });
+
+  // Edges: thin inside a piece, thick between pieces / at the outside.
+  let thin = '', thick = '', boardEdge = '';
+  const dirs = [[1, 0], [0, 1], [-1, 0], [0, -1]];
+  for (const [key, o] of owner) {
+    const [x, y] = key.split(',').map(Number);
+    for (const [dx, dy] of dirs) {
+      const nk = `${x + dx},${y + dy}`;
+      const n = owner.has(nk) ? owner.get(nk) : undefined;
+      // Draw each shared edge once (from the cell on the left/top side) unless it is an outside edge.
+      if (n !== undefined && (dx < 0 || dy < 0)) continue;
+      let seg;
+      if (dx === 1) seg = `M${px(x + 1)} ${py(y)}V${py(y + 1)}`;
+      else if (dx === -1) seg = `M${px(x)} ${py(y)}V${py(y + 1)}`;
+      else if (dy === 1) seg = `M${px(x)} ${py(y + 1)}H${px(x + 1)}`;
+      else seg = `M${px(x)} ${py(y)}H${px(x + 1)}`;
+      if (n === o) { if (o === -1) boardEdge += seg; else thin += seg; }
+      else if (o === -1 && n === undefined) boardEdge += seg;
+      else thick += seg;
+    }
+  }
+  const sw = Math.max(1.5, cell / 12);
+  if (boardEdge) svg.append(s('path', { d: boardEdge, stroke: BOARD_STROKE, 'stroke-width': 1, fill: 'none' }));
+  if (thin) svg.append(s('path', { d: thin, stroke: '#000', 'stroke-opacity': 0.18, 'stroke-width': 1, fill: 'none' }));
+  if (thick) svg.append(s('path', { d: thick, stroke: '#1b1f24', 'stroke-width': sw, 'stroke-linecap': 'square', fill: 'none' }));
+
+  if (opts.labels !== false) {
+    pieces.forEach((p, i) => {
+      if (!p.cells.length) return;
+      const [lx, ly] = labelSpot(p.cells);
+      const len = [...p.name].length;
+      const size = Math.min(cell * 0.55, (cell * 1.6) / Math.max(1, len));
+      groups[i].append(s('text', {
+        x: px(lx), y: py(ly), 'text-anchor': 'middle', 'dominant-baseline': 'central',
+        'font-size': size.toFixed(1), 'font-weight': 600, fill: textColorFor(p.color),
+        'pointer-events': 'none', text: p.name,
+      }));
+    });
+  }
+  return svg;
+}
+
+/** Layer view of a 3D arrangement: one small grid per z, like the text output. */
+export function drawLayers(pieces, opts = {}) {
+  const board = opts.board || [];
+  const all = [board, ...pieces.map((p) => p.cells)];
+  let minZ = Infinity, maxZ = -Infinity;
+  for (const cells of all) for (const c of cells) { const z = c[2] || 0; minZ = Math.min(minZ, z); maxZ = Math.max(maxZ, z); }
+  if (minZ === Infinity) { minZ = 0; maxZ = 0; }
+  const bounds = boundsOf(all);
+  const wrap = h('div', { class: 'layers', 'data-testid': opts.testid || null });
+  for (let z = minZ; z <= maxZ; z++) {
+    const onZ = (cells) => cells.filter((c) => (c[2] || 0) === z);
+    const lp = pieces.map((p) => ({ ...p, cells: onZ(p.cells) })).filter((p) => p.cells.length);
+    const svg = drawTiling(lp, {
+      board: onZ(board), bounds, cell: opts.cell || 26, labels: opts.labels,
+      label: `Layer z = ${z}`,
+    });
+    wrap.append(h('figure', { class: 'layer', 'data-testid': 'layer' }, svg, h('figcaption', { text: `z = ${z}` })));
+  }
+  return wrap;
+}
+
+/** Serialises an SVG element into a standalone SVG document string. */
+export function svgToString(svg) {
+  const clone = svg.cloneNode(true);
+  clone.removeAttribute('style');
+  clone.removeAttribute('class');
+  const bg = s('rect', { x: 0, y: 0, width: '100%', height: '100%', fill: '#ffffff' });
+  clone.insertBefore(bg, clone.firstChild);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(clone)}`;
+}
+
+/** Renders an SVG element into a PNG Blob at the given scale. */
+export function svgToPng(svg, scale = 2) {
+  return new Promise((resolve, reject) => {
+    const text = svgToString(svg);
+    const w = Number(svg.getAttribute('width')), hgt = Number(svg.getAttribute('height'));
+    const img = new Image();
+    img.onload = () => {
+      const c = document.createElement('canvas');
+      c.width = Math.round(w * scale); c.height = Math.round(hgt * scale);
+      const ctx = c.getContext('2d');
+      ctx.drawImage(img, 0, 0, c.width, c.height);
+      c.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('PNG encoding failed'))), 'image/png');
+    };
+    img.onerror = () => reject(new Error('could not render the SVG'));
+    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
+  });
+}
