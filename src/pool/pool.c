@@ -58,6 +58,7 @@ typedef struct worker {
     double fraction;
     uint64_t nodes, solutions;
     tsr_worker_stats doing;  /* what progress reports show of this worker */
+    uint64_t *attempts, *fits; /* per level, of the search in progress */
 } worker;
 
 struct pool {
@@ -167,10 +168,13 @@ static int w_solution(void *ctx, const tsr_solution *sol)
 static int w_progress(void *ctx, const tsr_stats *st)
 {
     worker *w = ctx;
+    int levels = w->pl->total.levels < st->levels ? w->pl->total.levels : st->levels;
     pthread_mutex_lock(&w->mu);
     w->fraction = st->fraction;
     w->nodes = st->nodes;
     w->solutions = st->solutions;
+    memcpy(w->attempts, st->attempts, (size_t)levels * sizeof *w->attempts);
+    memcpy(w->fits, st->fits, (size_t)levels * sizeof *w->fits);
     pthread_mutex_unlock(&w->mu);
     return atomic_load(&w->pl->stop);
 }
@@ -204,17 +208,30 @@ static void w_donate(void *ctx, const int *images, int n, double weight)
         atomic_store(&pl->stop, 1);
 }
 
-/* Add a finished search's statistics to the totals. */
-static void merge(pool *pl, const tsr_stats *st)
+/* Add a finished search's statistics to the totals and clear what the
+ * worker published of it, in one step under out_mu, so that a snapshot
+ * (which reads both under out_mu) never counts the search twice or not at
+ * all: progress reports only grow. */
+static void merge(worker *w, const tsr_stats *st)
 {
+    pool *pl = w->pl;
     pthread_mutex_lock(&pl->out_mu);
-    for (int p = 0; p < st->levels && p < pl->total.levels; p++) {
+    for (int p = 0; st != NULL && p < st->levels && p < pl->total.levels; p++) {
         pl->total.attempts[p] += st->attempts[p];
         pl->total.fits[p] += st->fits[p];
     }
-    pl->total.nodes += st->nodes;
-    pl->total.classes += st->classes;
-    pl->total.fraction += st->fraction;
+    if (st != NULL) {
+        pl->total.nodes += st->nodes;
+        pl->total.classes += st->classes;
+        pl->total.fraction += st->fraction;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->fraction = 0;
+    w->nodes = w->solutions = 0;
+    memset(w->attempts, 0, (size_t)pl->total.levels * sizeof *w->attempts);
+    memset(w->fits, 0, (size_t)pl->total.levels * sizeof *w->fits);
+    w->doing.tasks++;
+    pthread_mutex_unlock(&w->mu);
     pthread_mutex_unlock(&pl->out_mu);
 }
 
@@ -279,18 +296,13 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&pl->mu);
         if (!got)
             break;
-        tsr_stats st;
+        tsr_stats st = {0}; /* stays empty when the pool stopped first */
         int rc = atomic_load(&pl->stop) ? 0 : tsr_solver_run(pl->s, t.images, t.n, &cb, &st);
         free(t.images);
-        if (rc == 0 && st.attempts != NULL) {
-            merge(pl, &st);
+        bool ran = rc == 0 && st.attempts != NULL;
+        merge(w, ran ? &st : NULL);
+        if (ran)
             tsr_stats_free(&st);
-        }
-        pthread_mutex_lock(&w->mu);
-        w->fraction = 0;
-        w->nodes = w->solutions = 0;
-        w->doing.tasks++;
-        pthread_mutex_unlock(&w->mu);
         pthread_mutex_lock(&pl->mu);
         if (rc != 0 && pl->err == 0)
             pl->err = rc;
@@ -325,15 +337,19 @@ static void snapshot(pool *pl, tsr_stats *st)
     st->attempts = pl->snap_attempts;
     st->fits = pl->snap_fits;
     st->solutions = pl->reported;
-    pthread_mutex_unlock(&pl->out_mu);
     for (int k = 0; k < pl->nworkers; k++) {
         pthread_mutex_lock(&pl->w[k].mu);
         st->fraction += pl->w[k].fraction;
         st->nodes += pl->w[k].nodes;
+        for (int p = 0; p < pl->total.levels; p++) { /* the searches in progress too */
+            pl->snap_attempts[p] += pl->w[k].attempts[p];
+            pl->snap_fits[p] += pl->w[k].fits[p];
+        }
         pl->snap_workers[k] = pl->w[k].doing;
         pl->snap_workers[k].nodes = pl->w[k].nodes;
         pthread_mutex_unlock(&pl->w[k].mu);
     }
+    pthread_mutex_unlock(&pl->out_mu);
     st->nworkers = pl->nworkers;
     st->workers = pl->snap_workers;
     if (st->fraction > 1)
@@ -410,13 +426,17 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
     pthread_mutex_init(&pl.mu, NULL);
     pthread_mutex_init(&pl.out_mu, NULL);
     pthread_cond_init(&pl.cv, NULL);
+    int rc = 0;
     for (int k = 0; k < pl.nworkers; k++) {
         pl.w[k] = (worker){.pl = &pl, .id = k};
+        pl.w[k].attempts = calloc((size_t)pl.total.levels, sizeof(uint64_t));
+        pl.w[k].fits = calloc((size_t)pl.total.levels, sizeof(uint64_t));
+        if (pl.w[k].attempts == NULL || pl.w[k].fits == NULL)
+            rc = TSR_ENOMEM;
         pthread_mutex_init(&pl.w[k].dq.mu, NULL);
         pthread_mutex_init(&pl.w[k].mu, NULL);
     }
     double t0 = now();
-    int rc = 0;
     /* contiguous shares, in order: each owner works through its share
      * newest first, as the run that queued them would have */
     for (int i = 0; i < ntasks && rc == 0; i++)
@@ -475,6 +495,8 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
         while (deque_take(&pl.w[k].dq, true, &t))
             free(t.images);
         free(pl.w[k].dq.items);
+        free(pl.w[k].attempts);
+        free(pl.w[k].fits);
         pthread_mutex_destroy(&pl.w[k].dq.mu);
         pthread_mutex_destroy(&pl.w[k].mu);
     }
