@@ -7,11 +7,14 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="gcc make autoconf automake libtool pkg-config libjansson-dev libsqlite3-dev check
-          libmicrohttpd-dev libsystemd-dev curl python3"
+          libmicrohttpd-dev libsystemd-dev curl python3 chromium"
 missing=""
 for p in $packages; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 done
+# the browser tests run on Node.js and npm: the machine's own when it has
+# them (they may not come from Debian), else Debian's
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 if [ -n "$missing" ]; then
     echo "setup: installing$missing" >&2
     sudo=""

@@ -105,14 +105,16 @@ export function mount(root) {
     const r = { job, cells, watcher: null, busy: false };
     cells.actions = actionButtons(job, (a) => onAction(r, a), `job ${job.id}`);
     r.tr = h('tr', { 'data-testid': 'job-row', 'data-job-id': String(job.id) },
-      h('td', { class: 'num col-id', text: String(job.id) }),
+      // data-label: the column's name, shown beside the value when narrow
+      // screens lay each row out as a card
+      h('td', { class: 'num col-id', 'data-label': 'ID', text: String(job.id) }),
       h('td', { class: 'col-name' }, cells.name),
-      h('td', {}, cells.state),
+      h('td', { 'data-label': 'State' }, cells.state),
       h('td', { class: 'col-progress' }, cells.progress),
-      h('td', { class: 'num' }, cells.rate),
-      h('td', { class: 'num' }, cells.solutions),
-      h('td', { class: 'num' }, cells.elapsed),
-      h('td', { class: 'num' }, cells.eta),
+      h('td', { class: 'num', 'data-label': 'Rate' }, cells.rate),
+      h('td', { class: 'num', 'data-label': 'Solutions' }, cells.solutions),
+      h('td', { class: 'num', 'data-label': 'Elapsed' }, cells.elapsed),
+      h('td', { class: 'num', 'data-label': 'ETA' }, cells.eta),
       h('td', { class: 'col-actions' }, cells.actions));
     rows.set(job.id, r);
     updateRow(r, job);

@@ -1,0 +1,240 @@
+// The submit page: library, preview, submit to completion, the server's
+// error for an invalid puzzle, malformed text, file upload; nav links; phone
+// layout.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import {
+  setup, teardown, withPage, gotoRoute, waitReady, clearReady, shot, checkPhone, eventually,
+  api, jobIds, trackJob, waitJob, readPuzzle, readJobWidgets, num, T, log, PUZZLES, BASE,
+} from './lib.mjs';
+
+before(setup, { timeout: T(60) });
+after(teardown, { timeout: T(60) });
+
+const form = (page) => ({
+  form: page.locator('form[data-testid=submit-form]'),
+  text: page.locator('textarea[data-testid=puzzle-text]'),
+  file: page.locator('input[type=file][data-testid=puzzle-file]'),
+  library: page.locator('select[data-testid=library-select]'),
+  unique: page.locator('select[data-testid=unique]'),
+  limit: page.locator('input[data-testid=limit]'),
+  threads: page.locator('input[data-testid=threads]'),
+  priority: page.locator('input[data-testid=priority]'),
+  preview: page.locator('button[data-testid=preview]'),
+  submit: page.locator('button[data-testid=submit]'),
+  error: page.locator('[data-testid=submit-error]'),
+  previewArea: page.locator('[data-testid=preview-area]'),
+  summary: page.locator('[data-testid=preview-summary]'),
+});
+
+/** Wait until the textarea holds (as JSON) the puzzle of puzzles/FILE. */
+async function waitTextareaHolds(f, file) {
+  const want = readPuzzle(file);
+  await eventually(`the textarea holds ${file}`, async () => {
+    const v = await f.text.inputValue();
+    let got;
+    try { got = JSON.parse(v); } catch { throw new Error(`textarea is not JSON yet: ${JSON.stringify(v.slice(0, 80))}`); }
+    assert.deepEqual(got, want, `textarea content equals ${file}`);
+    return true;
+  });
+}
+
+function mentionsCount(text, n, word) {
+  const re = new RegExp(`(^|[^\\d])${n}\\s*${word}|${word}\\W{0,3}${n}([^\\d]|$)`, 'i');
+  return re.test(text);
+}
+
+test('nav links and the submit form are present', { timeout: T(100) }, withPage(async (page) => {
+  await gotoRoute(page, '#/');
+  const navJobs = page.locator('[data-testid=nav-jobs]');
+  const navSubmit = page.locator('[data-testid=nav-submit]');
+  assert.equal(await navJobs.getAttribute('href'), '#/', 'nav-jobs href');
+  assert.equal(await navSubmit.getAttribute('href'), '#/submit', 'nav-submit href');
+  await clearReady(page);
+  await navSubmit.click();
+  await eventually('nav-submit leads to #/submit', async () => (await page.evaluate(() => location.hash)) === '#/submit');
+  await waitReady(page, 'submit page after nav click');
+  const f = form(page);
+  for (const [k, loc] of Object.entries(f)) {
+    if (k === 'previewArea' || k === 'summary' || k === 'error' || k === 'file') await loc.waitFor({ state: 'attached' });
+    else await loc.waitFor({ state: 'visible' });
+  }
+  assert.equal(await f.error.getAttribute('role'), 'alert', 'submit-error has role=alert');
+  assert.equal((await f.error.textContent()).trim(), '', 'submit-error is empty before any submit');
+  const uniques = await f.unique.locator('option').evaluateAll((os) => os.map((o) => o.value));
+  for (const u of ['raw', 'rotations', 'mirror']) assert.ok(uniques.includes(u), `unique select has option ${u} (has ${uniques})`);
+  const files = await f.library.locator('option').evaluateAll((os) => os.map((o) => o.value));
+  const lib = (await api('GET', '/api/v1/puzzles')).json.puzzles.map((p) => p.file);
+  for (const file of lib) assert.ok(files.includes(file), `library select offers ${file}`);
+  await checkPhone(page, 'submit-empty-phone');
+  await clearReady(page);
+  await page.locator('[data-testid=nav-jobs]').click();
+  await eventually('nav-jobs leads to #/', async () => ['#/', '', '#'].includes(await page.evaluate(() => location.hash)));
+  await waitReady(page, 'jobs page after nav click');
+}));
+
+test('library 6x10: preview, submit, progress to 1, 2339 solutions', { timeout: T(100) }, withPage(async (page) => {
+  const file = 'pentominoes-6x10.json';
+  const pz = readPuzzle(file);
+  await gotoRoute(page, '#/submit');
+  const f = form(page);
+  await f.library.selectOption(file);
+  await waitTextareaHolds(f, file);
+
+  await f.preview.click();
+  await f.previewArea.locator('svg').first().waitFor({ state: 'visible', timeout: T(30) });
+  await eventually('the preview summary names 60 cells and 12 pieces', async () => {
+    const s = (await f.summary.textContent()) || '';
+    assert.ok(mentionsCount(s, 60, 'cells'), `summary mentions 60 cells: ${JSON.stringify(s)}`);
+    assert.ok(mentionsCount(s, 12, 'pieces'), `summary mentions 12 pieces: ${JSON.stringify(s)}`);
+    return true;
+  });
+  assert.equal((await f.error.textContent()).trim(), '', 'no error after a good preview');
+  await shot(page, 'submit-6x10-preview');
+  await checkPhone(page, 'submit-6x10-preview-phone');
+
+  await f.unique.selectOption('rotations');
+  const before = new Set(await jobIds());
+  await clearReady(page);
+  await f.submit.click();
+  const id = await eventually('Submit lands on #/jobs/ID', async () => {
+    const m = (await page.evaluate(() => location.hash)).match(/^#\/jobs\/(\d+)$/);
+    return m ? Number(m[1]) : false;
+  });
+  trackJob(id);
+  assert.ok(!before.has(id), `job ${id} is new`);
+  await waitReady(page, `job page ${id}`);
+  const job = await waitJob(id);
+  assert.equal(job.state, 'completed', 'API: the job completed');
+  assert.equal(job.options.unique, 'rotations', 'API: the form sent unique=rotations');
+  assert.equal(job.name, pz.name, 'API: the job has the puzzle name');
+
+  const header = page.locator('[data-testid=job-header]');
+  const w = await eventually('the job page shows completed, progress 1, 2339 solutions', async () => {
+    const v = await readJobWidgets(header);
+    assert.equal(v.state, 'completed', `job-state: ${JSON.stringify(v)}`);
+    assert.equal(v.progress, 1, `job-progress value: ${JSON.stringify(v)}`);
+    assert.equal(num(v.solutions), pz.expected.rotations, `job-solutions: ${JSON.stringify(v)}`);
+    return v;
+  }, { timeout: T(60) });
+  assert.equal(w.progressTag, 'progress', 'job-progress is a <progress>');
+  assert.equal(w.progressMax, '1', 'job-progress has max="1"');
+  assert.equal(job.solutions, pz.expected.rotations, 'API agrees: 2339 solutions');
+  log(`job ${id}: ${JSON.stringify(w)}`);
+  await shot(page, 'submit-6x10-completed');
+}));
+
+test('an invalid puzzle shows the server\'s error and creates no job', { timeout: T(100) }, withPage(async (page, { allowConsole }) => {
+  // the browser logs "Failed to load resource: ... status of 4xx" for the refused request itself
+  allowConsole(/Failed to load resource: the server responded with a status of (400|422)/);
+  await gotoRoute(page, '#/submit');
+  const f = form(page);
+  const bad = { version: 1, name: 'Volume mismatch', board: { size: [3, 1] }, pieces: [{ name: 'D', rows: ['##'] }] };
+  await f.text.fill(JSON.stringify(bad, null, 2));
+  const before = await jobIds();
+
+  // watch what the page sends, to repeat it ourselves
+  const sent = [];
+  page.on('response', async (r) => {
+    const u = new URL(r.url());
+    if (r.request().method() === 'POST' && /^\/api\/v1\/(jobs|validate)$/.test(u.pathname)) {
+      sent.push({ path: u.pathname, status: r.status(), body: r.request().postData() });
+    }
+  });
+  await f.submit.click();
+  const shown = await eventually('submit-error shows an error', async () => {
+    const s = ((await f.error.textContent()) || '').trim();
+    return s !== '' ? s : false;
+  });
+  assert.ok(await f.error.isVisible(), 'submit-error is visible');
+  // the same body, posted by us, gives the message the page must show verbatim
+  const req = sent.find((s) => s.status >= 400);
+  assert.ok(req, `the page posted the puzzle to the API and got an error (requests: ${JSON.stringify(sent)})`);
+  const direct = await api('POST', '/api/v1/validate', req.body);
+  assert.equal(direct.status, 422, `the server refuses the body with 422: ${direct.text}`);
+  assert.match(direct.json.error.message, /2 cells.*3 free cells/, 'the server\'s message is the volume mismatch');
+  const want = `${direct.json.error.status}: ${direct.json.error.message}`;
+  log(`server says ${want}; page shows ${JSON.stringify(shown)}`);
+  assert.ok(shown.includes(want), `submit-error shows ${JSON.stringify(want)} verbatim; it shows ${JSON.stringify(shown)}`);
+  // direct POST to /jobs with the same body: same answer, and still no job
+  const viaJobs = await api('POST', '/api/v1/jobs', req.body);
+  assert.equal(viaJobs.status, 422, 'POST /jobs of the same body is 422 too');
+  assert.equal(viaJobs.json.error.message, direct.json.error.message, 'same message from /jobs');
+  assert.deepEqual(await jobIds(), before, 'no job was created');
+  assert.match(await page.evaluate(() => location.hash), /^#\/submit/, 'still on the submit page');
+  await shot(page, 'submit-invalid-puzzle-error');
+  await checkPhone(page, 'submit-invalid-puzzle-error-phone');
+
+  // malformed JSON-ish text
+  sent.length = 0;
+  await f.text.fill('{"name": "broken", "board": {"size": [3, 1]},');
+  await f.submit.click();
+  const shown2 = await eventually('submit-error shows an error for malformed text', async () => {
+    const s = ((await f.error.textContent()) || '').trim();
+    return s !== '' && s !== shown ? s : false;
+  });
+  log(`malformed text: page shows ${JSON.stringify(shown2)}; requests ${JSON.stringify(sent.map((s) => [s.path, s.status]))}`);
+  const req2 = sent.find((s) => s.status >= 400);
+  if (req2) {
+    // the page left the parsing to the server: its message verbatim
+    const d2 = await api('POST', '/api/v1/validate', req2.body);
+    const want2 = `${d2.json.error.status}: ${d2.json.error.message}`;
+    assert.ok(shown2.includes(want2), `submit-error shows ${JSON.stringify(want2)}; it shows ${JSON.stringify(shown2)}`);
+  }
+  assert.ok(!sent.some((s) => s.path === '/api/v1/jobs' && s.status === 201), 'no successful submit');
+  assert.deepEqual(await jobIds(), before, 'no job was created by malformed text');
+  await shot(page, 'submit-malformed-error');
+}));
+
+test('upload a file (soma cube): textarea filled, 3D preview', { timeout: T(100) }, withPage(async (page) => {
+  await gotoRoute(page, '#/submit');
+  const f = form(page);
+  await f.file.setInputFiles(path.join(PUZZLES, 'soma-cube.json'));
+  await waitTextareaHolds(f, 'soma-cube.json');
+  await f.preview.click();
+  await eventually('the preview draws the 3D puzzle (canvas or layers)', async () => {
+    const n = await f.previewArea.locator('canvas, [data-testid=layer], svg').count();
+    assert.ok(n > 0, 'preview-area has a canvas, layers or svg');
+    return true;
+  });
+  await eventually('the preview summary names 27 cells and 7 pieces', async () => {
+    const s = (await f.summary.textContent()) || '';
+    assert.ok(mentionsCount(s, 27, 'cells'), `summary mentions 27 cells: ${JSON.stringify(s)}`);
+    assert.ok(mentionsCount(s, 7, 'pieces'), `summary mentions 7 pieces: ${JSON.stringify(s)}`);
+    return true;
+  });
+  await shot(page, 'submit-soma-upload-preview');
+}));
+
+test('the form\'s options reach the job (unique, limit, threads, priority)', { timeout: T(100) }, withPage(async (page) => {
+  await gotoRoute(page, '#/submit');
+  const f = form(page);
+  await f.library.selectOption('pentominoes-6x10.json');
+  await waitTextareaHolds(f, 'pentominoes-6x10.json');
+  await f.unique.selectOption('raw');
+  await f.limit.fill('7');
+  await f.threads.fill('1');
+  await f.priority.fill('3');
+  await clearReady(page);
+  await f.submit.click();
+  const id = await eventually('Submit lands on #/jobs/ID', async () => {
+    const m = (await page.evaluate(() => location.hash)).match(/^#\/jobs\/(\d+)$/);
+    return m ? Number(m[1]) : false;
+  });
+  trackJob(id);
+  await waitReady(page, `job page ${id}`);
+  const job = await waitJob(id);
+  assert.equal(job.state, 'completed', 'the job completed');
+  assert.equal(job.options.unique, 'raw', 'unique=raw');
+  assert.equal(job.options.limit, 7, 'limit=7');
+  assert.equal(job.options.threads, 1, 'threads=1');
+  assert.equal(job.options.priority, 3, 'priority=3');
+  assert.equal(job.solutions, 7, 'the limit stopped the search at 7 solutions');
+  await eventually('the job page shows 7 solutions', async () => {
+    const v = await readJobWidgets(page.locator('[data-testid=job-header]'));
+    assert.equal(v.state, 'completed', JSON.stringify(v));
+    assert.equal(num(v.solutions), 7, JSON.stringify(v));
+    return true;
+  });
+}));
