@@ -696,6 +696,26 @@ def check_error(r, status, *needles, what=""):
     return msg
 
 
+SANITIZER_MARKS = ("WARNING: ThreadSanitizer", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                   "runtime error:")
+
+
+def sanitizer_reports(t):
+    """In sanitizer builds a race, a bad access or a leak in the daemon is a
+    failure even when every answer was right: stop the daemons still running
+    (their exit-time reports come then) and look for reports in everything
+    any of them wrote."""
+    for d in t.daemons:
+        if d.alive():
+            d.stop()
+    time.sleep(0.2)  # the stderr readers catch up
+    for d in t.daemons:
+        hits = [i for i, line in enumerate(d.stderr_lines) if any(m in line for m in SANITIZER_MARKS)]
+        if hits:
+            raise Failure("sanitizer report in tesserad's stderr:\n" +
+                          "\n".join(d.stderr_lines[hits[0]:hits[0] + 40]))
+
+
 def run(main):
     """Run main(Test()) and exit 0/1/77; kills daemons on the way out."""
     signal.signal(signal.SIGTERM, _on_signal)
@@ -705,6 +725,7 @@ def run(main):
     rc = 0
     try:
         main(t)
+        sanitizer_reports(t)
         if _soft_failures:
             print("%d check(s) failed:\n%s" % (len(_soft_failures), "\n".join(_soft_failures)), flush=True)
             rc = 1
