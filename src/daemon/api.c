@@ -283,6 +283,7 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
         } else if (st == STO_QUEUED) {
             store = true;
             store_state = STO_PAUSED;
+            j->want = WANT_PAUSE; /* the scheduler starts no job with a want */
         }
     } else if (strcmp(action, "resume") == 0) {
         if (sto_state_final(st)) {
@@ -301,6 +302,7 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
         } else {
             store = true;
             store_state = STO_CANCELLED;
+            j->want = WANT_CANCEL;
         }
     } else if (strcmp(action, "delete") == 0) {
         if (!sto_state_final(st) || busy)
@@ -345,9 +347,12 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
             rep->status = 204;
         } else if (!(j->has_runner && !j->runner_done)) {
             j->state = store_state;
+            j->want = WANT_NONE;
             jm_touch(m, j);
         }
     }
+    if (rc != 0 && store && j != NULL && !(j->has_runner && !j->runner_done))
+        j->want = WANT_NONE; /* nothing changed: schedulable again */
     if (rc == 0 && j != NULL)
         reply_json(rep, 200, jm_job_json(j, false));
     pthread_mutex_unlock(&m->mu);

@@ -283,6 +283,18 @@ static void assign_threads(jm_manager *m)
     free(q);
 }
 
+int jm_target_threads(jm_manager *m, const jm_job *j)
+{
+    int free = m->threads;
+    for (int i = 0; i < m->njobs; i++) {
+        const jm_job *k = m->jobs[i];
+        if (k != j && k->has_runner && !k->runner_done)
+            free -= k->threads;
+    }
+    int t = j->assigned < free ? j->assigned : free;
+    return t > 0 ? t : 0;
+}
+
 static void *scheduler_main(void *arg)
 {
     jm_manager *m = arg;

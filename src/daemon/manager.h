@@ -92,6 +92,9 @@ void jm_free_job(jm_job *j);
 void jm_set_options(jm_job *j, const char *text);
 void jm_touch(jm_manager *m, jm_job *j);           /* under mu: a change for event streams */
 void jm_count_states(jm_manager *m, int counts[6]); /* under mu */
+/* under mu: the threads job j may run with now: what the scheduler gives
+ * it, but no more than the other runners leave free */
+int jm_target_threads(jm_manager *m, const jm_job *j);
 void jm_describe(jm_job *j, const tsr_puzzle *pz);
 json_t *jm_expected_json(const long long expected[3]);
 json_t *jm_levels_json(int levels, const uint64_t *attempts, const uint64_t *fits);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/manager.h"
 
@@ -240,7 +241,8 @@ static int checkpoint_wanted(void *ctx)
 {
     run *r = ctx;
     pthread_mutex_lock(&r->m->mu);
-    int want = r->m->shutdown || r->j->want != WANT_NONE || r->j->assigned != r->j->threads;
+    int want = r->m->shutdown || r->j->want != WANT_NONE ||
+               jm_target_threads(r->m, r->j) != r->j->threads;
     pthread_mutex_unlock(&r->m->mu);
     pthread_mutex_lock(&r->sol_mu);
     want = want || r->nsols >= SOLUTION_BUFFER_MAX;
@@ -329,7 +331,7 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
     pthread_mutex_lock(&m->mu);
     enum want want = r->j->want;
     /* the scheduler gives no threads to a job being paused or cancelled */
-    bool end = m->shutdown || want != WANT_NONE || r->j->assigned != r->j->threads;
+    bool end = m->shutdown || want != WANT_NONE || jm_target_threads(m, r->j) != r->j->threads;
     enum sto_state next = STO_RUNNING; /* shutdown too: the next start resumes it */
     if (want == WANT_PAUSE)
         next = STO_PAUSED;
@@ -494,7 +496,16 @@ static void run_job(run *r)
         if ((rc = load_frontier(r, &tasks, &ntasks, &err)) != 0)
             break;
         pthread_mutex_lock(&m->mu);
-        int threads = r->j->assigned;
+        /* threads a job gives up are free only once its pool has parked:
+         * wait for them rather than oversubscribe the cores */
+        int threads;
+        while ((threads = jm_target_threads(m, r->j)) == 0 && r->j->assigned > 0 &&
+               !m->shutdown && r->j->want == WANT_NONE) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += 1;
+            pthread_cond_timedwait(&m->changed, &m->mu, &until);
+        }
         r->j->threads = threads;
         jm_touch(m, r->j);
         bool stop_now = m->shutdown || threads == 0 || r->j->want != WANT_NONE;

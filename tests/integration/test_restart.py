@@ -34,7 +34,9 @@ def main(t):
 
     a = d.submit({"puzzle": tz, "options": {**tlib.LONG_OPTIONS, "unique": "rotations"}})["id"]
     d.wait_state(a, "running", timeout=30)
-    time.sleep(1.5)
+    # a while into the search (preparation first: slow in sanitizer builds)
+    d.wait_for(a, lambda j: j["progress"]["nodes"] > 0, timeout=60, what="search progress")
+    time.sleep(1.0)
     before = d.job(a)
     check_eq(before["state"], "running", "tetris job is running after 1.5 s")
     check(before["progress"]["nodes"] > 0 and before["progress"]["fraction"] < 1, "it has made some progress",
