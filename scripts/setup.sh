@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="gcc make autoconf automake libtool pkg-config libjansson-dev libsqlite3-dev check
-          libmicrohttpd-dev libsystemd-dev curl python3 chromium"
+          libmicrohttpd-dev libsystemd-dev curl python3 chromium libopenmpi-dev openmpi-bin"
 missing=""
 for p in $packages; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
