@@ -13,7 +13,9 @@ S=${TSR_SRCDIR:-.}
 # see those libraries.  Leaks with a Tessera frame are still reported.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$S/tests/mpi/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS LSAN_OPTIONS
+# Under ThreadSanitizer (make check-tsan) likewise for Open MPI's own locks.
+TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}suppressions=$S/tests/mpi/tsan.supp"
+export ASAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS
 command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun" >&2; exit 77; }
 if "$T" solve --mpi -q /dev/null 2>&1 | grep -q "built without MPI"; then
     echo "SKIP: this tessera was built without MPI" >&2
