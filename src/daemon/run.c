@@ -537,7 +537,7 @@ static void run_job(run *r)
         r->end_state = -1;
         r->last_t = 0;
         if (want == WANT_CANCEL)
-            rc = tsr_pool_search(r->s, 1, NULL, 0, &cb, NULL, &st); /* nothing to run */
+            st = (tsr_stats){0}; /* cancelled before it ran: nothing searched */
         else
             rc = tsr_pool_search(r->s, threads, tasks, ntasks, &cb, &hk, &st);
         free_tasks(tasks, ntasks);
