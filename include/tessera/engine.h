@@ -86,8 +86,9 @@ const tsr_options *tsr_solver_options(const tsr_solver *s);
  * mobile piece copies (pieces in a solution). */
 int tsr_solver_nimages(const tsr_solver *s);
 int tsr_solver_ncopies(const tsr_solver *s);
-/* Image `id` as a placement; `cells` must hold the piece's cell count.
- * Image ids are stable for a given puzzle and engine version. */
+/* Image `id` as a placement; `cells` must hold the piece's cell count (NULL:
+ * only the piece and the count are set).  Image ids are stable for a given
+ * puzzle and engine version. */
 int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *cells);
 
 /* The order of the puzzle's symmetry group: board symmetries that map every

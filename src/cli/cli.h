@@ -10,7 +10,9 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "tessera/puzzle.h"
+#include <jansson.h>
+
+#include "tessera/tessera.h"
 
 #define EXIT_USAGE 2
 
@@ -65,5 +67,22 @@ int cli_remote_main(int argc, char **argv);
 
 /* True when cmd is one of the commands cli_remote_main runs. */
 bool cli_is_remote_command(const char *cmd);
+
+/* tessera solve --mpi (mpi.c, built with MPI only). */
+typedef struct cli_mpi cli_mpi;
+/* Does this solve command line ask for --mpi (any abbreviation getopt
+ * takes)?  Looked at before MPI starts. */
+bool cli_mpi_wanted(int argc, char **argv);
+/* Start MPI: the worker ranks serve; rank 0 runs solve(argc, argv, m),
+ * then lets the workers go.  Returns the exit status. */
+int cli_mpi_main(int argc, char **argv, int (*solve)(int, char **, cli_mpi *));
+/* The whole file (or stdin for "-"): the bytes the workers build from. */
+int cli_mpi_read(const char *path, char **text, size_t *len, tsr_err *err);
+/* Search on the cluster (threads per rank, 0: one per core of each node);
+ * *cluster, when asked, receives the per-rank report as JSON, and table
+ * prints it on stderr. */
+int cli_mpi_search(cli_mpi *m, const char *text, size_t len, const tsr_solver *s, int threads,
+                   const tsr_callbacks *cb, tsr_stats *st, json_t **cluster, bool table,
+                   tsr_err *err);
 
 #endif

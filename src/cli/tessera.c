@@ -23,11 +23,6 @@
 
 #include "cli/cli.h"
 #include "tessera/tessera.h"
-#ifdef HAVE_MPI
-#include <fcntl.h>
-
-#include "mpi/cluster.h"
-#endif
 
 static const char *usage_text =
     "usage: tessera solve [options] FILE    (FILE: puzzle JSON or polycube text; - for stdin)\n"
@@ -339,259 +334,8 @@ int cli_apply_flag(const flag *f, tsr_options *o, cli *c)
     return 0;
 }
 
-/* The MPI job this process is a rank of (tessera solve --mpi). */
-typedef struct mpi_run {
-    int rank, size;
-    int saved_stderr; /* a worker rank's stderr while it is muted, or -1 */
-} mpi_run;
-
-#ifdef HAVE_MPI
-/* The whole file (or stdin for "-"), for rank 0 to broadcast. */
-static int read_all(const char *path, char **text, size_t *len, tsr_err *err)
-{
-    bool std_in = strcmp(path, "-") == 0;
-    FILE *f = std_in ? stdin : fopen(path, "rb");
-    if (f == NULL)
-        return tsr_err_set(err, TSR_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 64 * 1024, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf != NULL) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap || ferror(f))
-            break;
-        char *bigger = cap > ((size_t)1 << 30) ? NULL : realloc(buf, cap * 2 + 1);
-        if (bigger == NULL) {
-            free(buf);
-            buf = NULL;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    int rc = buf == NULL ? tsr_err_set(err, TSR_ENOMEM, "%s: out of memory or too big", path)
-             : ferror(f) ? tsr_err_set(err, TSR_EIO, "%s: read error", path)
-                         : 0;
-    if (!std_in)
-        fclose(f);
-    if (rc != 0) {
-        free(buf);
-        return rc;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
-/* Worker ranks print nothing of their own while the job is set up (every
- * rank meets the same usage errors; rank 0 says them); their stderr comes
- * back for the search, so that MPI's own fatal messages are seen. */
-static void mute(mpi_run *m)
-{
-    int null = open("/dev/null", O_WRONLY);
-    fflush(stdout);
-    fflush(stderr);
-    m->saved_stderr = dup(STDERR_FILENO);
-    if (null >= 0) {
-        dup2(null, STDOUT_FILENO);
-        dup2(null, STDERR_FILENO);
-        close(null);
-    }
-}
-
-static void unmute(mpi_run *m)
-{
-    if (m->saved_stderr >= 0) {
-        fflush(stderr);
-        dup2(m->saved_stderr, STDERR_FILENO);
-        close(m->saved_stderr);
-        m->saved_stderr = -1;
-    }
-}
-
-static json_t *cluster_json(const clu_stats *cs, int threads)
-{
-    json_t *o = json_object(), *a = json_array();
-    json_object_set_new(o, "ranks", json_integer(cs->nranks));
-    json_object_set_new(o, "threads_per_rank", json_integer(threads));
-    json_object_set_new(o, "steals",
-                        json_integer(cs->nranks > 1 ? (json_int_t)cs->ranks[0].given_back : 0));
-    for (int k = 0; k < cs->nranks; k++) {
-        const clu_rank_stats *r = &cs->ranks[k];
-        json_t *e = json_object();
-        json_object_set_new(e, "rank", json_integer(k));
-        json_object_set_new(e, "role", json_string(cs->nranks == 1 ? "solo"
-                                                   : k == 0        ? "coordinator"
-                                                                   : "worker"));
-        json_object_set_new(e, "messages_sent", json_integer((json_int_t)r->msgs_sent));
-        json_object_set_new(e, "bytes_sent", json_integer((json_int_t)r->bytes_sent));
-        json_object_set_new(e, "messages_received", json_integer((json_int_t)r->msgs_recv));
-        json_object_set_new(e, "bytes_received", json_integer((json_int_t)r->bytes_recv));
-        json_object_set_new(e, "batches", json_integer((json_int_t)r->batches));
-        json_object_set_new(e, "tasks", json_integer((json_int_t)r->tasks));
-        json_object_set_new(e, "given_back", json_integer((json_int_t)r->given_back));
-        json_object_set_new(e, "busy_seconds", json_real(r->busy_s));
-        json_object_set_new(e, "idle_seconds", json_real(r->idle_s));
-        json_object_set_new(e, "cpu_seconds", json_real(r->cpu_s));
-        json_array_append_new(a, e);
-    }
-    json_object_set_new(o, "per_rank", a);
-    return o;
-}
-
-static void print_cluster_table(const clu_stats *cs)
-{
-    fprintf(stderr, "rank role         batches    tasks given-back msgs-sent bytes-sent "
-                    "msgs-recv bytes-recv   busy-s   idle-s    cpu-s\n");
-    for (int k = 0; k < cs->nranks; k++) {
-        const clu_rank_stats *r = &cs->ranks[k];
-        fprintf(stderr, "%4d %-11s %8llu %8llu %10llu %9llu %10llu %9llu %10llu %8.3f %8.3f %8.3f\n",
-                k,
-                cs->nranks == 1 ? "solo" : k == 0 ? "coordinator" : "worker",
-                (unsigned long long)r->batches, (unsigned long long)r->tasks,
-                (unsigned long long)r->given_back, (unsigned long long)r->msgs_sent,
-                (unsigned long long)r->bytes_sent, (unsigned long long)r->msgs_recv,
-                (unsigned long long)r->bytes_recv, r->busy_s, r->idle_s, r->cpu_s);
-    }
-}
-
-/* Every rank calls this after each step that can fail on some ranks: true
- * (and rank 0 has said why) when the step failed anywhere. */
-static bool failed_somewhere(const mpi_run *m, int rc, const tsr_err *err, const char *file,
-                             int *status)
-{
-    int all = clu_agree(rc);
-    if (all == 0)
-        return false;
-    if (m->rank == 0 && rc != 0 && rc != TSR_ECANCELED) /* ECANCELED: already said */
-        fprintf(stderr, "tessera: %s%s%s\n", file ? file : "", file ? ": " : "",
-                err->msg[0] ? err->msg : tsr_strerror(rc));
-    else if (m->rank == 0 && rc == 0)
-        fprintf(stderr, "tessera: another rank failed to set up: %s\n", tsr_strerror(all));
-    *status = all == TSR_ENOMEM ? 1 : EXIT_USAGE; /* as without --mpi */
-    return true;
-}
-
-/* tessera solve --mpi on every rank: rank 0 reads the file and resolves the
- * options once; every rank builds the same solver from them. */
-static int solve_mpi(cli *c, const char *file, const flag *flags, int nflags, mpi_run *m)
-{
-    bool root = m->rank == 0;
-    tsr_err err = {{0}};
-    char *text = NULL, *optjson = NULL, *config = NULL;
-    size_t len = 0, optlen = 0, conflen = 0;
-    tsr_puzzle *pz = NULL;
-    tsr_options opt, ropt;
-    tsr_solver *s = NULL;
-    int rc = 0, status = 0;
-
-    if (root)
-        rc = read_all(file, &text, &len, &err);
-    if (failed_somewhere(m, rc, &err, NULL, &status))
-        goto out;
-    rc = clu_bcast_bytes(&text, &len);
-    if (rc == 0)
-        rc = tsr_puzzle_read(text, len, strcmp(file, "-") == 0 ? "<stdin>" : file, &pz, &opt,
-                             &err);
-    if (failed_somewhere(m, rc, &err, NULL, &status))
-        goto out;
-    c->pz = pz;
-    for (int i = 0; i < nflags && rc == 0; i++)
-        if (cli_apply_flag(&flags[i], &opt, c) != 0)
-            rc = TSR_ECANCELED; /* said by cli_apply_flag */
-    if (rc == 0 && (c->plain || c->trace || c->sample_trials > 0)) {
-        cli_usage_error("--mpi runs the pool engine: not with --engine=plain, --trace "
-                        "or --sample%s", "");
-        rc = TSR_ECANCELED;
-    }
-    if (failed_somewhere(m, rc, &err, NULL, &status))
-        goto out;
-    /* rank 0 resolves the automatic choices; the workers take its answer
-     * (without the limit, which rank 0 enforces) and check they agree */
-    if (root) {
-        rc = tsr_solver_new(pz, &opt, &s, &err);
-        if (rc == 0) {
-            ropt = *tsr_solver_options(s);
-            ropt.limit = 0;
-            optjson = tsr_options_write_json(&ropt);
-            size_t n = strlen(tsr_solver_config(s)) + 32;
-            config = malloc(n);
-            if (optjson == NULL || config == NULL)
-                rc = TSR_ENOMEM;
-            else
-                snprintf(config, n, "%d %s", tsr_solver_nimages(s), tsr_solver_config(s));
-            optlen = optjson ? strlen(optjson) : 0;
-            conflen = config ? strlen(config) : 0;
-        }
-    }
-    if (failed_somewhere(m, rc, &err, file, &status))
-        goto out;
-    rc = clu_bcast_bytes(&optjson, &optlen);
-    if (rc == 0)
-        rc = clu_bcast_bytes(&config, &conflen);
-    if (rc == 0 && !root) {
-        rc = tsr_options_read_json(optjson, optlen, "rank 0's options", pz, &ropt, &err);
-        if (rc == 0)
-            rc = tsr_solver_new(pz, &ropt, &s, &err);
-        size_t n = rc == 0 ? strlen(tsr_solver_config(s)) + 32 : 0;
-        char *mine = rc == 0 ? malloc(n) : NULL;
-        if (rc == 0 && mine == NULL)
-            rc = TSR_ENOMEM;
-        if (rc == 0)
-            snprintf(mine, n, "%d %s", tsr_solver_nimages(s), tsr_solver_config(s));
-        if (rc == 0 && strcmp(mine, config) != 0)
-            rc = tsr_err_set(&err, TSR_EINVAL, "rank %d built '%s', rank 0 '%s'", m->rank,
-                             mine, config);
-        free(mine);
-    }
-    if (failed_somewhere(m, rc, &err, file, &status))
-        goto out;
-    unmute(m);
-
-    tsr_callbacks cb = {.ctx = c, .solution = on_solution, .progress = on_progress,
-                        .progress_seconds = c->tty ? 0.5 : 10};
-    tsr_stats st;
-    clu_stats cs;
-    int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
-    rc = clu_solve(s, threads, &cb, &st, &cs, &err);
-    if (root) {
-        if (c->progress_shown && c->tty)
-            fprintf(stderr, "\r\033[K");
-        if (rc == 0 && !c->write_failed) {
-            json_t *cj = c->json && c->quiet && cs.ranks ? cluster_json(&cs, threads) : NULL;
-            print_summary(c, s, &opt, &st, file, cj);
-            json_decref(cj);
-            if (c->stats && cs.ranks)
-                print_cluster_table(&cs);
-        } else if (rc != 0) {
-            fprintf(stderr, "tessera: %s: search failed: %s\n", file,
-                    err.msg[0] ? err.msg : tsr_strerror(rc));
-        }
-        fflush(stdout);
-    }
-    tsr_stats_free(&st);
-    clu_stats_free(&cs);
-    status = c->write_failed || rc != 0 ? 1 : 0;
-out:
-    tsr_solver_free(s);
-    tsr_puzzle_free(pz);
-    free(text);
-    free(optjson);
-    free(config);
-    return status;
-}
-
-/* Is this `solve` an MPI run?  Looked for before getopt so that MPI starts
- * first and only rank 0 speaks; any abbreviation getopt would take counts. */
-static bool wants_mpi(int argc, char **argv)
-{
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strlen(argv[i]) >= 3 && strncmp(argv[i], "--mpi", strlen(argv[i])) == 0)
-            return true;
-    return false;
-}
-#endif
-
-static int cmd_solve(int argc, char **argv, mpi_run *m)
+/* tessera solve; m: this is rank 0 of an MPI job (--mpi), else NULL. */
+static int cmd_solve(int argc, char **argv, cli_mpi *m)
 {
     static const struct option longopts[] = {
         {"quiet", no_argument, NULL, 'q'},
@@ -639,31 +383,45 @@ static int cmd_solve(int argc, char **argv, mpi_run *m)
         return cli_usage_error("solve needs exactly one puzzle file%s", "");
     }
     const char *file = argv[optind];
-    if (c.mpi || m != NULL) {
-#ifdef HAVE_MPI
-        int rc = m ? solve_mpi(&c, file, flags, nflags, m)
-                   : cli_usage_error("--mpi: spell the option out%s", "");
-#else
-        int rc = cli_usage_error("--mpi: this tessera was built without MPI%s", "");
-#endif
+    if (c.mpi && m == NULL) {
         free(flags);
-        return rc;
+#ifdef HAVE_MPI
+        return cli_usage_error("--mpi: spell the option out%s", "");
+#else
+        return cli_usage_error("--mpi: this tessera was built without MPI%s", "");
+#endif
     }
     tsr_puzzle *pz = NULL;
     tsr_options opt;
     tsr_err err = {{0}};
-    int rc = tsr_puzzle_load_file(file, &pz, &opt, &err);
+    char *text = NULL; /* with --mpi: the file's bytes, which the workers read too */
+    size_t len = 0;
+    int rc;
+#ifdef HAVE_MPI
+    if (m != NULL) {
+        rc = cli_mpi_read(file, &text, &len, &err);
+        if (rc == 0)
+            rc = tsr_puzzle_read(text, len, strcmp(file, "-") == 0 ? "<stdin>" : file, &pz,
+                                 &opt, &err);
+    } else
+#endif
+        rc = tsr_puzzle_load_file(file, &pz, &opt, &err);
     if (rc) {
         fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
         free(flags);
+        free(text);
         return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
     }
     c.pz = pz;
     for (int i = 0; i < nflags && rc == 0; i++)
         rc = cli_apply_flag(&flags[i], &opt, &c);
     free(flags);
+    if (rc == 0 && m != NULL && (c.plain || c.trace || c.sample_trials > 0))
+        rc = cli_usage_error("--mpi runs the pool engine: not with --engine=plain, --trace "
+                             "or --sample%s", "");
     if (rc) {
         tsr_puzzle_free(pz);
+        free(text);
         return rc;
     }
     tsr_solver *s = NULL;
@@ -671,6 +429,7 @@ static int cmd_solve(int argc, char **argv, mpi_run *m)
     if (rc) {
         fprintf(stderr, "tessera: %s: %s\n", file, err.msg[0] ? err.msg : tsr_strerror(rc));
         tsr_puzzle_free(pz);
+        free(text);
         return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
     }
     tsr_callbacks cb = {.ctx = &c, .solution = on_solution, .progress = on_progress,
@@ -679,19 +438,30 @@ static int cmd_solve(int argc, char **argv, mpi_run *m)
         cb.trace = on_trace;
     tsr_stats st;
     int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
+    json_t *cluster = NULL;
     if (c.sample_trials > 0)
         rc = tsr_solver_sample(s, c.sample_trials, c.sample_r, c.sample_seed, &cb, &st);
     else if (c.plain || c.trace)
         rc = tsr_solver_run(s, NULL, 0, &cb, &st);
+#ifdef HAVE_MPI
+    else if (m != NULL) /* threads: per rank, 0 for one per core of each node */
+        rc = cli_mpi_search(m, text, len, s, opt.threads, &cb, &st,
+                            c.json && c.quiet ? &cluster : NULL, c.stats, &err);
+#endif
     else
         rc = tsr_pool_run(s, threads, NULL, 0, &cb, &st);
     if (c.progress_shown && c.tty)
         fprintf(stderr, "\r\033[K");
     if (rc == 0 && !c.write_failed)
-        print_summary(&c, s, &opt, &st, file, NULL);
+        print_summary(&c, s, &opt, &st, file, cluster);
+    else if (rc != 0 && m != NULL)
+        fprintf(stderr, "tessera: %s: search failed: %s\n", file,
+                err.msg[0] ? err.msg : tsr_strerror(rc));
     else if (rc != 0)
         fprintf(stderr, "tessera: %s: search failed: %s\n", file,
                 rc == TSR_EINVAL ? "the sampling depth is out of range" : tsr_strerror(rc));
+    json_decref(cluster);
+    free(text);
     fflush(stdout);
     tsr_stats_free(&st);
     tsr_solver_free(s);
@@ -708,20 +478,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "solve") == 0) {
 #ifdef HAVE_MPI
-        if (wants_mpi(argc - 1, argv + 1)) {
-            mpi_run m = {.saved_stderr = -1};
-            tsr_err err = {{0}};
-            int rc = clu_init(&argc, &argv, &m.rank, &m.size, &err);
-            if (m.rank != 0)
-                mute(&m);
-            if (rc != 0)
-                fprintf(stderr, "tessera: %s\n", err.msg);
-            else
-                rc = cmd_solve(argc - 1, argv + 1, &m);
-            unmute(&m);
-            clu_finalize();
-            return rc < 0 ? 1 : rc;
-        }
+        if (cli_mpi_wanted(argc - 1, argv + 1))
+            return cli_mpi_main(argc - 1, argv + 1, cmd_solve);
 #endif
         return cmd_solve(argc - 1, argv + 1, NULL);
     }

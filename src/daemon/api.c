@@ -553,8 +553,11 @@ static void op_health(void *ctx, srv_reply *rep)
     json_object_set_new(o, "version", json_string(m->cfg.version ? m->cfg.version : "?"));
     json_object_set_new(o, "engine_version", json_integer(TESSERA_ENGINE_VERSION));
     json_object_set_new(o, "jobs", jobs);
-    json_object_set_new(o, "threads", json_integer(m->threads));
+    const jm_backend *be = m->cfg.backend;
+    json_object_set_new(o, "threads", json_integer(be ? be->threads : m->threads));
     json_object_set_new(o, "uptime_s", json_real(jm_now() - m->started));
+    if (be && be->describe)
+        json_object_set_new(o, "cluster", be->describe(be->ctx));
     reply_json(rep, 200, o);
 }
 

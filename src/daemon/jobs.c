@@ -174,7 +174,8 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(p, "eta_s", eta >= 0 && isfinite(eta) ? json_real(eta) : json_null());
     json_object_set_new(p, "seconds", json_real(j->seconds));
     json_object_set_new(o, "progress", p);
-    json_object_set_new(o, "threads", json_integer(live ? j->threads : 0));
+    const jm_backend *be = j->m ? j->m->cfg.backend : NULL;
+    json_object_set_new(o, "threads", json_integer(!live ? 0 : be ? be->threads : j->threads));
     json_t *opt = j->options_json ? json_deep_copy(j->options_json) : NULL;
     json_object_set_new(o, "options", opt ? opt : json_object());
     json_object_set_new(o, "config", j->config ? json_string(j->config) : json_null());
@@ -463,7 +464,8 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     m->cfg = *cfg;
     if (m->cfg.checkpoint_seconds <= 0)
         m->cfg.checkpoint_seconds = JM_CHECKPOINT_SECONDS;
-    m->threads = cfg->threads > 0 ? cfg->threads : tsr_cpu_count();
+    m->threads = cfg->backend ? cfg->backend->slots
+                 : cfg->threads > 0 ? cfg->threads : tsr_cpu_count();
     m->started = jm_now();
     pthread_mutex_init(&m->db_mu, NULL);
     pthread_mutex_init(&m->rd_mu, NULL);

@@ -12,13 +12,36 @@
 #ifndef JM_JOBS_H
 #define JM_JOBS_H
 
+#include <jansson.h>
+
 #include "server/server.h"
-#include "tessera/error.h"
+#include "tessera/tessera.h"
 
 #define JM_CHECKPOINT_SECONDS 5.0
 /* Daemon-side caps on a submitted puzzle (422 beyond them). */
 #define JM_MAX_CELLS 20000
 #define JM_MAX_PLACEMENTS 5000000 /* upper bound on images: copies x orientations x cells */
+
+/* Where jobs search: NULL in jm_config for the local pool; tesserad --mpi
+ * gives the cluster (cluster.c).  search has tsr_pool_search's contract
+ * and is also told the job's id, puzzle text and options (resolved, limit
+ * 0), which remote ranks build their solvers from; err says why it
+ * failed. */
+typedef struct jm_backend {
+    void *ctx;
+    int (*search)(void *ctx, int64_t job, const char *puzzle, const char *options,
+                  const tsr_solver *s, const tsr_task *tasks, int ntasks,
+                  const tsr_callbacks *cb, const tsr_pool_hooks *hk, tsr_stats *st,
+                  tsr_err *err);
+    json_t *(*describe)(void *ctx); /* a "cluster" object for /healthz */
+    int slots;   /* jobs that search at once (the scheduler's threads) */
+    int threads; /* threads a running job is shown to use */
+} jm_backend;
+
+/* tesserad --mpi (cluster.c): the backend that searches on `cluster`, a
+ * clu_cluster of src/mpi/cluster.h (kept opaque here, so that only
+ * cluster.c needs MPI's headers). */
+void jm_cluster_backend(void *cluster, jm_backend *out);
 
 typedef struct jm_config {
     const char *db_path;       /* the SQLite file */
@@ -26,6 +49,7 @@ typedef struct jm_config {
     double checkpoint_seconds; /* 0 = JM_CHECKPOINT_SECONDS */
     const char *puzzles_dir;   /* the bundled library, or NULL */
     const char *version;       /* shown by /healthz */
+    const jm_backend *backend; /* NULL: the local pool */
 } jm_config;
 
 typedef struct jm_manager jm_manager;

@@ -3,7 +3,11 @@
  *
  *   tesserad [--listen HOST:PORT] [--db PATH] [--state-dir DIR] [--threads N]
  *            [--token T] [--www DIR] [--puzzles DIR] [--checkpoint-seconds S]
+ *            [--mpi [--mpi-timeout S]]
  *
+ * Under mpirun with --mpi, rank 0 is the daemon and searches through the
+ * cluster of every rank (daemon/cluster.c); the other ranks only serve it
+ * and take no options of their own.
  * main() owns every long-lived object: the job manager (store, scheduler,
  * runners) and the HTTP server.  Signal handlers only set a flag; the main
  * loop notices it, stops the server, lets every running job commit a final
@@ -32,6 +36,11 @@
 #include "daemon/jobs.h"
 #include "server/server.h"
 #include "tessera/tessera.h"
+#ifdef HAVE_MPI
+#include "mpi/cluster.h"
+#else
+typedef struct clu_cluster clu_cluster;
+#endif
 
 #ifndef TSR_DATADIR
 #define TSR_DATADIR "/usr/local/share/tessera"
@@ -59,6 +68,10 @@ static const char *usage_text =
     "  --puzzles DIR            puzzle library (default ./puzzles, else " TSR_DATADIR
     "/puzzles)\n"
     "  --checkpoint-seconds S   seconds between checkpoints (default 5)\n"
+    "  --mpi                    run jobs on the ranks of an MPI job (start with mpirun;\n"
+    "                           --threads is then per rank; see docs/cluster.md)\n"
+    "  --mpi-timeout S          seconds of silence after which a busy rank is given up\n"
+    "                           and its work searched again elsewhere (default 30)\n"
     "  --version, --help\n";
 
 static bool is_dir(const char *path)
@@ -87,7 +100,9 @@ static int parse_number(const char *opt, const char *text, double min, double ma
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The daemon.  cl: NULL without --mpi; with it, rank 0's place for the
+ * cluster, opened here once the options are read (main closes it). */
+static int daemon_main(int argc, char **argv, clu_cluster **cl)
 {
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},  {"db", required_argument, NULL, 'd'},
@@ -95,11 +110,13 @@ int main(int argc, char **argv)
         {"token", required_argument, NULL, 'k'},   {"www", required_argument, NULL, 'w'},
         {"puzzles", required_argument, NULL, 'p'},
         {"checkpoint-seconds", required_argument, NULL, 'c'},
+        {"mpi", no_argument, NULL, 'm'},           {"mpi-timeout", required_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *listen = SRV_DEFAULT_LISTEN, *db = NULL, *token = getenv("TESSERAD_TOKEN");
     const char *state_dir = getenv("STATE_DIRECTORY"), *www = NULL, *puzzles = NULL;
-    double threads = 0, checkpoint = JM_CHECKPOINT_SECONDS;
+    double threads = 0, checkpoint = JM_CHECKPOINT_SECONDS, mpi_timeout = 30;
+    bool mpi = false;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -117,6 +134,11 @@ int main(int argc, char **argv)
             if (parse_number("--checkpoint-seconds", optarg, 0.05, 3600, &checkpoint) != 0)
                 return 2;
             break;
+        case 'm': mpi = true; break;
+        case 'o':
+            if (parse_number("--mpi-timeout", optarg, 0.5, 86400, &mpi_timeout) != 0)
+                return 2;
+            break;
         case 'V':
             printf("tesserad %s (engine %d)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION);
             return 0;
@@ -130,6 +152,14 @@ int main(int argc, char **argv)
     }
     if (optind < argc) {
         fprintf(stderr, "tesserad: unexpected argument \"%s\"\n%s", argv[optind], usage_text);
+        return 2;
+    }
+    if (mpi && cl == NULL) {
+#ifdef HAVE_MPI
+        fprintf(stderr, "tesserad: --mpi: spell the option out\n");
+#else
+        fprintf(stderr, "tesserad: --mpi: this tesserad was built without MPI\n");
+#endif
         return 2;
     }
     if (token != NULL && token[0] == '\0')
@@ -163,6 +193,17 @@ int main(int argc, char **argv)
     tsr_err err = {{0}};
     jm_config jc = {.db_path = db, .threads = (int)threads, .checkpoint_seconds = checkpoint,
                     .puzzles_dir = puzzles, .version = PACKAGE_VERSION};
+    jm_backend backend;
+#ifdef HAVE_MPI
+    if (cl != NULL) {
+        if (clu_open((int)threads, mpi_timeout, cl, &err) != 0) {
+            fprintf(stderr, "tesserad: %s\n", err.msg);
+            return 1;
+        }
+        jm_cluster_backend(*cl, &backend);
+        jc.backend = &backend;
+    }
+#endif
     jm_manager *jm = NULL;
     if (jm_open(&jc, &jm, &err) != 0) {
         fprintf(stderr, "tesserad: %s\n", err.msg);
@@ -181,11 +222,20 @@ int main(int argc, char **argv)
     jm_status_line(jm, status, sizeof status);
     fprintf(stderr, "tesserad %s: listening on %s (port %d), database %s; %s\n", PACKAGE_VERSION,
             listen, srv_port(srv), db, status);
+#ifdef HAVE_MPI
+    if (jc.backend)
+        fprintf(stderr, "tesserad: searching on %d MPI ranks (%d search threads), one job at a time\n",
+                clu_size(*cl), jc.backend->threads);
+#endif
     fflush(stderr);
     sd_notifyf(0, "READY=1\nSTATUS=%s", status);
 
     for (int ticks = 1; !stop_signal; ticks++) {
         usleep(200 * 1000);
+#ifdef HAVE_MPI
+        if (cl != NULL)
+            clu_tick(*cl); /* idle workers hear from rank 0 */
+#endif
         if (ticks % 25 == 0) { /* every 5 s */
             jm_status_line(jm, status, sizeof status);
             sd_notifyf(0, "STATUS=%s", status);
@@ -199,4 +249,39 @@ int main(int argc, char **argv)
     jm_close(jm);
     fprintf(stderr, "tesserad: stopped\n");
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef HAVE_MPI
+    /* looked for before getopt, so that only rank 0 reads the options */
+    bool mpi = false;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        mpi |= strcmp(argv[i], "--mpi") == 0;
+    if (mpi) {
+        int rank = 0, size = 1;
+        tsr_err err = {{0}};
+        if (clu_init(&argc, &argv, &rank, &size, &err) != 0) {
+            fprintf(stderr, "tesserad: %s\n", err.msg);
+            clu_finalize();
+            return 1;
+        }
+        if (rank != 0) { /* a worker: serve rank 0 until it says EXIT */
+            int rc = clu_serve(&err);
+            if (rc != 0)
+                fprintf(stderr, "tesserad: rank %d: %s\n", rank, err.msg);
+            clu_finalize();
+            return rc == 0 ? 0 : 1;
+        }
+        clu_cluster *cl = NULL;
+        int status = daemon_main(argc, argv, &cl);
+        if (cl == NULL && clu_open(0, 0, &cl, &err) != 0) { /* to let the workers go */
+            clu_finalize();
+            return status ? status : 1;
+        }
+        clu_close(cl);
+        return status;
+    }
+#endif
+    return daemon_main(argc, argv, NULL);
 }

@@ -105,6 +105,7 @@ typedef struct run {
     jm_job *j;
     int64_t id;
     tsr_puzzle *pz;
+    char *puzzle_text;        /* as stored: what a backend's remote ranks read */
     tsr_solver *s;
     long long limit;
     /* solutions found since the last checkpoint (sol_mu) */
@@ -362,6 +363,8 @@ static int prepare(run *r, tsr_err *err)
         return rc;
     tsr_options opt;
     rc = tsr_puzzle_read(doc.puzzle, strlen(doc.puzzle), "stored puzzle", &r->pz, NULL, err);
+    if (rc == 0 && (r->puzzle_text = strdup(doc.puzzle)) == NULL)
+        rc = tsr_err_set(err, TSR_ENOMEM, "out of memory");
     if (rc == 0)
         rc = tsr_options_read_json(doc.options, strlen(doc.options), "stored options", r->pz,
                                    &opt, err);
@@ -536,13 +539,24 @@ static void run_job(run *r)
         tsr_stats st;
         r->end_state = -1;
         r->last_t = 0;
-        if (want == WANT_CANCEL)
+        const jm_backend *be = m->cfg.backend;
+        if (want == WANT_CANCEL) {
             st = (tsr_stats){0}; /* cancelled before it ran: nothing searched */
-        else
+        } else if (be != NULL) {
+            /* the solver's options are the resolved ones, limit 0 */
+            char *options = tsr_options_write_json(tsr_solver_options(r->s));
+            rc = options == NULL ? tsr_err_set(&err, TSR_ENOMEM, "out of memory")
+                                 : be->search(be->ctx, r->id, r->puzzle_text, options, r->s,
+                                              tasks, ntasks, &cb, &hk, &st, &err);
+            free(options);
+        } else {
             rc = tsr_pool_search(r->s, threads, tasks, ntasks, &cb, &hk, &st);
+        }
         free_tasks(tasks, ntasks);
         if (rc != 0) {
-            tsr_err_set(&err, rc, "the search failed (error %d)", rc);
+            char why[TSR_ERR_MAX];
+            snprintf(why, sizeof why, "%s", err.msg[0] ? err.msg : tsr_strerror(rc));
+            tsr_err_set(&err, rc, "the search failed: %s", why);
             tsr_stats_free(&st);
             break;
         }
@@ -592,6 +606,7 @@ void *jm_runner_main(void *arg)
     run_job(&r);
     tsr_solver_free(r.s);
     tsr_puzzle_free(r.pz);
+    free(r.puzzle_text);
     free_sols(r.sols, r.nsols);
     free(r.base_attempts);
     free(r.base_fits);

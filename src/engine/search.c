@@ -507,7 +507,7 @@ int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *
         return TSR_EINVAL;
     const int *c = img_cells_of(ip, id);
     int n = img_size(ip, id);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; cells != NULL && i < n; i++)
         cells[i] = ip->cells[c[i]];
     *out = (tsr_placement){ip->types[ip->img_type[id]].piece, n, cells};
     return 0;

@@ -1,53 +1,72 @@
 /*
- * cluster.c - one search over the ranks of an MPI job (see cluster.h and
+ * cluster.c - searches over the ranks of an MPI job (see cluster.h and
  * docs/cluster.md).
  *
- * Protocol, all point-to-point on MPI_COMM_WORLD, every message an array of
- * 64-bit words sent as bytes (SOL: 32-bit words):
+ * Protocol, point-to-point on MPI_COMM_WORLD, every message a byte string
+ * of little fields (64-bit words, 32-bit for images and solution cells):
  *
- *   0 -> k  WORK   a batch of tasks: ntasks, then per task n, weight, images
- *   0 -> k  STEAL  give back what is left of the batch now
- *   0 -> k  STOP   end (mid-batch: end the batch, report it, leave)
- *   k -> 0  SOL    solutions: per solution nplacements, then per placement
- *                  piece, ncells, x y z per cell
- *   k -> 0  DONE   the batch is over: its return code, its statistics and,
- *                  when it was ended by STEAL or STOP, the tasks left
+ *   k -> 0  HELLO  pid and host name, once at start
+ *   0 -> k  JOB    job key, threads, timeout, image count and fingerprint,
+ *                  puzzle text, options JSON: build this job's solver
+ *   0 -> k  WORK   batch id, tasks (per task: n, weight, images)
+ *   0 -> k  STEAL  batch id: end that batch now, give back what is left
+ *   0 -> k  STOP   batch id: end that batch now, drop what is left
+ *   0 -> k  PING   the timeout: rank 0 lives (idle workers, every second)
+ *   0 -> k  EXIT   leave
+ *   k -> 0  SOL    batch id, solutions (per solution nplacements, then per
+ *                  placement piece, ncells, x y z per cell)
+ *   k -> 0  PROG   batch id, CPU time, the batch's statistics so far
+ *   k -> 0  DONE   batch id, return code, CPU time, the batch's statistics
+ *                  and, when STEAL ended it, the tasks left
  *
- * A worker sends exactly one DONE per WORK, after all of that batch's SOL
- * (messages from one sender arrive in order), so rank 0 knows the work
- * outstanding exactly: its queue plus the batches out.  A STEAL can cross a
- * DONE; it then reaches the worker before its next WORK (again in order),
- * while it is idle, where it is ignored, so a STEAL never touches a batch it
- * was not meant for.
- *
- * Taking work back uses the pool's checkpoint: the worker's
- * checkpoint_wanted says yes, the pool parks its threads, and the hook is
- * shown exactly the work left.  Those tasks go back to rank 0 in DONE with
- * the statistics of the work done, so nothing is searched twice or lost.
+ * Invariants rank 0 keeps:
+ *  - The work outstanding is exactly its queue plus the batches out; it
+ *    keeps a copy of each batch out.  A worker sends one DONE per WORK,
+ *    after all of that batch's SOL (messages from one sender arrive in
+ *    order), and a STEAL's tasks are exactly the batch's work left (the
+ *    pool's park-and-report checkpoint), so nothing is searched twice or
+ *    lost.
+ *  - A batch's solutions are reported (cb->solution) only when its DONE
+ *    arrives, and the DONE's count must match them.  A worker silent for
+ *    the timeout is given up for good: its batch is requeued whole and its
+ *    unreported solutions dropped, so a lost rank costs time, not counts.
+ *    Messages naming a batch that is not out (a given-up rank that comes
+ *    back, a STEAL that crossed a DONE) are ignored.
+ *  - A checkpoint asks every busy worker to give its work back and hands
+ *    out nothing until every batch is back: then the queue is the whole
+ *    frontier and the totals are those of the work done.
  *
  * Rank 0 and idle workers poll (MPI_Iprobe, then a sleep growing to 1 ms)
- * rather than block, since Open MPI's blocking calls spin: the coordinator
- * costs next to no CPU beside the workers on the same node.  Busy workers
- * poll from checkpoint_wanted, every 20 ms or so, on the thread that called
- * tsr_pool_search, which is the thread that initialised MPI.
+ * rather than block, since Open MPI's blocking calls spin; rank 0 sends
+ * with MPI_Isend so that a dead worker can never block it.  Busy workers
+ * poll from the pool's checkpoint_wanted, every 20 ms or so, on the thread
+ * that called clu_serve.
  */
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
-#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mpi/cluster.h"
 
-enum { TAG_WORK = 1, TAG_STEAL, TAG_STOP, TAG_SOL, TAG_DONE, TAG_FINAL };
+enum { TAG_HELLO = 1, TAG_JOB, TAG_WORK, TAG_STEAL, TAG_STOP, TAG_PING, TAG_EXIT,
+       TAG_SOL, TAG_PROG, TAG_DONE };
 
-#define HOLD_S 0.02             /* a batch this young is not taken back (no ping-pong) */
-#define FLUSH_S 0.02            /* solutions wait at most about this long */
-#define FLUSH_WORDS (64 * 1024) /* ... or until this many words are buffered */
-#define NAP_MIN_NS 20000L       /* sleeps between empty polls grow from 20 us */
-#define NAP_MAX_NS 1000000L     /* ... to 1 ms (latency next to the workers' 20 ms polls) */
+#define HOLD_S 0.02               /* a batch this young is not taken back (no ping-pong) */
+#define FLUSH_S 0.02              /* solutions wait at most about this long on a worker */
+#define FLUSH_BYTES (256 * 1024)  /* ... or until this many bytes are buffered */
+#define PENDING_MAX (32u << 20)   /* a batch's unreported solution bytes that make rank 0
+                                     end it, so they are reported and memory stays bounded */
+#define PROG_S 1.0                /* a busy worker's progress (and heartbeat) interval */
+#define PING_S 1.0                /* rank 0's heartbeat to idle workers */
+#define WANTED_S 0.02             /* how often rank 0 polls hk->checkpoint_wanted */
+#define DEFAULT_TIMEOUT_S 30.0
+#define NAP_MIN_NS 20000L         /* sleeps between empty polls grow from 20 us */
+#define NAP_MAX_NS 1000000L       /* ... to 1 ms */
 
 static double clock_s(clockid_t id)
 {
@@ -61,6 +80,11 @@ static double now(void)
     return clock_s(CLOCK_MONOTONIC);
 }
 
+static double cpu_now(void)
+{
+    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
 /* Sleep after an empty poll, longer each time (*ns: 0 after a message). */
 static void nap(long *ns)
 {
@@ -69,108 +93,262 @@ static void nap(long *ns)
     nanosleep(&ts, NULL);
 }
 
-/* ---- messages: growable arrays of 64-bit words ---- */
+/* ---- messages: byte strings of fixed-size fields ---- */
 
-typedef struct words {
-    int64_t *w;
+/* A growable message; a failed allocation is sticky (oom), checked once. */
+typedef struct buf {
+    unsigned char *p;
     size_t n, cap;
-    size_t nbytes; /* of a received message (SOL's are 32-bit words) */
-} words;
+    bool oom;
+} buf;
 
-/* Solutions are the bulk of the traffic: 32-bit words suffice for them. */
-typedef struct ints {
-    int32_t *v;
-    size_t n, cap;
-} ints;
-
-static int put32(ints *b, int32_t v)
+static void put_bytes(buf *b, const void *v, size_t k)
 {
-    if (b->n == b->cap) {
-        size_t ncap = b->cap ? b->cap * 2 : 1024;
-        int32_t *nv = realloc(b->v, ncap * sizeof *nv);
-        if (nv == NULL)
-            return TSR_ENOMEM;
-        b->v = nv;
+    if (b->oom)
+        return;
+    if (b->n + k > b->cap) {
+        size_t ncap = b->cap ? b->cap : 256;
+        while (ncap < b->n + k)
+            ncap *= 2;
+        unsigned char *np = realloc(b->p, ncap);
+        if (np == NULL) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
         b->cap = ncap;
     }
-    b->v[b->n++] = v;
-    return 0;
+    memcpy(b->p + b->n, v, k);
+    b->n += k;
 }
 
-static int put(words *b, int64_t v)
-{
-    if (b->n == b->cap) {
-        size_t ncap = b->cap ? b->cap * 2 : 256;
-        int64_t *nw = realloc(b->w, ncap * sizeof *nw);
-        if (nw == NULL)
-            return TSR_ENOMEM;
-        b->w = nw;
-        b->cap = ncap;
-    }
-    b->w[b->n++] = v;
-    return 0;
-}
-
-static int put_double(words *b, double d)
-{
-    int64_t v;
-    memcpy(&v, &d, sizeof v);
-    return put(b, v);
-}
+static void put64(buf *b, int64_t v) { put_bytes(b, &v, sizeof v); }
+static void put32(buf *b, int32_t v) { put_bytes(b, &v, sizeof v); }
+static void put_double(buf *b, double d) { put_bytes(b, &d, sizeof d); }
 
 /* A reader over a received message; any read past the end marks it bad. */
 typedef struct reader {
-    const int64_t *w;
+    const unsigned char *p;
     size_t n, pos;
     bool bad;
 } reader;
 
-static int64_t get(reader *r)
+static const unsigned char *get_bytes(reader *r, size_t k)
 {
-    if (r->pos >= r->n) {
+    if (r->bad || k > r->n - r->pos) {
         r->bad = true;
-        return 0;
+        return NULL;
     }
-    return r->w[r->pos++];
+    r->pos += k;
+    return r->p + r->pos - k;
+}
+
+static int64_t get64(reader *r)
+{
+    int64_t v = 0;
+    const unsigned char *p = get_bytes(r, sizeof v);
+    if (p)
+        memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static int32_t get32(reader *r)
+{
+    int32_t v = 0;
+    const unsigned char *p = get_bytes(r, sizeof v);
+    if (p)
+        memcpy(&v, p, sizeof v);
+    return v;
 }
 
 static double get_double(reader *r)
 {
-    int64_t v = get(r);
-    double d;
-    memcpy(&d, &v, sizeof d);
+    double d = 0;
+    const unsigned char *p = get_bytes(r, sizeof d);
+    if (p)
+        memcpy(&d, p, sizeof d);
     return d;
 }
 
-/* A count read from a message, checked against what is left of it. */
-static int get_count(reader *r, int64_t most)
+/* A count of items of at least `per` bytes each, checked against what is
+ * left of the message. */
+static int get_count(reader *r, size_t per, bool wide)
 {
-    int64_t v = get(r);
-    if (v < 0 || v > most || v > INT_MAX) {
+    int64_t v = wide ? get64(r) : get32(r);
+    if (v < 0 || v > INT_MAX || (size_t)v > (r->n - r->pos) / (per ? per : 1)) {
         r->bad = true;
         return 0;
     }
     return (int)v;
 }
 
-/* ---- counted point-to-point traffic ---- */
+/* ---- what messages carry ---- */
 
-static int send_bytes(clu_rank_stats *rs, const void *p, size_t nbytes, int dest, int tag)
+static void put_tasks(buf *b, const tsr_task *t, int n)
 {
-    if (nbytes > (size_t)INT_MAX)
-        return TSR_ETOOBIG;
-    MPI_Send(p, (int)nbytes, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
-    rs->msgs_sent++;
-    rs->bytes_sent += nbytes;
+    put64(b, n);
+    for (int i = 0; i < n; i++) {
+        put64(b, t[i].n);
+        put_double(b, t[i].weight);
+        for (int j = 0; j < t[i].n; j++)
+            put32(b, t[i].images[j]);
+    }
+}
+
+static void free_tasks(tsr_task *t, int n)
+{
+    for (int i = 0; t && i < n; i++)
+        free(t[i].images);
+    free(t);
+}
+
+/* Append n tasks to *t (*n, *cap grown as needed), images copied. */
+static int add_tasks(tsr_task **t, int *n, int *cap, const tsr_task *src, int k)
+{
+    if (*n + k > *cap) {
+        int ncap = *cap ? *cap : 64;
+        while (ncap < *n + k)
+            ncap *= 2;
+        tsr_task *nt = realloc(*t, (size_t)ncap * sizeof *nt);
+        if (nt == NULL)
+            return TSR_ENOMEM;
+        *t = nt;
+        *cap = ncap;
+    }
+    for (int i = 0; i < k; i++) {
+        int *images = malloc((size_t)(src[i].n > 0 ? src[i].n : 1) * sizeof *images);
+        if (images == NULL)
+            return TSR_ENOMEM;
+        memcpy(images, src[i].images, (size_t)src[i].n * sizeof *images);
+        (*t)[(*n)++] = (tsr_task){src[i].n, images, src[i].weight};
+    }
     return 0;
 }
 
-static int send_words(clu_rank_stats *rs, const int64_t *w, size_t n, int dest, int tag)
+/* Tasks read from r, appended to *t. */
+static int get_tasks(reader *r, tsr_task **t, int *n, int *cap)
 {
-    return send_bytes(rs, w, n * sizeof *w, dest, tag);
+    int k = get_count(r, 16, true);
+    for (int i = 0; i < k && !r->bad; i++) {
+        int m = get_count(r, 4, true);
+        double weight = get_double(r);
+        int *images = malloc((size_t)(m > 0 ? m : 1) * sizeof *images);
+        if (images == NULL)
+            return TSR_ENOMEM;
+        for (int j = 0; j < m; j++)
+            images[j] = get32(r);
+        tsr_task one = {m, images, weight};
+        int rc = r->bad ? 0 : add_tasks(t, n, cap, &one, 1);
+        free(images);
+        if (rc)
+            return rc;
+    }
+    return r->bad ? TSR_EINVAL : 0;
 }
 
-/* Is a message from `source` (or MPI_ANY_SOURCE) waiting?  Sets *from and *tag. */
+static void put_stats(buf *b, const tsr_stats *st)
+{
+    int levels = st->attempts ? st->levels : 0;
+    put64(b, levels);
+    for (int p = 0; p < levels; p++) {
+        put64(b, (int64_t)st->attempts[p]);
+        put64(b, (int64_t)st->fits[p]);
+    }
+    put64(b, (int64_t)st->nodes);
+    put64(b, (int64_t)st->solutions);
+    put64(b, (int64_t)st->classes);
+    put_double(b, st->fraction);
+}
+
+/* Statistics read from r into *out (whose arrays have out->levels). */
+static void get_stats(reader *r, tsr_stats *out)
+{
+    int levels = get_count(r, 16, true);
+    for (int p = 0; p < out->levels; p++)
+        out->attempts[p] = out->fits[p] = 0;
+    for (int p = 0; p < levels && !r->bad; p++) {
+        uint64_t a = (uint64_t)get64(r), f = (uint64_t)get64(r);
+        if (p < out->levels) {
+            out->attempts[p] = a;
+            out->fits[p] = f;
+        }
+    }
+    out->nodes = (uint64_t)get64(r);
+    out->solutions = (uint64_t)get64(r);
+    out->classes = (uint64_t)get64(r);
+    out->fraction = get_double(r);
+}
+
+/* acc += add (acc's arrays have acc->levels entries). */
+static void add_stats(tsr_stats *acc, const tsr_stats *add)
+{
+    for (int p = 0; p < acc->levels && p < add->levels && add->attempts; p++) {
+        acc->attempts[p] += add->attempts[p];
+        acc->fits[p] += add->fits[p];
+    }
+    acc->nodes += add->nodes;
+    acc->solutions += add->solutions;
+    acc->classes += add->classes;
+    acc->fraction += add->fraction;
+}
+
+static int alloc_stats(tsr_stats *st, int levels)
+{
+    *st = (tsr_stats){.levels = levels};
+    st->attempts = calloc((size_t)levels + 1, sizeof *st->attempts);
+    st->fits = calloc((size_t)levels + 1, sizeof *st->fits);
+    return st->attempts && st->fits ? 0 : TSR_ENOMEM;
+}
+
+static void put_solution(buf *b, const tsr_solution *sol)
+{
+    put32(b, sol->nplacements);
+    for (int i = 0; i < sol->nplacements; i++) {
+        const tsr_placement *p = &sol->placements[i];
+        put32(b, p->piece);
+        put32(b, p->ncells);
+        for (int j = 0; j < p->ncells; j++) {
+            put32(b, p->cells[j].x);
+            put32(b, p->cells[j].y);
+            put32(b, p->cells[j].z);
+        }
+    }
+}
+
+/* A fingerprint of a solver's images: every rank must number them alike,
+ * since tasks name subtrees by image ids. */
+static int64_t fingerprint(const tsr_solver *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over piece and cells */
+    int n = tsr_solver_nimages(s), cap = 0;
+    tsr_cell *cells = NULL;
+    for (int id = 0; id < n; id++) {
+        tsr_placement pl;
+        if (tsr_solver_image(s, id, &pl, NULL) == 0 && pl.ncells > cap) { /* the count */
+            free(cells);
+            cap = pl.ncells;
+            cells = malloc((size_t)cap * sizeof *cells);
+            if (cells == NULL)
+                return 0;
+        }
+        if (tsr_solver_image(s, id, &pl, cells) != 0)
+            continue;
+        int32_t v[3] = {pl.piece, pl.ncells, id};
+        for (int j = 0; j <= pl.ncells; j++) {
+            for (int k = 0; k < 3; k++)
+                for (int byte = 0; byte < 4; byte++)
+                    h = (h ^ ((uint32_t)v[k] >> (8 * byte) & 0xff)) * 1099511628211ull;
+            if (j < pl.ncells)
+                v[0] = cells[j].x, v[1] = cells[j].y, v[2] = cells[j].z;
+        }
+    }
+    free(cells);
+    return (int64_t)h;
+}
+
+/* ---- sending and receiving ---- */
+
+/* Is a message from `source` (or MPI_ANY_SOURCE) waiting?  Sets *from, *tag. */
 static bool poll_msg(int source, int *from, int *tag)
 {
     int flag = 0;
@@ -184,315 +362,457 @@ static bool poll_msg(int source, int *from, int *tag)
 }
 
 /* Receive the message poll_msg found into b (replacing its contents). */
-static int recv_words(clu_rank_stats *rs, int from, int tag, words *b)
+static int recv_msg(int from, int tag, buf *b)
 {
     MPI_Status ms;
     int nbytes = 0;
     MPI_Probe(from, tag, MPI_COMM_WORLD, &ms);
     MPI_Get_count(&ms, MPI_BYTE, &nbytes);
-    size_t n = ((size_t)nbytes + sizeof *b->w - 1) / sizeof *b->w;
-    if (n > b->cap) {
-        int64_t *nw = realloc(b->w, n * sizeof *nw);
-        if (nw == NULL)
+    b->n = 0;
+    if ((size_t)nbytes > b->cap) {
+        unsigned char *np = realloc(b->p, (size_t)nbytes);
+        if (np == NULL) { /* take it off the line anyway */
+            char one;
+            MPI_Recv(&one, 0, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             return TSR_ENOMEM;
-        b->w = nw;
-        b->cap = n;
+        }
+        b->p = np;
+        b->cap = (size_t)nbytes;
     }
-    MPI_Recv(b->w, nbytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    b->n = (size_t)nbytes / sizeof *b->w;
-    b->nbytes = (size_t)nbytes;
-    rs->msgs_recv++;
-    rs->bytes_recv += (uint64_t)nbytes;
+    MPI_Recv(b->p, nbytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    b->n = (size_t)nbytes;
     return 0;
-}
-
-/* ---- what messages carry ---- */
-
-static int put_tasks(words *b, const tsr_task *t, int n)
-{
-    int rc = put(b, n);
-    for (int i = 0; i < n && rc == 0; i++) {
-        rc = put(b, t[i].n) || put_double(b, t[i].weight) ? TSR_ENOMEM : 0;
-        for (int j = 0; j < t[i].n && rc == 0; j++)
-            rc = put(b, t[i].images[j]);
-    }
-    return rc;
-}
-
-static void free_tasks(tsr_task *t, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(t[i].images);
-    free(t);
-}
-
-/* Tasks read from r, appended to *t (n, cap grown as needed). */
-static int get_tasks(reader *r, tsr_task **t, int *n, int *cap)
-{
-    int k = get_count(r, (int64_t)(r->n - r->pos));
-    for (int i = 0; i < k && !r->bad; i++) {
-        int m = get_count(r, (int64_t)(r->n - r->pos));
-        double weight = get_double(r);
-        int *images = malloc((size_t)(m > 0 ? m : 1) * sizeof *images);
-        if (images == NULL)
-            return TSR_ENOMEM;
-        for (int j = 0; j < m; j++)
-            images[j] = (int)get(r);
-        if (*n == *cap) {
-            int ncap = *cap ? *cap * 2 : 64;
-            tsr_task *nt = realloc(*t, (size_t)ncap * sizeof *nt);
-            if (nt == NULL) {
-                free(images);
-                return TSR_ENOMEM;
-            }
-            *t = nt;
-            *cap = ncap;
-        }
-        (*t)[(*n)++] = (tsr_task){m, images, weight};
-    }
-    return r->bad ? TSR_EINVAL : 0;
-}
-
-static int put_stats(words *b, const tsr_stats *st)
-{
-    int levels = st->attempts ? st->levels : 0, rc = put(b, levels);
-    for (int p = 0; p < levels && rc == 0; p++)
-        rc = put(b, (int64_t)st->attempts[p]) || put(b, (int64_t)st->fits[p]) ? TSR_ENOMEM : 0;
-    if (rc == 0)
-        rc = put(b, (int64_t)st->nodes) || put(b, (int64_t)st->solutions) ||
-                     put(b, (int64_t)st->classes) || put_double(b, st->fraction)
-                 ? TSR_ENOMEM
-                 : 0;
-    return rc;
-}
-
-/* Adds the statistics read from r to *acc (whose arrays have acc->levels). */
-static void get_stats(reader *r, tsr_stats *acc)
-{
-    int levels = get_count(r, (int64_t)(r->n - r->pos) / 2);
-    for (int p = 0; p < levels && !r->bad; p++) {
-        uint64_t a = (uint64_t)get(r), f = (uint64_t)get(r);
-        if (p < acc->levels) {
-            acc->attempts[p] += a;
-            acc->fits[p] += f;
-        }
-    }
-    acc->nodes += (uint64_t)get(r);
-    acc->solutions += (uint64_t)get(r);
-    acc->classes += (uint64_t)get(r);
-    acc->fraction += get_double(r);
-}
-
-static int put_solution(ints *b, const tsr_solution *sol)
-{
-    int rc = put32(b, sol->nplacements);
-    for (int i = 0; i < sol->nplacements && rc == 0; i++) {
-        const tsr_placement *p = &sol->placements[i];
-        rc = put32(b, p->piece) || put32(b, p->ncells) ? TSR_ENOMEM : 0;
-        for (int j = 0; j < p->ncells && rc == 0; j++)
-            rc = put32(b, p->cells[j].x) || put32(b, p->cells[j].y) || put32(b, p->cells[j].z)
-                     ? TSR_ENOMEM
-                     : 0;
-    }
-    return rc;
-}
-
-/* A reader over a received SOL message (32-bit words, copied out to stay
- * clear of aliasing rules). */
-typedef struct reader32 {
-    const unsigned char *p;
-    size_t n, pos;
-    bool bad;
-} reader32;
-
-static int32_t get32(reader32 *r)
-{
-    int32_t v = 0;
-    if (r->pos >= r->n)
-        r->bad = true;
-    else
-        memcpy(&v, r->p + 4 * r->pos++, sizeof v);
-    return v;
-}
-
-static int get32_count(reader32 *r, size_t per)
-{
-    int32_t v = get32(r);
-    if (v < 0 || (size_t)v > (r->n - r->pos) / per) {
-        r->bad = true;
-        return 0;
-    }
-    return (int)v;
 }
 
 /* ---- worker ranks ---- */
 
 typedef struct wk {
-    const tsr_solver *s;
-    clu_rank_stats *rs;
+    clu_rank_stats rs;
+    /* the current job's solver */
+    int64_t job;
+    tsr_puzzle *pz;
+    tsr_solver *s;
+    int threads;
+    int job_err;
+    char job_msg[TSR_ERR_MAX];
+    double timeout_s, heard;
+    /* the batch being searched */
+    int64_t batch;
+    bool steal, stop, exit;
+    buf back; /* the tasks a STEAL gave back */
+    bool gave_back;
     /* solutions found by the pool's threads, sent by the MPI thread */
     pthread_mutex_t mu;
-    ints sols, spare;
-    int sol_err;
+    buf sols, spare;
     double last_flush;
-    /* what rank 0 asked during the batch, and the tasks given back */
-    bool steal, stop;
-    words back;
-    bool gave_back;
-    words in; /* the message being read */
+    buf in, out;
 } wk;
+
+static int wk_send(wk *w, int tag, const buf *b)
+{
+    if (b->n > (size_t)INT_MAX)
+        return TSR_ETOOBIG;
+    MPI_Send(b->p, (int)b->n, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
+    w->rs.msgs_sent++;
+    w->rs.bytes_sent += b->n;
+    return 0;
+}
 
 static int wk_solution(void *ctx, const tsr_solution *sol)
 {
     wk *w = ctx;
     pthread_mutex_lock(&w->mu);
-    int rc = put_solution(&w->sols, sol);
-    if (rc && w->sol_err == 0)
-        w->sol_err = rc;
+    put_solution(&w->sols, sol);
+    int stop = w->sols.oom;
     pthread_mutex_unlock(&w->mu);
-    return rc != 0;
+    return stop;
 }
 
-/* Send the buffered solutions (on the MPI thread). */
+/* Send the buffered solutions (on the MPI thread).  SOL: the batch id as
+ * two 32-bit words, then the solutions. */
 static int wk_flush(wk *w)
 {
     pthread_mutex_lock(&w->mu);
-    ints out = w->sols;
-    w->sols = w->spare;
-    w->sols.n = 0;
+    buf out = w->sols;
+    w->sols = w->spare; /* holds the header already */
     pthread_mutex_unlock(&w->mu);
-    int rc = out.n > 0 ? send_bytes(w->rs, out.v, out.n * sizeof *out.v, 0, TAG_SOL) : 0;
+    int rc = out.oom ? TSR_ENOMEM : 0;
+    if (rc == 0 && out.n > 8)
+        rc = wk_send(w, TAG_SOL, &out);
     out.n = 0;
+    put64(&out, w->batch); /* the header of the next SOL */
     w->spare = out;
     w->last_flush = now();
     return rc;
 }
 
-/* Polled by the pool's calling thread: send solutions, read rank 0's
- * requests; yes when rank 0 wants the batch ended. */
+/* Read what rank 0 sent but JOB and WORK (which come only to an idle
+ * worker, and are left for clu_serve); true when the batch must end. */
+static bool wk_read(wk *w)
+{
+    int from, tag;
+    while (!w->exit && poll_msg(0, &from, &tag) && tag != TAG_JOB && tag != TAG_WORK) {
+        if (recv_msg(0, tag, &w->in) != 0)
+            continue;
+        w->rs.msgs_recv++;
+        w->rs.bytes_recv += w->in.n;
+        w->heard = now();
+        reader r = {w->in.p, w->in.n, 0, false};
+        if (tag == TAG_EXIT)
+            w->exit = w->stop = true;
+        else if (tag == TAG_PING)
+            w->timeout_s = get_double(&r);
+        else if ((tag == TAG_STEAL || tag == TAG_STOP) && get64(&r) == w->batch && !r.bad)
+            *(tag == TAG_STEAL ? &w->steal : &w->stop) = true;
+        /* else stale: a STEAL or STOP that crossed the DONE of its batch */
+    }
+    return w->steal || w->stop;
+}
+
 static int wk_checkpoint_wanted(void *ctx)
 {
     wk *w = ctx;
     pthread_mutex_lock(&w->mu);
     size_t buffered = w->sols.n;
     pthread_mutex_unlock(&w->mu);
-    if (buffered > 0 && (buffered >= FLUSH_WORDS || now() - w->last_flush >= FLUSH_S))
+    if (buffered > 8 && (buffered >= FLUSH_BYTES || now() - w->last_flush >= FLUSH_S))
         wk_flush(w);
-    int from, tag;
-    while (!w->steal && !w->stop && poll_msg(0, &from, &tag)) {
-        if (recv_words(w->rs, 0, tag, &w->in) != 0)
-            continue;
-        if (tag == TAG_STEAL)
-            w->steal = true;
-        else if (tag == TAG_STOP)
-            w->stop = true;
-    }
-    return w->steal || w->stop;
+    return wk_read(w);
 }
 
 /* Every thread parked: tasks are exactly the batch's work left. */
 static int wk_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr_stats *st)
 {
+    (void)st;
     wk *w = ctx;
-    if (!w->stop) {
+    if (w->steal && !w->stop) {
         w->back.n = 0;
-        if (put_tasks(&w->back, tasks, ntasks) != 0)
-            return TSR_ENOMEM; /* ends the batch with an error: rank 0 stops */
+        put_tasks(&w->back, tasks, ntasks);
+        if (w->back.oom)
+            return TSR_ENOMEM; /* ends the batch with an error: rank 0 fails the search */
         w->gave_back = true;
-        w->rs->given_back++;
+        w->rs.given_back++;
     }
     return 1;
 }
 
-static int worker(const tsr_solver *s, int threads, clu_rank_stats *rs)
+/* The batch's progress, which is also the worker's heartbeat. */
+static int wk_progress(void *ctx, const tsr_stats *st)
 {
-    wk w = {.s = s, .rs = rs, .last_flush = now()};
-    pthread_mutex_init(&w.mu, NULL);
-    tsr_callbacks cb = {.ctx = &w, .solution = wk_solution};
-    tsr_pool_hooks hk = {.ctx = &w, .checkpoint_wanted = wk_checkpoint_wanted,
+    wk *w = ctx;
+    w->out.n = 0;
+    w->out.oom = false;
+    put64(&w->out, w->batch);
+    put_double(&w->out, cpu_now());
+    put_stats(&w->out, st);
+    if (!w->out.oom)
+        wk_send(w, TAG_PROG, &w->out);
+    return 0;
+}
+
+/* JOB: build the job's solver; a failure is reported by the next DONE. */
+static void wk_job(wk *w)
+{
+    reader r = {w->in.p, w->in.n, 0, false};
+    int64_t key = get64(&r);
+    int threads = (int)get64(&r);
+    w->timeout_s = get_double(&r);
+    int nimages = (int)get64(&r);
+    int64_t fp = get64(&r);
+    int64_t plen = get64(&r), olen = get64(&r);
+    const char *ptext = plen >= 0 ? (const char *)get_bytes(&r, (size_t)plen) : NULL;
+    const char *otext = olen >= 0 ? (const char *)get_bytes(&r, (size_t)olen) : NULL;
+    tsr_solver_free(w->s);
+    tsr_puzzle_free(w->pz);
+    w->s = NULL;
+    w->pz = NULL;
+    w->job = key;
+    w->threads = threads > 0 ? threads : tsr_cpu_count();
+    tsr_err err = {{0}};
+    tsr_options opt;
+    int rc = r.bad || ptext == NULL || otext == NULL
+                 ? tsr_err_set(&err, TSR_EINVAL, "a malformed JOB message")
+                 : tsr_puzzle_read(ptext, (size_t)plen, "rank 0's puzzle", &w->pz, NULL, &err);
+    if (rc == 0)
+        rc = tsr_options_read_json(otext, (size_t)olen, "rank 0's options", w->pz, &opt, &err);
+    if (rc == 0)
+        rc = tsr_solver_new(w->pz, &opt, &w->s, &err);
+    if (rc == 0 && (tsr_solver_nimages(w->s) != nimages || fingerprint(w->s) != fp))
+        rc = tsr_err_set(&err, TSR_EINVAL,
+                         "built a different solver (%d images) from rank 0's (%d images)",
+                         tsr_solver_nimages(w->s), nimages);
+    w->job_err = rc;
+    snprintf(w->job_msg, sizeof w->job_msg, "%s", rc ? err.msg : "");
+}
+
+/* WORK: search a batch and answer DONE. */
+static int wk_batch(wk *w)
+{
+    reader r = {w->in.p, w->in.n, 0, false};
+    w->batch = get64(&r);
+    tsr_task *tasks = NULL;
+    int ntasks = 0, cap = 0;
+    int rc = get_tasks(&r, &tasks, &ntasks, &cap);
+    w->rs.batches++;
+    w->rs.tasks += (uint64_t)ntasks;
+    w->steal = w->stop = w->gave_back = false;
+    w->sols.n = w->spare.n = 0;
+    put64(&w->sols, w->batch);
+    put64(&w->spare, w->batch);
+    w->last_flush = now();
+    tsr_stats st = {0};
+    tsr_callbacks cb = {.ctx = w, .solution = wk_solution, .progress = wk_progress,
+                        .progress_seconds = PROG_S};
+    tsr_pool_hooks hk = {.ctx = w, .checkpoint_wanted = wk_checkpoint_wanted,
                          .checkpoint = wk_checkpoint};
-    int rc = 0;
-    while (!w.stop) {
-        int from, tag;
-        double t0 = now();
-        long ns = 0;
-        while (!poll_msg(0, &from, &tag))
-            nap(&ns);
-        rs->idle_s += now() - t0;
-        if ((rc = recv_words(rs, 0, tag, &w.in)) != 0)
-            break;
-        if (tag == TAG_STOP)
-            break;
-        if (tag != TAG_WORK)
-            continue; /* a STEAL that crossed our last DONE */
-        reader r = {w.in.w, w.in.n, 0, false};
-        tsr_task *tasks = NULL;
-        int ntasks = 0, cap = 0;
-        int brc = get_tasks(&r, &tasks, &ntasks, &cap);
-        rs->batches++;
-        rs->tasks += (uint64_t)ntasks;
-        w.steal = w.gave_back = false;
-        tsr_stats st = {0};
-        t0 = now();
-        if (brc == 0)
-            brc = tsr_pool_search(s, threads, tasks, ntasks, &cb, &hk, &st);
-        rs->busy_s += now() - t0;
-        free_tasks(tasks, ntasks);
-        if (brc == 0)
-            brc = w.sol_err;
-        int frc = wk_flush(&w);
-        if (brc == 0)
-            brc = frc;
-        words done = {0};
-        int prc = put(&done, brc) || put_stats(&done, &st) ? TSR_ENOMEM : 0;
-        for (size_t i = 0; prc == 0 && w.gave_back && i < w.back.n; i++)
-            prc = put(&done, w.back.w[i]);
-        if (prc == 0 && !w.gave_back)
-            prc = put(&done, 0); /* no tasks */
-        if (prc != 0) { /* say at least that the batch failed */
-            int64_t fail[2] = {TSR_ENOMEM, 0};
-            send_words(rs, fail, 2, 0, TAG_DONE);
-        } else {
-            send_words(rs, done.w, done.n, 0, TAG_DONE);
-        }
-        free(done.w);
-        tsr_stats_free(&st);
+    double t0 = now();
+    if (rc == 0)
+        rc = w->s == NULL ? (w->job_err ? w->job_err : TSR_EINVAL) : 0;
+    if (rc == 0)
+        rc = tsr_pool_search(w->s, w->threads, tasks, ntasks, &cb, &hk, &st);
+    w->rs.busy_s += now() - t0;
+    free_tasks(tasks, ntasks);
+    pthread_mutex_lock(&w->mu);
+    if (rc == 0 && w->sols.oom)
+        rc = TSR_ENOMEM;
+    pthread_mutex_unlock(&w->mu);
+    int frc = wk_flush(w);
+    if (rc == 0)
+        rc = frc;
+    w->out.n = 0;
+    w->out.oom = false;
+    put64(&w->out, w->batch);
+    put64(&w->out, rc);
+    put_double(&w->out, cpu_now());
+    put_stats(&w->out, &st);
+    if (rc == 0 && w->gave_back)
+        put_bytes(&w->out, w->back.p, w->back.n);
+    else
+        put64(&w->out, 0); /* no tasks */
+    /* a failed batch says why in a last field */
+    const char *why = rc == 0 ? "" : w->s == NULL && w->job_msg[0] ? w->job_msg : tsr_strerror(rc);
+    put_bytes(&w->out, why, strlen(why));
+    if (w->out.oom) { /* say at least that the batch failed */
+        w->out = (buf){w->out.p, 0, w->out.cap, false};
+        put64(&w->out, w->batch);
+        put64(&w->out, TSR_ENOMEM);
     }
-    free(w.sols.v);
-    free(w.spare.v);
-    free(w.back.w);
-    free(w.in.w);
+    int src = wk_send(w, TAG_DONE, &w->out);
+    tsr_stats_free(&st);
+    return src;
+}
+
+int clu_serve(tsr_err *err)
+{
+    wk w = {.job = -1, .batch = -1};
+    pthread_mutex_init(&w.mu, NULL);
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    put64(&w.out, getpid());
+    put_bytes(&w.out, host, strlen(host));
+    int rc = w.out.oom ? TSR_ENOMEM : wk_send(&w, TAG_HELLO, &w.out);
+    w.heard = now();
+    long ns = 0;
+    while (rc == 0 && !w.exit) {
+        int from, tag;
+        if (!poll_msg(0, &from, &tag)) {
+            if (w.timeout_s > 0 && now() - w.heard > w.timeout_s) {
+                rc = tsr_err_set(err, TSR_EIO, "rank 0 has been silent for %.0f s: leaving",
+                                 now() - w.heard);
+                break;
+            }
+            nap(&ns);
+            continue;
+        }
+        ns = 0;
+        if (tag != TAG_JOB && tag != TAG_WORK) {
+            wk_read(&w); /* PING, EXIT, or a STEAL/STOP that crossed a DONE */
+            continue;
+        }
+        if ((rc = recv_msg(0, tag, &w.in)) != 0)
+            break;
+        w.rs.msgs_recv++;
+        w.rs.bytes_recv += w.in.n;
+        w.heard = now();
+        if (tag == TAG_JOB)
+            wk_job(&w);
+        else
+            rc = wk_batch(&w);
+    }
+    if (rc != 0 && err != NULL && err->msg[0] == '\0')
+        tsr_err_set(err, rc, "%s", tsr_strerror(rc));
+    tsr_solver_free(w.s);
+    tsr_puzzle_free(w.pz);
+    free(w.sols.p);
+    free(w.spare.p);
+    free(w.back.p);
+    free(w.in.p);
+    free(w.out.p);
     pthread_mutex_destroy(&w.mu);
     return rc;
 }
 
 /* ---- rank 0, the coordinator ---- */
 
+enum peer_state { PEER_IDLE, PEER_BUSY, PEER_LOST };
+
 typedef struct peer {
-    bool busy;      /* a batch is out */
-    bool asked;     /* a STEAL is out for that batch */
-    bool stopped;   /* STOP sent */
-    double since;   /* when the batch went out */
+    enum peer_state state;
+    int64_t job;        /* key of the job whose solver it has (-1: none) */
+    int64_t batch;      /* the batch out */
+    bool asked, stopped;
+    double since, heard;
+    tsr_task *tasks;    /* a copy of the batch out, requeued if the rank is lost */
+    int ntasks, captasks;
+    buf sols;           /* its solutions, reported when the batch is done */
+    tsr_stats prog;     /* the batch's progress so far */
 } peer;
 
-typedef struct coord {
+/* A send in flight; its buffer lives until MPI is done with it. */
+typedef struct outmsg {
+    MPI_Request req;
+    unsigned char *p;
+} outmsg;
+
+struct clu_cluster {
+    pthread_mutex_t mu;    /* held by whoever uses MPI (search or tick) */
+    pthread_mutex_t st_mu; /* rs and the peers' state, read by clu_ranks */
+    int nranks, threads;
+    double timeout_s, opened, last_ping;
+    peer *peers;           /* [nranks]; [0] unused */
+    clu_rank_stats *rs;    /* [nranks] */
+    outmsg *outs;
+    int nouts, capouts;
+    int64_t next_batch;
+    buf in, out;
+    /* what one search needs (clu_search's locals, shared with helpers) */
     const tsr_solver *s;
+    const clu_job *job;
     const tsr_callbacks *cb;
-    clu_rank_stats *rs;
-    int nranks;
-    peer *peers;
-    tsr_task *q; /* the queue, heaviest first */
+    int levels;
+    tsr_task *q;           /* the queue, heaviest first */
     int qn, qcap;
-    tsr_stats total;       /* of finished batches; solutions: reported to cb */
-    uint64_t counted;      /* solutions the workers counted */
+    tsr_stats total;       /* of batches done in this search */
+    uint64_t reported;     /* solutions passed to cb */
     long long limit;
-    bool stopping;         /* limit, callback or error: no more work out */
+    bool stopping;
     int err, err_rank;
-    words in, out;
-    tsr_placement *pl;     /* a received solution */
+    char err_msg[TSR_ERR_MAX];
+    buf jobmsg;            /* the JOB message of this search */
+    tsr_placement *pl;     /* a decoded solution */
     tsr_cell *cells;
     int plcap, cellcap;
-} coord;
+    tsr_worker_stats *ws;  /* per-rank doings for progress reports */
+};
+
+static void count_recv(clu_cluster *c, int from, size_t n)
+{
+    pthread_mutex_lock(&c->st_mu);
+    c->rs[0].msgs_recv++;
+    c->rs[0].bytes_recv += n;
+    c->rs[from].msgs_sent++;
+    c->rs[from].bytes_sent += n;
+    pthread_mutex_unlock(&c->st_mu);
+}
+
+/* Test the sends in flight; free those done. */
+static void pump(clu_cluster *c)
+{
+    for (int i = 0; i < c->nouts;) {
+        int done = 0;
+        MPI_Test(&c->outs[i].req, &done, MPI_STATUS_IGNORE);
+        if (done) {
+            free(c->outs[i].p);
+            c->outs[i] = c->outs[--c->nouts];
+        } else {
+            i++;
+        }
+    }
+}
+
+/* Send b to rank k without waiting (a copy travels). */
+static int send_to(clu_cluster *c, int k, int tag, const buf *b)
+{
+    if (b->oom)
+        return TSR_ENOMEM;
+    if (b->n > (size_t)INT_MAX)
+        return TSR_ETOOBIG;
+    if (c->nouts == c->capouts) {
+        int ncap = c->capouts ? 2 * c->capouts : 16;
+        outmsg *no = realloc(c->outs, (size_t)ncap * sizeof *no);
+        if (no == NULL)
+            return TSR_ENOMEM;
+        c->outs = no;
+        c->capouts = ncap;
+    }
+    unsigned char *p = malloc(b->n ? b->n : 1);
+    if (p == NULL)
+        return TSR_ENOMEM;
+    memcpy(p, b->p, b->n);
+    outmsg *o = &c->outs[c->nouts++];
+    o->p = p;
+    MPI_Isend(p, (int)b->n, MPI_BYTE, k, tag, MPI_COMM_WORLD, &o->req);
+    pthread_mutex_lock(&c->st_mu);
+    c->rs[0].msgs_sent++;
+    c->rs[0].bytes_sent += b->n;
+    c->rs[k].msgs_recv++;
+    c->rs[k].bytes_recv += b->n;
+    pthread_mutex_unlock(&c->st_mu);
+    return 0;
+}
+
+/* A message of one 64-bit word (STEAL, STOP) or a double (PING). */
+static int send_word(clu_cluster *c, int k, int tag, int64_t v)
+{
+    c->out.n = 0;
+    c->out.oom = false;
+    put64(&c->out, v);
+    return send_to(c, k, tag, &c->out);
+}
+
+static int send_ping(clu_cluster *c, int k)
+{
+    c->out.n = 0;
+    c->out.oom = false;
+    put_double(&c->out, c->timeout_s);
+    return send_to(c, k, TAG_PING, &c->out);
+}
+
+static void fail(clu_cluster *c, int rc, int rank, const char *msg)
+{
+    if (c->err == 0) {
+        c->err = rc;
+        c->err_rank = rank;
+        snprintf(c->err_msg, sizeof c->err_msg, "%s", msg && msg[0] ? msg : tsr_strerror(rc));
+    }
+    c->stopping = true;
+}
+
+static void set_peer_state(clu_cluster *c, int k, enum peer_state s)
+{
+    pthread_mutex_lock(&c->st_mu);
+    c->peers[k].state = s;
+    c->rs[k].busy = s == PEER_BUSY;
+    c->rs[k].lost = s == PEER_LOST;
+    pthread_mutex_unlock(&c->st_mu);
+}
+
+/* The batch of peer k is over (done, or the rank lost): account its time. */
+static void batch_over(clu_cluster *c, int k, enum peer_state next)
+{
+    peer *p = &c->peers[k];
+    pthread_mutex_lock(&c->st_mu);
+    c->rs[k].busy_s += now() - p->since;
+    pthread_mutex_unlock(&c->st_mu);
+    free_tasks(p->tasks, p->ntasks);
+    p->tasks = NULL;
+    p->ntasks = p->captasks = 0;
+    p->sols.n = 0;
+    p->asked = p->stopped = false;
+    p->prog.nodes = 0;
+    p->prog.fraction = 0;
+    set_peer_state(c, k, next);
+}
 
 static int by_weight_desc(const void *a, const void *b)
 {
@@ -500,244 +820,581 @@ static int by_weight_desc(const void *a, const void *b)
     return x > y ? -1 : x < y;
 }
 
-/* A batch for worker k: the heaviest tasks up to a fair share of the queued
- * weight, at least one. */
-static int hand_out(coord *c, int k)
+/* Queue tasks, heaviest first. */
+static int requeue(clu_cluster *c, const tsr_task *t, int n)
 {
+    int rc = add_tasks(&c->q, &c->qn, &c->qcap, t, n);
+    if (rc == 0 && n > 0)
+        qsort(c->q, (size_t)c->qn, sizeof *c->q, by_weight_desc);
+    return rc;
+}
+
+/* Give up rank k: it has been silent too long.  Its batch goes back whole;
+ * what it sent of it is dropped. */
+static void lose(clu_cluster *c, int k)
+{
+    peer *p = &c->peers[k];
+    if (p->state == PEER_BUSY) {
+        int rc = requeue(c, p->tasks, p->ntasks);
+        if (rc)
+            fail(c, rc, 0, "out of memory requeueing a lost rank's batch");
+        batch_over(c, k, PEER_LOST);
+    } else {
+        set_peer_state(c, k, PEER_LOST);
+    }
+    send_to(c, k, TAG_EXIT, &(buf){0}); /* should it come back: leave */
+}
+
+/* A batch for worker k: the heaviest tasks up to a fair share of the queued
+ * weight, at least one.  The job's solver goes first if k lacks it. */
+static int hand_out(clu_cluster *c, int k, int nworkers)
+{
+    peer *p = &c->peers[k];
+    int rc = 0;
+    if (p->job != c->job->key) {
+        if ((rc = send_to(c, k, TAG_JOB, &c->jobmsg)) != 0)
+            return rc;
+        p->job = c->job->key;
+    }
     double w = 0, share = 0;
     for (int i = 0; i < c->qn; i++)
         share += c->q[i].weight;
-    share /= c->nranks - 1;
+    share /= nworkers;
     int n = 0;
     while (n < c->qn && (n == 0 || w + c->q[n].weight <= share))
         w += c->q[n++].weight;
+    int64_t id = ++c->next_batch;
     c->out.n = 0;
-    int rc = put_tasks(&c->out, c->q, n);
-    if (rc == 0)
-        rc = send_words(c->rs, c->out.w, c->out.n, k, TAG_WORK);
-    if (rc != 0)
+    c->out.oom = false;
+    put64(&c->out, id);
+    put_tasks(&c->out, c->q, n);
+    if ((rc = send_to(c, k, TAG_WORK, &c->out)) != 0)
         return rc;
-    for (int i = 0; i < n; i++)
-        free(c->q[i].images);
+    /* the queue's first n tasks become the batch's copy */
+    free_tasks(p->tasks, p->ntasks);
+    p->tasks = malloc((size_t)n * sizeof *p->tasks);
+    if (p->tasks == NULL)
+        return TSR_ENOMEM;
+    memcpy(p->tasks, c->q, (size_t)n * sizeof *p->tasks);
+    p->ntasks = p->captasks = n;
     memmove(c->q, c->q + n, (size_t)(c->qn - n) * sizeof *c->q);
     c->qn -= n;
-    c->peers[k] = (peer){.busy = true, .since = now()};
-    c->rs->batches++;
-    c->rs->tasks += (uint64_t)n;
+    p->batch = id;
+    p->since = p->heard = now();
+    p->asked = p->stopped = false;
+    p->sols.n = 0;
+    p->prog.nodes = 0;
+    p->prog.fraction = 0;
+    set_peer_state(c, k, PEER_BUSY);
+    pthread_mutex_lock(&c->st_mu);
+    c->rs[k].batches++;
+    c->rs[k].tasks += (uint64_t)n;
+    c->rs[0].batches++;
+    c->rs[0].tasks += (uint64_t)n;
+    pthread_mutex_unlock(&c->st_mu);
     return 0;
 }
 
-static void fail(coord *c, int rc, int rank)
+/* Report a done batch's solutions through cb, up to the limit; returns
+ * how many it held (reported or not). */
+static uint64_t report_solutions(clu_cluster *c, const buf *sols, bool *bad)
 {
-    if (c->err == 0) {
-        c->err = rc;
-        c->err_rank = rank;
-    }
-    c->stopping = true;
-}
-
-/* Report the solutions of a SOL message through cb, up to the limit. */
-static void on_sol(coord *c)
-{
-    reader32 r = {(const unsigned char *)c->in.w, c->in.nbytes / 4, 0, false};
+    reader r = {sols->p, sols->n, 0, false};
+    uint64_t count = 0;
     while (r.pos < r.n && !r.bad) {
-        int np = get32_count(&r, 2);
+        int np = get_count(&r, 8, false);
         if (np > c->plcap) {
-            tsr_placement *p = realloc(c->pl, (size_t)np * sizeof *p);
-            if (p == NULL) {
-                fail(c, TSR_ENOMEM, 0);
-                return;
+            tsr_placement *pl = realloc(c->pl, (size_t)np * sizeof *pl);
+            if (pl == NULL) {
+                fail(c, TSR_ENOMEM, 0, NULL);
+                return count;
             }
-            c->pl = p;
+            c->pl = pl;
             c->plcap = np;
         }
-        /* cells first (their array may move as it grows), then point at them */
-        int ncells = 0;
+        int ncells = 0; /* cells first (their array may move), then point at them */
         for (int i = 0; i < np && !r.bad; i++) {
             c->pl[i].piece = get32(&r);
-            c->pl[i].ncells = get32_count(&r, 3);
+            c->pl[i].ncells = get_count(&r, 12, false);
             if (ncells + c->pl[i].ncells > c->cellcap) {
                 int ncap = 2 * (ncells + c->pl[i].ncells);
                 tsr_cell *nc = realloc(c->cells, (size_t)ncap * sizeof *nc);
                 if (nc == NULL) {
-                    fail(c, TSR_ENOMEM, 0);
-                    return;
+                    fail(c, TSR_ENOMEM, 0, NULL);
+                    return count;
                 }
                 c->cells = nc;
                 c->cellcap = ncap;
             }
-            for (int j = 0; j < c->pl[i].ncells; j++) {
+            for (int j = 0; j < c->pl[i].ncells; j++, ncells++) {
                 c->cells[ncells].x = get32(&r);
                 c->cells[ncells].y = get32(&r);
-                c->cells[ncells++].z = get32(&r);
+                c->cells[ncells].z = get32(&r);
             }
         }
         if (r.bad)
             break;
         for (int i = 0, at = 0; i < np; at += c->pl[i++].ncells)
             c->pl[i].cells = c->cells + at;
+        count++;
         if (c->stopping)
-            continue; /* the run is over: drain only */
+            continue; /* the search is over: count only */
         tsr_solution sol = {np, c->pl};
-        c->total.solutions++;
+        c->reported++;
         if ((c->cb && c->cb->solution && c->cb->solution(c->cb->ctx, &sol)) ||
-            (c->limit > 0 && c->total.solutions >= (uint64_t)c->limit))
+            (c->limit > 0 && c->reported >= (uint64_t)c->limit))
             c->stopping = true;
     }
-    if (r.bad)
-        fail(c, TSR_EINVAL, 0);
+    *bad = r.bad;
+    return count;
 }
 
-/* A batch is over: its statistics, and the tasks it gave back. */
-static void on_done(coord *c, int k)
+/* DONE from k: its solutions are reported, its statistics counted and the
+ * tasks it gave back queued. */
+static void on_done(clu_cluster *c, int k, reader *r)
 {
-    reader r = {c->in.w, c->in.n, 0, false};
-    int rc = (int)get(&r);
-    /* the batch's counts go straight into the totals; solutions are
-     * counted apart (total.solutions counts those reported) */
-    uint64_t reported = c->total.solutions;
-    c->total.solutions = 0;
-    get_stats(&r, &c->total);
-    c->counted += c->total.solutions;
-    c->total.solutions = reported;
-    c->peers[k].busy = c->peers[k].asked = false;
-    if (r.bad || rc != 0) {
-        fail(c, rc != 0 ? rc : TSR_EINVAL, k);
+    peer *p = &c->peers[k];
+    int rc = (int)get64(r);
+    double cpu = get_double(r);
+    tsr_stats st;
+    if (alloc_stats(&st, c->levels) != 0) {
+        fail(c, TSR_ENOMEM, 0, NULL);
         return;
     }
-    int before = c->qn;
-    rc = get_tasks(&r, &c->q, &c->qn, &c->qcap);
-    if (rc != 0) {
-        fail(c, rc, k);
-        return;
+    get_stats(r, &st);
+    pthread_mutex_lock(&c->st_mu);
+    c->rs[k].cpu_s = cpu;
+    pthread_mutex_unlock(&c->st_mu);
+    if (rc == 0 && !r->bad) {
+        bool bad = false;
+        uint64_t held = report_solutions(c, &p->sols, &bad);
+        if (bad || held != st.solutions) /* cannot happen: messages arrive in order */
+            rc = TSR_EINVAL;
     }
+    int before = c->qn; /* a failed batch has no tasks: its reason follows */
+    int trc = r->bad ? 0 : get_tasks(r, &c->q, &c->qn, &c->qcap);
     if (c->qn > before)
         qsort(c->q, (size_t)c->qn, sizeof *c->q, by_weight_desc);
+    if (r->bad && rc == 0)
+        rc = TSR_EINVAL;
+    if (rc == 0)
+        rc = trc;
+    if (rc != 0) {
+        char why[TSR_ERR_MAX];
+        size_t left = r->bad ? 0 : r->n - r->pos;
+        if (left >= sizeof why)
+            left = sizeof why - 1;
+        memcpy(why, r->p + r->pos, left);
+        why[left] = '\0';
+        fail(c, rc, k, why);
+    } else {
+        st.solutions = 0; /* counted as reported */
+        add_stats(&c->total, &st);
+        if (p->asked && c->qn > before) {
+            pthread_mutex_lock(&c->st_mu);
+            c->rs[k].given_back++;
+            pthread_mutex_unlock(&c->st_mu);
+        }
+    }
+    tsr_stats_free(&st);
+    batch_over(c, k, PEER_IDLE);
 }
 
-static int coordinator(const tsr_solver *s, const tsr_callbacks *cb, int nranks,
-                       clu_rank_stats *rs, tsr_stats *st, tsr_err *err)
+/* One message from `from`. */
+static void on_message(clu_cluster *c, int from, int tag)
 {
-    coord c = {.s = s, .cb = cb, .rs = rs, .nranks = nranks,
-               .limit = tsr_solver_options(s)->limit};
-    c.total.levels = tsr_solver_ncopies(s) + 1;
-    c.total.attempts = calloc((size_t)c.total.levels, sizeof *c.total.attempts);
-    c.total.fits = calloc((size_t)c.total.levels, sizeof *c.total.fits);
-    c.peers = calloc((size_t)nranks, sizeof *c.peers);
-    c.q = malloc(sizeof *c.q);
-    if (c.total.attempts == NULL || c.total.fits == NULL || c.peers == NULL || c.q == NULL) {
-        for (int k = 1; k < nranks; k++) /* the workers wait for a word */
-            send_words(rs, NULL, 0, k, TAG_STOP);
-        tsr_stats_free(&c.total);
-        free(c.peers);
-        free(c.q);
-        return tsr_err_set(err, TSR_ENOMEM, "rank 0: out of memory");
+    int rc = recv_msg(from, tag, &c->in);
+    count_recv(c, from, c->in.n);
+    peer *p = &c->peers[from];
+    if (rc != 0) {
+        fail(c, rc, 0, "out of memory receiving a message");
+        return;
     }
-    c.q[0] = (tsr_task){0, NULL, 1.0}; /* the root */
-    c.qn = c.qcap = 1;
-    double t0 = now();
+    reader r = {c->in.p, c->in.n, 0, false};
+    if (tag == TAG_HELLO) {
+        int pid = (int)get64(&r);
+        size_t n = r.n - r.pos < 63 ? r.n - r.pos : 63;
+        pthread_mutex_lock(&c->st_mu);
+        c->rs[from].pid = pid;
+        memcpy(c->rs[from].host, r.p + r.pos, n);
+        c->rs[from].host[n] = '\0';
+        pthread_mutex_unlock(&c->st_mu);
+        return;
+    }
+    if (p->state != PEER_BUSY || get64(&r) != p->batch || r.bad)
+        return; /* not about a batch out: stale */
+    p->heard = now();
+    if (tag == TAG_SOL) {
+        put_bytes(&p->sols, r.p + r.pos, r.n - r.pos);
+        if (p->sols.oom)
+            fail(c, TSR_ENOMEM, 0, "out of memory holding a batch's solutions");
+    } else if (tag == TAG_PROG) {
+        double cpu = get_double(&r);
+        get_stats(&r, &p->prog);
+        pthread_mutex_lock(&c->st_mu);
+        c->rs[from].cpu_s = cpu;
+        pthread_mutex_unlock(&c->st_mu);
+    } else if (tag == TAG_DONE) {
+        on_done(c, from, &r);
+    }
+}
+
+/* Progress of the search so far: batches done plus those out. */
+static void snapshot(clu_cluster *c, tsr_stats *snap, double t0)
+{
+    *snap = c->total;
+    snap->solutions = c->reported;
+    snap->seconds = now() - t0;
+    snap->nworkers = c->nranks - 1;
+    snap->workers = c->ws;
+    /* the arrays are shared with total: add the batches out to a copy */
+    for (int k = 1; k < c->nranks; k++) {
+        peer *p = &c->peers[k];
+        c->ws[k - 1] = (tsr_worker_stats){
+            .state = p->state == PEER_BUSY ? TSR_WORKER_SEARCHING
+                     : p->state == PEER_LOST ? TSR_WORKER_PARKED : TSR_WORKER_IDLE,
+            .nodes = p->state == PEER_BUSY ? p->prog.nodes : 0,
+            .tasks = c->rs[k].batches};
+        if (p->state == PEER_BUSY) {
+            snap->nodes += p->prog.nodes;
+            snap->fraction += p->prog.fraction;
+        }
+    }
+    if (snap->fraction > 1)
+        snap->fraction = 1;
+}
+
+/* ---- rank 0 searching alone (one rank, or every worker lost) ---- */
+
+typedef struct solo {
+    clu_cluster *c;
+    const tsr_pool_hooks *hk;
+    tsr_stats sum; /* total + the pool's statistics, for the caller's hooks */
+} solo;
+
+static void solo_sum(solo *so, const tsr_stats *st)
+{
+    for (int p = 0; p < so->sum.levels; p++) {
+        so->sum.attempts[p] = so->c->total.attempts[p] + (p < st->levels ? st->attempts[p] : 0);
+        so->sum.fits[p] = so->c->total.fits[p] + (p < st->levels ? st->fits[p] : 0);
+    }
+    so->sum.nodes = so->c->total.nodes + st->nodes;
+    so->sum.classes = so->c->total.classes + st->classes;
+    so->sum.fraction = so->c->total.fraction + st->fraction;
+    so->sum.solutions = so->c->reported;
+    so->sum.seconds = st->seconds;
+    so->sum.nworkers = st->nworkers;
+    so->sum.workers = st->workers;
+}
+
+static int solo_solution(void *ctx, const tsr_solution *sol)
+{
+    solo *so = ctx;
+    clu_cluster *c = so->c;
+    c->reported++;
+    int stop = c->cb && c->cb->solution && c->cb->solution(c->cb->ctx, sol);
+    return stop || (c->limit > 0 && c->reported >= (uint64_t)c->limit);
+}
+
+static int solo_progress(void *ctx, const tsr_stats *st)
+{
+    solo *so = ctx;
+    solo_sum(so, st);
+    const tsr_callbacks *cb = so->c->cb;
+    return cb && cb->progress ? cb->progress(cb->ctx, &so->sum) : 0;
+}
+
+static int solo_wanted(void *ctx)
+{
+    solo *so = ctx;
+    return so->hk->checkpoint_wanted ? so->hk->checkpoint_wanted(so->hk->ctx) : 0;
+}
+
+static int solo_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr_stats *st)
+{
+    solo *so = ctx;
+    solo_sum(so, st);
+    return so->hk->checkpoint(so->hk->ctx, tasks, ntasks, &so->sum);
+}
+
+/* Search the queue on rank 0's own threads; statistics join the totals. */
+static int search_alone(clu_cluster *c, const tsr_pool_hooks *hk, double t0)
+{
+    solo so = {.c = c, .hk = hk};
+    int rc = alloc_stats(&so.sum, c->levels);
+    tsr_callbacks cb = {.ctx = &so, .solution = solo_solution, .progress = solo_progress,
+                        .progress_seconds = c->cb ? c->cb->progress_seconds : 1};
+    tsr_pool_hooks h = {.ctx = &so, .checkpoint_seconds = hk ? hk->checkpoint_seconds : 0,
+                        .checkpoint_wanted = solo_wanted, .checkpoint = solo_checkpoint};
+    tsr_stats st = {0};
+    if (rc == 0)
+        rc = tsr_pool_search(c->s, c->threads > 0 ? c->threads : tsr_cpu_count(), c->q, c->qn,
+                             &cb, hk ? &h : NULL, &st);
+    if (rc == 0) {
+        st.solutions = 0;
+        add_stats(&c->total, &st);
+        c->stopping = c->stopping || st.stopped;
+        free_tasks(c->q, c->qn);
+        c->q = NULL;
+        c->qn = c->qcap = 0;
+    } else {
+        fail(c, rc, 0, NULL);
+    }
+    (void)t0;
+    tsr_stats_free(&st);
+    tsr_stats_free(&so.sum);
+    return rc;
+}
+
+/* ---- the coordinator's loop ---- */
+
+static int build_job_message(clu_cluster *c)
+{
+    const clu_job *job = c->job;
+    buf *b = &c->jobmsg;
+    b->n = 0;
+    b->oom = false;
+    size_t olen = strlen(job->options);
+    put64(b, job->key);
+    put64(b, c->threads);
+    put_double(b, c->timeout_s);
+    put64(b, tsr_solver_nimages(c->s));
+    put64(b, fingerprint(c->s));
+    put64(b, (int64_t)job->puzzle_len);
+    put64(b, (int64_t)olen);
+    put_bytes(b, job->puzzle, job->puzzle_len);
+    put_bytes(b, job->options, olen);
+    return b->oom ? TSR_ENOMEM : 0;
+}
+
+/* Drain what arrived and test the sends in flight; waits a little when
+ * nothing came. */
+static void exchange(clu_cluster *c, long *ns)
+{
+    pump(c);
+    int from, tag;
+    bool got = false;
+    while (poll_msg(MPI_ANY_SOURCE, &from, &tag)) {
+        on_message(c, from, tag);
+        got = true;
+    }
+    if (got)
+        *ns = 0;
+    else
+        nap(ns);
+}
+
+/* Idle live workers hear from rank 0 every PING_S. */
+static void ping_idle(clu_cluster *c)
+{
+    if (now() - c->last_ping < PING_S)
+        return;
+    c->last_ping = now();
+    for (int k = 1; k < c->nranks; k++)
+        if (c->peers[k].state == PEER_IDLE)
+            send_ping(c, k);
+}
+
+static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_pool_hooks *hk,
+                  double t0)
+{
+    int rc = requeue(c, tasks, ntasks);
+    if (rc)
+        return fail(c, rc, 0, NULL), rc;
+    const tsr_callbacks *cb = c->cb;
     double every = cb && cb->progress_seconds > 0 ? cb->progress_seconds : 1;
-    double next = t0 + every;
+    double next_progress = t0 + every, last_wanted = 0;
+    double next_ckpt = hk && hk->checkpoint_seconds > 0 ? t0 + hk->checkpoint_seconds : 0;
+    bool ckpt = false; /* parking the cluster for a checkpoint */
     long ns = 0;
     for (;;) {
-        int nbusy = 0, nidle = 0;
-        for (int k = 1; k < nranks; k++) {
-            if (!c.stopping && !c.peers[k].busy && c.qn > 0) {
-                int rc = hand_out(&c, k);
-                if (rc != 0)
-                    fail(&c, rc, 0);
+        double t = now();
+        /* the caller's checkpoints */
+        if (hk && !ckpt && !c->stopping) {
+            if (next_ckpt > 0 && t >= next_ckpt)
+                ckpt = true;
+            else if (hk->checkpoint_wanted && t - last_wanted >= WANTED_S) {
+                last_wanted = t;
+                ckpt = hk->checkpoint_wanted(hk->ctx) != 0;
             }
-            if (c.peers[k].busy)
-                nbusy++;
-            else
-                nidle++;
         }
-        if (c.stopping) /* the busy end their batches and report them */
-            for (int k = 1; k < nranks; k++)
-                if (c.peers[k].busy && !c.peers[k].stopped) {
-                    send_words(rs, NULL, 0, k, TAG_STOP);
-                    c.peers[k].stopped = true;
+        /* give up the silent */
+        int nlive = 0, nbusy = 0, nidle = 0;
+        for (int k = 1; k < c->nranks; k++) {
+            peer *p = &c->peers[k];
+            if (p->state == PEER_BUSY && t - p->heard > c->timeout_s)
+                lose(c, k);
+            nlive += p->state != PEER_LOST;
+        }
+        /* hand out, ask back, stop */
+        for (int k = 1; k < c->nranks; k++) {
+            peer *p = &c->peers[k];
+            if (p->state == PEER_IDLE && c->qn > 0 && !ckpt && !c->stopping &&
+                (rc = hand_out(c, k, nlive)) != 0)
+                fail(c, rc, 0, NULL);
+            if (p->state == PEER_BUSY && c->stopping && !p->stopped) {
+                send_word(c, k, TAG_STOP, p->batch);
+                p->stopped = true;
+            } else if (p->state == PEER_BUSY && !p->asked &&
+                       (ckpt || p->sols.n >= PENDING_MAX)) {
+                send_word(c, k, TAG_STEAL, p->batch);
+                p->asked = true;
+            }
+            nbusy += p->state == PEER_BUSY;
+            nidle += p->state == PEER_IDLE;
+        }
+        if (nbusy == 0) {
+            if (c->stopping)
+                break;
+            if (ckpt) { /* every batch is back: the queue is the frontier */
+                tsr_stats snap;
+                snapshot(c, &snap, t0);
+                ckpt = false;
+                next_ckpt = hk->checkpoint_seconds > 0 ? now() + hk->checkpoint_seconds : 0;
+                if (hk->checkpoint(hk->ctx, c->q, c->qn, &snap) != 0) {
+                    c->stopping = true;
+                    break;
                 }
-        if (nbusy == 0 && (c.qn == 0 || c.stopping))
-            break;
+                continue;
+            }
+            if (c->qn == 0)
+                break; /* complete */
+            if (nlive == 0) { /* nobody left to search: rank 0 does */
+                search_alone(c, hk, t0);
+                break;
+            }
+        }
         /* an idle worker and nothing queued: take back the oldest batch */
         bool asking = false;
-        for (int k = 1; k < nranks; k++)
-            asking |= c.peers[k].asked;
-        if (!c.stopping && c.qn == 0 && nidle > 0 && !asking) {
+        for (int k = 1; k < c->nranks; k++)
+            asking |= c->peers[k].asked;
+        if (!ckpt && !c->stopping && c->qn == 0 && nidle > 0 && !asking) {
             int victim = 0;
-            for (int k = 1; k < nranks; k++)
-                if (c.peers[k].busy && (victim == 0 || c.peers[k].since < c.peers[victim].since))
+            for (int k = 1; k < c->nranks; k++)
+                if (c->peers[k].state == PEER_BUSY &&
+                    (victim == 0 || c->peers[k].since < c->peers[victim].since))
                     victim = k;
-            if (victim > 0 && now() - c.peers[victim].since >= HOLD_S) {
-                send_words(rs, NULL, 0, victim, TAG_STEAL);
-                c.peers[victim].asked = true;
-                rs->given_back++;
+            if (victim > 0 && t - c->peers[victim].since >= HOLD_S) {
+                send_word(c, victim, TAG_STEAL, c->peers[victim].batch);
+                c->peers[victim].asked = true;
+                pthread_mutex_lock(&c->st_mu);
+                c->rs[0].given_back++;
+                pthread_mutex_unlock(&c->st_mu);
             }
         }
-        if (cb && cb->progress && now() >= next) {
-            tsr_stats snap = c.total;
-            snap.seconds = now() - t0;
-            if (snap.fraction > 1)
-                snap.fraction = 1;
+        if (cb && cb->progress && t >= next_progress) {
+            tsr_stats snap;
+            snapshot(c, &snap, t0);
             if (cb->progress(cb->ctx, &snap))
-                c.stopping = true;
-            next = now() + every;
+                c->stopping = true;
+            next_progress = now() + every;
         }
-        int from, tag;
-        if (!poll_msg(MPI_ANY_SOURCE, &from, &tag)) {
-            nap(&ns);
-            continue;
-        }
-        ns = 0;
-        int rc = recv_words(rs, from, tag, &c.in);
-        if (rc != 0)
-            fail(&c, rc, 0);
-        else if (tag == TAG_SOL)
-            on_sol(&c);
-        else if (tag == TAG_DONE)
-            on_done(&c, from);
+        ping_idle(c);
+        exchange(c, &ns);
     }
-    /* every batch is back: release the workers */
-    for (int k = 1; k < nranks; k++)
-        if (!c.peers[k].stopped)
-            send_words(rs, NULL, 0, k, TAG_STOP);
-    rs->busy_s = now() - t0;
-    bool complete = !c.stopping && c.err == 0;
-    if (complete && c.counted != c.total.solutions) /* a lost SOL message: cannot happen */
-        tsr_err_set(err, c.err = TSR_EINVAL, "the workers counted %llu solutions, %llu arrived",
-                    (unsigned long long)c.counted, (unsigned long long)c.total.solutions);
-    else if (c.err != 0 && c.err_rank > 0)
-        tsr_err_set(err, c.err, "rank %d: %s", c.err_rank, tsr_strerror(c.err));
-    else if (c.err != 0)
-        tsr_err_set(err, c.err, "%s", tsr_strerror(c.err));
-    *st = c.total;
+    return c->err;
+}
+
+int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const tsr_task *tasks,
+               int ntasks, const tsr_callbacks *cb, const tsr_pool_hooks *hk, tsr_stats *st,
+               tsr_err *err)
+{
+    memset(st, 0, sizeof *st);
+    pthread_mutex_lock(&c->mu);
+    double t0 = now();
+    c->s = s;
+    c->job = job;
+    c->cb = cb;
+    c->levels = tsr_solver_ncopies(s) + 1;
+    c->limit = tsr_solver_options(s)->limit;
+    c->stopping = false;
+    c->err = c->err_rank = 0;
+    c->err_msg[0] = '\0';
+    c->reported = 0;
+    c->qn = 0;
+    int rc = alloc_stats(&c->total, c->levels);
+    for (int k = 1; k < c->nranks && rc == 0; k++) {
+        tsr_stats_free(&c->peers[k].prog);
+        rc = alloc_stats(&c->peers[k].prog, c->levels);
+    }
+    if (rc == 0)
+        rc = build_job_message(c);
+    if (rc == 0)
+        rc = search(c, tasks, ntasks, hk, t0);
+    else
+        fail(c, rc, 0, NULL);
+    /* whatever ended the search, no batch is out: wait for stopped ones */
+    long ns = 0;
+    for (bool out = true; out;) {
+        out = false;
+        for (int k = 1; k < c->nranks; k++) {
+            peer *p = &c->peers[k];
+            if (p->state == PEER_BUSY && now() - p->heard > c->timeout_s)
+                lose(c, k);
+            else if (p->state == PEER_BUSY && !p->stopped) {
+                send_word(c, k, TAG_STOP, p->batch);
+                p->stopped = true;
+            }
+            out |= p->state == PEER_BUSY;
+        }
+        if (out) {
+            c->stopping = true;
+            exchange(c, &ns);
+        }
+    }
+    rc = c->err;
+    if (rc != 0 && c->err_rank > 0)
+        tsr_err_set(err, rc, "rank %d: %s", c->err_rank, c->err_msg);
+    else if (rc != 0)
+        tsr_err_set(err, rc, "%s", c->err_msg);
+    *st = c->total;
+    c->total = (tsr_stats){0};
+    st->solutions = c->reported;
     st->seconds = now() - t0;
-    st->stopped = c.stopping;
-    if (complete)
+    st->stopped = c->stopping;
+    if (!c->stopping && rc == 0)
         st->fraction = 1; /* exactly, whatever the rounding */
     else if (st->fraction > 1)
         st->fraction = 1;
-    free_tasks(c.q, c.qn);
-    free(c.peers);
-    free(c.in.w);
-    free(c.out.w);
-    free(c.pl);
-    free(c.cells);
-    return c.err;
+    free_tasks(c->q, c->qn);
+    c->q = NULL;
+    c->qn = c->qcap = 0;
+    pthread_mutex_lock(&c->st_mu);
+    c->rs[0].busy_s += now() - t0;
+    c->rs[0].cpu_s = cpu_now();
+    pthread_mutex_unlock(&c->st_mu);
+    c->s = NULL;
+    c->job = NULL;
+    c->cb = NULL;
+    pthread_mutex_unlock(&c->mu);
+    return rc;
 }
 
-/* ---- entry points ---- */
+void clu_tick(clu_cluster *c)
+{
+    if (pthread_mutex_trylock(&c->mu) != 0)
+        return; /* a search holds the cluster and does all this itself */
+    pump(c);
+    int from, tag;
+    while (poll_msg(MPI_ANY_SOURCE, &from, &tag))
+        on_message(c, from, tag); /* HELLOs; anything else is stale */
+    ping_idle(c);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* ---- setup and teardown ---- */
 
 int clu_init(int *argc, char ***argv, int *rank, int *size, tsr_err *err)
 {
     int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
-    if (provided < MPI_THREAD_FUNNELED)
+    /* a failed peer must not end rank 0: errors come back as codes */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (provided < MPI_THREAD_SERIALIZED)
         return tsr_err_set(err, TSR_EUNSUPP,
-                           "this MPI does not support threads (MPI_THREAD_FUNNELED)");
+                           "this MPI does not support threads (MPI_THREAD_SERIALIZED)");
     return 0;
 }
 
@@ -746,121 +1403,111 @@ void clu_finalize(void)
     MPI_Finalize();
 }
 
-void clu_abort(int code)
+int clu_open(int threads, double timeout_s, clu_cluster **out, tsr_err *err)
 {
-    MPI_Abort(MPI_COMM_WORLD, code);
-}
-
-int clu_bcast_bytes(char **buf, size_t *len)
-{
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    long long n = rank == 0 ? (long long)*len : 0;
-    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (n < 0 || n > INT_MAX) /* the puzzle caps keep texts far below */
-        return TSR_ETOOBIG;
-    if (rank != 0) {
-        *buf = malloc((size_t)n + 1);
-        int ok = *buf != NULL;
-        /* every rank must take part in the next broadcast, or none */
-        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (!ok)
-            return TSR_ENOMEM;
-        (*buf)[n] = '\0';
-        *len = (size_t)n;
-    } else {
-        int ok = 1;
-        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (!ok)
-            return TSR_ENOMEM;
+    *out = NULL;
+    clu_cluster *c = calloc(1, sizeof *c);
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (c != NULL) {
+        c->peers = calloc((size_t)size, sizeof *c->peers);
+        c->rs = calloc((size_t)size, sizeof *c->rs);
+        c->ws = calloc((size_t)size, sizeof *c->ws);
     }
-    MPI_Bcast(*buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (c == NULL || c->peers == NULL || c->rs == NULL || c->ws == NULL) {
+        if (c) {
+            free(c->peers);
+            free(c->rs);
+            free(c->ws);
+        }
+        free(c);
+        return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    }
+    c->nranks = size;
+    c->threads = threads;
+    c->timeout_s = timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S;
+    c->opened = now();
+    for (int k = 0; k < size; k++)
+        c->peers[k].job = -1;
+    c->rs[0].pid = getpid();
+    gethostname(c->rs[0].host, sizeof c->rs[0].host - 1);
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_mutex_init(&c->st_mu, NULL);
+    *out = c;
     return 0;
 }
 
-int clu_agree(int rc)
+int clu_size(const clu_cluster *c)
 {
-    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return rc;
+    return c->nranks;
 }
 
-/* The fields of clu_rank_stats as doubles, for the final report to rank 0. */
-enum { NFIELDS = 11 };
-
-static void rank_to_doubles(const clu_rank_stats *r, double *d)
+int clu_threads(const clu_cluster *c)
 {
-    d[0] = (double)r->msgs_sent;
-    d[1] = (double)r->bytes_sent;
-    d[2] = (double)r->msgs_recv;
-    d[3] = (double)r->bytes_recv;
-    d[4] = (double)r->batches;
-    d[5] = (double)r->tasks;
-    d[6] = (double)r->given_back;
-    d[7] = r->busy_s;
-    d[8] = r->idle_s;
-    d[9] = r->cpu_s;
-    d[10] = 0;
+    return c->threads;
 }
 
-static void doubles_to_rank(const double *d, clu_rank_stats *r)
+void clu_ranks(clu_cluster *c, clu_rank_stats *out)
 {
-    *r = (clu_rank_stats){(uint64_t)d[0], (uint64_t)d[1], (uint64_t)d[2], (uint64_t)d[3],
-                          (uint64_t)d[4], (uint64_t)d[5], (uint64_t)d[6], d[7], d[8], d[9]};
-}
-
-int clu_solve(const tsr_solver *s, int threads, const tsr_callbacks *cb, tsr_stats *st,
-              clu_stats *cs, tsr_err *err)
-{
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    memset(st, 0, sizeof *st);
-    memset(cs, 0, sizeof *cs);
-    if (err)
-        err->msg[0] = '\0';
-    clu_rank_stats mine = {0};
-    double cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-    int rc;
-    if (size == 1) {
-        rc = tsr_pool_run(s, threads, NULL, 0, cb, st);
-        mine.busy_s = st->seconds;
-        mine.batches = 1;
-        mine.tasks = 1;
-    } else if (rank == 0) {
-        rc = coordinator(s, cb, size, &mine, st, err);
-    } else {
-        rc = worker(s, threads, &mine);
-    }
-    mine.cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
-    /* every rank ends with the same verdict, and rank 0 collects the counts */
-    int worst = clu_agree(rc);
-    double d[NFIELDS];
-    if (rank != 0) {
-        rank_to_doubles(&mine, d);
-        MPI_Send(d, NFIELDS, MPI_DOUBLE, 0, TAG_FINAL, MPI_COMM_WORLD);
-    } else {
-        cs->ranks = calloc((size_t)size, sizeof *cs->ranks);
-        cs->nranks = cs->ranks ? size : 0;
-        if (cs->ranks)
-            cs->ranks[0] = mine;
-        for (int k = 1; k < size; k++) {
-            MPI_Recv(d, NFIELDS, MPI_DOUBLE, k, TAG_FINAL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            if (cs->ranks)
-                doubles_to_rank(d, &cs->ranks[k]);
+    double t = now();
+    pthread_mutex_lock(&c->st_mu);
+    for (int k = 0; k < c->nranks; k++) {
+        out[k] = c->rs[k];
+        if (k > 0) { /* busy: up to now; idle: the rest since the cluster opened */
+            if (out[k].busy)
+                out[k].busy_s += t - c->peers[k].since;
+            out[k].idle_s = t - c->opened - out[k].busy_s;
+            if (out[k].idle_s < 0)
+                out[k].idle_s = 0;
         }
     }
-    if (rc != 0 && (err == NULL || err->msg[0] == '\0'))
-        tsr_err_set(err, rc, "%s", tsr_strerror(rc));
-    else if (rc == 0 && worst != 0)
-        tsr_err_set(err, worst, "another rank failed: %s", tsr_strerror(worst));
-    return rc != 0 ? rc : worst;
+    out[0].cpu_s = cpu_now();
+    pthread_mutex_unlock(&c->st_mu);
 }
 
-void clu_stats_free(clu_stats *cs)
+void clu_close(clu_cluster *c)
 {
-    if (cs == NULL)
+    if (c == NULL)
         return;
-    free(cs->ranks);
-    cs->ranks = NULL;
-    cs->nranks = 0;
+    pthread_mutex_lock(&c->mu);
+    for (int k = 1; k < c->nranks; k++)
+        if (c->peers[k].state != PEER_LOST)
+            send_to(c, k, TAG_EXIT, &(buf){0});
+    /* let the sends to live ranks finish; a lost rank's may never */
+    double until = now() + 2;
+    long ns = 0;
+    while (c->nouts > 0 && now() < until) {
+        pump(c);
+        int from, tag;
+        while (poll_msg(MPI_ANY_SOURCE, &from, &tag))
+            on_message(c, from, tag);
+        nap(&ns);
+    }
+    bool lost = false;
+    for (int k = 1; k < c->nranks; k++)
+        lost |= c->peers[k].state == PEER_LOST;
+    /* MPI_Finalize waits for every rank; with one given up it could wait
+     * forever, so rank 0 then leaves without it */
+    if (!lost && c->nouts == 0)
+        MPI_Finalize();
+    for (int i = 0; i < c->nouts; i++)
+        free(c->outs[i].p);
+    free(c->outs);
+    for (int k = 0; k < c->nranks; k++) {
+        free_tasks(c->peers[k].tasks, c->peers[k].ntasks);
+        free(c->peers[k].sols.p);
+        tsr_stats_free(&c->peers[k].prog);
+    }
+    free(c->peers);
+    free(c->rs);
+    free(c->ws);
+    free(c->in.p);
+    free(c->out.p);
+    free(c->jobmsg.p);
+    free(c->pl);
+    free(c->cells);
+    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_destroy(&c->mu);
+    pthread_mutex_destroy(&c->st_mu);
+    free(c);
 }

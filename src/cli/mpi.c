@@ -1,0 +1,169 @@
+/*
+ * mpi.c - `tessera solve --mpi`: the command line's side of a search over
+ * the ranks of an MPI job (src/mpi/cluster.c does the search;
+ * docs/cluster.md).
+ *
+ * Only rank 0 runs the command: it parses the command line, reads the
+ * puzzle, prints and exits with the status.  Every other rank only serves
+ * the cluster (clu_serve) and is told what to build and search by rank 0,
+ * so usage errors are said once and the puzzle file need exist on rank 0's
+ * node only.  Whatever way rank 0's command ends, cli_mpi_main closes the
+ * cluster, which lets the workers leave.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "mpi/cluster.h"
+
+struct cli_mpi {
+    clu_cluster *c; /* opened at the first search */
+};
+
+bool cli_mpi_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strlen(argv[i]) >= 3 && strncmp(argv[i], "--mpi", strlen(argv[i])) == 0)
+            return true;
+    return false;
+}
+
+int cli_mpi_main(int argc, char **argv, int (*solve)(int, char **, cli_mpi *))
+{
+    int rank = 0, size = 1, status;
+    tsr_err err = {{0}};
+    int rc = clu_init(&argc, &argv, &rank, &size, &err);
+    if (rc != 0) {
+        if (rank == 0)
+            fprintf(stderr, "tessera: %s\n", err.msg);
+        clu_finalize();
+        return 1;
+    }
+    if (rank != 0) {
+        rc = clu_serve(&err);
+        if (rc != 0)
+            fprintf(stderr, "tessera: rank %d: %s\n", rank, err.msg);
+        clu_finalize();
+        return rc == 0 ? 0 : 1;
+    }
+    cli_mpi m = {0};
+    status = solve(argc, argv, &m);
+    if (m.c == NULL && clu_open(0, 0, &m.c, &err) != 0) {
+        fprintf(stderr, "tessera: %s\n", err.msg);
+        clu_finalize(); /* the workers are left to mpirun */
+        return 1;
+    }
+    clu_close(m.c); /* the workers leave; MPI is finalized */
+    return status;
+}
+
+int cli_mpi_read(const char *path, char **text, size_t *len, tsr_err *err)
+{
+    bool std_in = strcmp(path, "-") == 0;
+    FILE *f = std_in ? stdin : fopen(path, "rb");
+    if (f == NULL)
+        return tsr_err_set(err, TSR_EIO, "%s: %s", path, strerror(errno));
+    size_t cap = 64 * 1024, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf != NULL) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap || ferror(f))
+            break;
+        char *bigger = cap > ((size_t)1 << 30) ? NULL : realloc(buf, cap * 2 + 1);
+        if (bigger == NULL)
+            free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    int rc = buf == NULL ? tsr_err_set(err, TSR_ENOMEM, "%s: out of memory or too big", path)
+             : ferror(f) ? tsr_err_set(err, TSR_EIO, "%s: read error", path)
+                         : 0;
+    if (!std_in)
+        fclose(f);
+    if (rc != 0) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+static json_t *cluster_json(const clu_rank_stats *r, int n, int threads)
+{
+    json_t *o = json_object(), *a = json_array();
+    json_object_set_new(o, "ranks", json_integer(n));
+    json_object_set_new(o, "threads_per_rank", json_integer(threads));
+    json_object_set_new(o, "steals", json_integer(n > 1 ? (json_int_t)r[0].given_back : 0));
+    for (int k = 0; k < n; k++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "rank", json_integer(k));
+        json_object_set_new(e, "role", json_string(n == 1 ? "solo" : k == 0 ? "coordinator"
+                                                                             : "worker"));
+        json_object_set_new(e, "host", json_string(r[k].host));
+        json_object_set_new(e, "lost", json_boolean(r[k].lost));
+        json_object_set_new(e, "messages_sent", json_integer((json_int_t)r[k].msgs_sent));
+        json_object_set_new(e, "bytes_sent", json_integer((json_int_t)r[k].bytes_sent));
+        json_object_set_new(e, "messages_received", json_integer((json_int_t)r[k].msgs_recv));
+        json_object_set_new(e, "bytes_received", json_integer((json_int_t)r[k].bytes_recv));
+        json_object_set_new(e, "batches", json_integer((json_int_t)r[k].batches));
+        json_object_set_new(e, "tasks", json_integer((json_int_t)r[k].tasks));
+        json_object_set_new(e, "given_back", json_integer((json_int_t)r[k].given_back));
+        json_object_set_new(e, "busy_seconds", json_real(r[k].busy_s));
+        json_object_set_new(e, "idle_seconds", json_real(r[k].idle_s));
+        json_object_set_new(e, "cpu_seconds", json_real(r[k].cpu_s));
+        json_array_append_new(a, e);
+    }
+    json_object_set_new(o, "per_rank", a);
+    return o;
+}
+
+static void print_cluster_table(const clu_rank_stats *r, int n)
+{
+    fprintf(stderr, "rank role         batches    tasks given-back msgs-sent bytes-sent "
+                    "msgs-recv bytes-recv   busy-s   idle-s    cpu-s\n");
+    for (int k = 0; k < n; k++)
+        fprintf(stderr, "%4d %-11s %8llu %8llu %10llu %9llu %10llu %9llu %10llu %8.3f %8.3f %8.3f\n",
+                k, n == 1 ? "solo" : k == 0 ? "coordinator" : r[k].lost ? "lost" : "worker",
+                (unsigned long long)r[k].batches, (unsigned long long)r[k].tasks,
+                (unsigned long long)r[k].given_back, (unsigned long long)r[k].msgs_sent,
+                (unsigned long long)r[k].bytes_sent, (unsigned long long)r[k].msgs_recv,
+                (unsigned long long)r[k].bytes_recv, r[k].busy_s, r[k].idle_s, r[k].cpu_s);
+}
+
+int cli_mpi_search(cli_mpi *m, const char *text, size_t len, const tsr_solver *s, int threads,
+                   const tsr_callbacks *cb, tsr_stats *st, json_t **cluster, bool table,
+                   tsr_err *err)
+{
+    memset(st, 0, sizeof *st);
+    int rc = m->c ? 0 : clu_open(threads, 0, &m->c, err);
+    if (rc != 0)
+        return rc;
+    /* the workers get the resolved options without the limit: rank 0 counts */
+    tsr_options ro = *tsr_solver_options(s);
+    ro.limit = 0;
+    char *options = tsr_options_write_json(&ro);
+    if (options == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    clu_job job = {1, text, len, options};
+    tsr_task root = {0, NULL, 1.0};
+    rc = clu_search(m->c, &job, s, &root, 1, cb, NULL, st, err);
+    free(options);
+    int n = clu_size(m->c);
+    clu_rank_stats *r = calloc((size_t)n, sizeof *r);
+    if (r != NULL) {
+        clu_ranks(m->c, r);
+        if (cluster)
+            *cluster = cluster_json(r, n, threads);
+        if (table)
+            print_cluster_table(r, n);
+    }
+    free(r);
+    return rc;
+}

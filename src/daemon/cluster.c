@@ -1,0 +1,64 @@
+/*
+ * cluster.c - tesserad --mpi: the job manager's searches on the ranks of an
+ * MPI job (src/mpi/cluster.c; docs/cluster.md).
+ *
+ * This file only adapts: a job's search becomes clu_search with the job's
+ * id, stored puzzle text and resolved options, so that the worker ranks
+ * build the same solver and the tasks of its frontier mean the same on
+ * every rank.  Checkpoints, exactly-once commits and resumption stay the
+ * job manager's (run.c), which is why a job checkpointed on a cluster
+ * resumes on one machine and the other way round.  The cluster searches one
+ * job at a time: the scheduler gets one slot.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/jobs.h"
+#include "mpi/cluster.h"
+
+static int cluster_search(void *ctx, int64_t job, const char *puzzle, const char *options,
+                          const tsr_solver *s, const tsr_task *tasks, int ntasks,
+                          const tsr_callbacks *cb, const tsr_pool_hooks *hk, tsr_stats *st,
+                          tsr_err *err)
+{
+    clu_job cj = {job, puzzle, strlen(puzzle), options};
+    return clu_search(ctx, &cj, s, tasks, ntasks, cb, hk, st, err);
+}
+
+static json_t *cluster_describe(void *ctx)
+{
+    clu_cluster *c = ctx;
+    int n = clu_size(c);
+    clu_rank_stats *r = calloc((size_t)n, sizeof *r);
+    json_t *o = json_object(), *a = json_array();
+    json_object_set_new(o, "ranks", json_integer(n));
+    json_object_set_new(o, "threads_per_rank", json_integer(clu_threads(c)));
+    if (r != NULL)
+        clu_ranks(c, r);
+    for (int k = 0; r != NULL && k < n; k++)
+        json_array_append_new(
+            a, json_pack("{s:i,s:s,s:s,s:i,s:b,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f}",
+                         "rank", k, "role", k == 0 ? "coordinator" : "worker", "host",
+                         r[k].host, "pid", r[k].pid, "busy", r[k].busy, "lost", r[k].lost,
+                         "messages_sent", (json_int_t)r[k].msgs_sent, "bytes_sent",
+                         (json_int_t)r[k].bytes_sent, "messages_received",
+                         (json_int_t)r[k].msgs_recv, "bytes_received",
+                         (json_int_t)r[k].bytes_recv, "batches", (json_int_t)r[k].batches,
+                         "tasks", (json_int_t)r[k].tasks, "given_back",
+                         (json_int_t)r[k].given_back, "busy_seconds", r[k].busy_s,
+                         "idle_seconds", r[k].idle_s, "cpu_seconds", r[k].cpu_s));
+    json_object_set_new(o, "per_rank", a);
+    free(r);
+    return o;
+}
+
+void jm_cluster_backend(void *cluster, jm_backend *out)
+{
+    clu_cluster *c = cluster;
+    int n = clu_size(c), t = clu_threads(c) > 0 ? clu_threads(c) : tsr_cpu_count();
+    *out = (jm_backend){.ctx = c, .search = cluster_search, .describe = cluster_describe,
+                        .slots = 1, .threads = n > 1 ? (n - 1) * t : t};
+}
