@@ -267,6 +267,11 @@ int main(int argc, char **argv)
             return 1;
         }
         if (rank != 0) { /* a worker: serve rank 0 until it says EXIT */
+            /* mpirun passes a SIGTERM to every rank; rank 0's final
+             * checkpoint needs the workers, so they leave when it says so
+             * (or when it has been silent for the timeout) */
+            signal(SIGTERM, SIG_IGN);
+            signal(SIGINT, SIG_IGN);
             int rc = clu_serve(&err);
             if (rc != 0)
                 fprintf(stderr, "tesserad: rank %d: %s\n", rank, err.msg);
