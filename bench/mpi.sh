@@ -10,6 +10,8 @@
 #   np=1         one rank: rank 0 searches alone (MPI's cost when unused)
 #   np=2 (1+1)   rank 0 coordinates, one worker searches
 #   np=3 (1+2)   rank 0 coordinates, two workers search
+# and with 16 cores or more: plain t=16, np=1 t=16, np=2 (1+1) t=16 and
+# np=5 (1+4) t=4 (four ranks of four threads against one of sixteen).
 # Rank 0 is a coordinator only: it holds the queue and polls for messages,
 # sleeping between polls, so it needs next to no CPU, and np=3 is the row
 # to compare with 2 threads.  "search s" is the summary's seconds (MPI's
@@ -49,12 +51,23 @@ run_row plain2 "$T" solve --threads=2
 run_row np1 $MPIRUN -np 1 "$T" solve --mpi --threads=1
 run_row np2 $MPIRUN -np 2 "$T" solve --mpi --threads=1
 run_row np3 $MPIRUN -np 3 "$T" solve --mpi --threads=1
+# on a machine of 16 cores or more: 4 worker ranks of 4 threads against one
+# rank of 16 (alone, and as the one worker of a coordinator)
+if [ "$(nproc)" -ge 16 ]; then
+    run_row plain16 "$T" solve --threads=16
+    run_row np1t16 $MPIRUN -np 1 "$T" solve --mpi --threads=16
+    run_row np2t16 $MPIRUN -np 2 "$T" solve --mpi --threads=16
+    run_row np5t4 $MPIRUN -np 5 "$T" solve --mpi --threads=4
+fi
 
 python3 - "$tmp" "$RUNS" <<'EOF'
 import json, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
+import os
 rows = [("plain", "plain (no MPI)"), ("plain2", "plain t=2"), ("np1", "np=1 (solo)"),
-        ("np2", "np=2 (1+1)"), ("np3", "np=3 (1+2)")]
+        ("np2", "np=2 (1+1)"), ("np3", "np=3 (1+2)"), ("plain16", "plain t=16"),
+        ("np1t16", "np=1 t=16"), ("np2t16", "np=2 (1+1) t=16"), ("np5t4", "np=5 (1+4) t=4")]
+rows = [r for r in rows if os.path.exists(f"{tmp}/{r[0]}.0.json")]
 def load(name, i):
     with open(f"{tmp}/{name}.{i}.json") as f:
         d = json.load(f)
@@ -76,8 +89,10 @@ for name, label in rows:
     print(f"{label:16} {d['seconds']:9.3f} {walls[len(walls) // 2]:8.3f} "
           f"{base / d['seconds']:8.2f} {'/'.join(map(str, sols)):>10} "
           f"{'/'.join(map(str, nodes)):>12} {steals:>6}")
-for name, label in rows[2:]:
-    c = medians[name]["cluster"]
+for name, label in rows:
+    c = medians[name].get("cluster")
+    if c is None:
+        continue
     print(f"\n{label}, per rank (median run):")
     print(f"  {'rank':>4} {'role':12} {'batches':>7} {'tasks':>6} {'back':>5} {'msgs out':>8} "
           f"{'bytes out':>10} {'msgs in':>8} {'bytes in':>10} {'busy s':>7} {'idle s':>7} "

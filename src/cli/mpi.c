@@ -48,7 +48,6 @@ int cli_mpi_main(int argc, char **argv, int (*solve)(int, char **, cli_mpi *))
         rc = clu_serve(&err);
         if (rc != 0)
             fprintf(stderr, "tessera: rank %d: %s\n", rank, err.msg);
-        clu_finalize();
         return rc == 0 ? 0 : 1;
     }
     cli_mpi m = {0};

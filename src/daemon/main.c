@@ -275,7 +275,6 @@ int main(int argc, char **argv)
             int rc = clu_serve(&err);
             if (rc != 0)
                 fprintf(stderr, "tesserad: rank %d: %s\n", rank, err.msg);
-            clu_finalize();
             return rc == 0 ? 0 : 1;
         }
         clu_cluster *cl = NULL;

@@ -61,6 +61,8 @@ enum { TAG_HELLO = 1, TAG_JOB, TAG_WORK, TAG_STEAL, TAG_STOP, TAG_PING, TAG_EXIT
 #define FLUSH_BYTES (256 * 1024)  /* ... or until this many bytes are buffered */
 #define PENDING_MAX (32u << 20)   /* a batch's unreported solution bytes that make rank 0
                                      end it, so they are reported and memory stays bounded */
+#define BATCH_MAX_S 10.0          /* an older batch is asked back: its solutions are
+                                     reported, and a rank lost costs less */
 #define PROG_S 1.0                /* a busy worker's progress (and heartbeat) interval */
 #define PING_S 1.0                /* rank 0's heartbeat to idle workers */
 #define WANTED_S 0.02             /* how often rank 0 polls hk->checkpoint_wanted */
@@ -104,7 +106,7 @@ typedef struct buf {
 
 static void put_bytes(buf *b, const void *v, size_t k)
 {
-    if (b->oom)
+    if (b->oom || k == 0)
         return;
     if (b->n + k > b->cap) {
         size_t ncap = b->cap ? b->cap : 256;
@@ -219,7 +221,8 @@ static int add_tasks(tsr_task **t, int *n, int *cap, const tsr_task *src, int k)
         int *images = malloc((size_t)(src[i].n > 0 ? src[i].n : 1) * sizeof *images);
         if (images == NULL)
             return TSR_ENOMEM;
-        memcpy(images, src[i].images, (size_t)src[i].n * sizeof *images);
+        if (src[i].n > 0)
+            memcpy(images, src[i].images, (size_t)src[i].n * sizeof *images);
         (*t)[(*n)++] = (tsr_task){src[i].n, images, src[i].weight};
     }
     return 0;
@@ -361,30 +364,85 @@ static bool poll_msg(int source, int *from, int *tag)
     return flag != 0;
 }
 
-/* Receive the message poll_msg found into b (replacing its contents). */
-static int recv_msg(int from, int tag, buf *b)
+/* Make room for an n-byte message in b (contents dropped). */
+static int room(buf *b, int n)
 {
-    MPI_Status ms;
-    int nbytes = 0;
-    MPI_Probe(from, tag, MPI_COMM_WORLD, &ms);
-    MPI_Get_count(&ms, MPI_BYTE, &nbytes);
     b->n = 0;
-    if ((size_t)nbytes > b->cap) {
-        unsigned char *np = realloc(b->p, (size_t)nbytes);
-        if (np == NULL) { /* take it off the line anyway */
-            char one;
-            MPI_Recv(&one, 0, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if ((size_t)n > b->cap) {
+        unsigned char *np = realloc(b->p, (size_t)n);
+        if (np == NULL)
             return TSR_ENOMEM;
-        }
         b->p = np;
-        b->cap = (size_t)nbytes;
+        b->cap = (size_t)n;
     }
-    MPI_Recv(b->p, nbytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return 0;
+}
+
+/* Start receiving the first message waiting from `from` (found by
+ * MPI_Iprobe) into b; *req completes when it is all there.  Receives never
+ * block: a rank that dies in the middle of a message must not hang the one
+ * receiving it. */
+static int start_recv(int from, int *tag, buf *b, MPI_Request *req)
+{
+    int flag = 0, nbytes = 0;
+    MPI_Status ms;
+    MPI_Iprobe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms);
+    if (!flag)
+        return 1;
+    MPI_Get_count(&ms, MPI_BYTE, &nbytes);
+    *tag = ms.MPI_TAG;
+    if (room(b, nbytes) != 0)
+        return TSR_ENOMEM;
+    MPI_Irecv(b->p, nbytes, MPI_BYTE, ms.MPI_SOURCE, ms.MPI_TAG, MPI_COMM_WORLD, req);
     b->n = (size_t)nbytes;
     return 0;
 }
 
+/* A worker receives the message poll_msg found, waiting at most
+ * `patience` seconds (0: for ever) for the rest of it.  Returns 0, or
+ * TSR_EIO when rank 0 went quiet mid-message (then b is not to be used
+ * again while MPI may still write into it: it is detached). */
+static int recv_msg(int from, int tag, buf *b, double patience)
+{
+    MPI_Request req;
+    int got = 0;
+    int rc = start_recv(from, &got, b, &req);
+    if (rc != 0)
+        return rc > 0 ? TSR_EIO : rc;
+    (void)tag;
+    double until = now() + patience;
+    long ns = 0;
+    for (int done = 0;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return 0;
+        if (patience > 0 && now() > until) {
+            MPI_Cancel(&req);
+            MPI_Request_free(&req);
+            *b = (buf){0}; /* detached: MPI may still write into it */
+            return TSR_EIO;
+        }
+        nap(&ns);
+    }
+}
+
 /* ---- worker ranks ---- */
+
+/* A job's solver, built on a thread of its own: preparing a big puzzle can
+ * take longer than rank 0's timeout, and meanwhile the worker must go on
+ * answering (heartbeats, STEAL, STOP). */
+typedef struct build {
+    pthread_t th;
+    char *ptext, *otext;      /* the JOB's texts (copies) */
+    size_t plen, olen;
+    int nimages;              /* rank 0's image count and fingerprint */
+    int64_t fp;
+    tsr_puzzle *pz;           /* the results */
+    tsr_solver *s;
+    int rc;
+    char why[TSR_ERR_MAX];
+    bool done;                /* under wk.mu */
+} build;
 
 typedef struct wk {
     clu_rank_stats rs;
@@ -395,10 +453,12 @@ typedef struct wk {
     int threads;
     int job_err;
     char job_msg[TSR_ERR_MAX];
+    build *b;                 /* a build in progress, or NULL */
     double timeout_s, heard;
     /* the batch being searched */
     int64_t batch;
     bool steal, stop, exit;
+    bool no_finalize;         /* EXIT said a rank was lost (see clu_close) */
     buf back; /* the tasks a STEAL gave back */
     bool gave_back;
     /* solutions found by the pool's threads, sent by the MPI thread */
@@ -452,14 +512,18 @@ static bool wk_read(wk *w)
 {
     int from, tag;
     while (!w->exit && poll_msg(0, &from, &tag) && tag != TAG_JOB && tag != TAG_WORK) {
-        if (recv_msg(0, tag, &w->in) != 0)
-            continue;
+        if (recv_msg(0, tag, &w->in, w->timeout_s) != 0) {
+            w->exit = w->stop = w->no_finalize = true; /* rank 0 is gone */
+            break;
+        }
         w->rs.msgs_recv++;
         w->rs.bytes_recv += w->in.n;
         w->heard = now();
         reader r = {w->in.p, w->in.n, 0, false};
-        if (tag == TAG_EXIT)
+        if (tag == TAG_EXIT) {
             w->exit = w->stop = true;
+            w->no_finalize = get64(&r) != 0;
+        }
         else if (tag == TAG_PING)
             w->timeout_s = get_double(&r);
         else if ((tag == TAG_STEAL || tag == TAG_STOP) && get64(&r) == w->batch && !r.bad)
@@ -510,9 +574,93 @@ static int wk_progress(void *ctx, const tsr_stats *st)
     return 0;
 }
 
-/* JOB: build the job's solver; a failure is reported by the next DONE. */
+static void *build_main(void *arg)
+{
+    build *b = arg;
+    tsr_err err = {{0}};
+    tsr_options opt;
+    int rc = tsr_puzzle_read(b->ptext, b->plen, "rank 0's puzzle", &b->pz, NULL, &err);
+    if (rc == 0)
+        rc = tsr_options_read_json(b->otext, b->olen, "rank 0's options", b->pz, &opt, &err);
+    if (rc == 0)
+        rc = tsr_solver_new(b->pz, &opt, &b->s, &err);
+    if (rc == 0 && (tsr_solver_nimages(b->s) != b->nimages || fingerprint(b->s) != b->fp))
+        rc = tsr_err_set(&err, TSR_EINVAL,
+                         "built a different solver (%d images) from rank 0's (%d images)",
+                         tsr_solver_nimages(b->s), b->nimages);
+    b->rc = rc;
+    snprintf(b->why, sizeof b->why, "%s", rc ? err.msg : "");
+    return NULL;
+}
+
+static void *build_thread(void *arg)
+{
+    wk *w = arg;
+    build_main(w->b);
+    pthread_mutex_lock(&w->mu);
+    w->b->done = true;
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static void free_build(build *b)
+{
+    if (b == NULL)
+        return;
+    tsr_solver_free(b->s);
+    tsr_puzzle_free(b->pz);
+    free(b->ptext);
+    free(b->otext);
+    free(b);
+}
+
+static bool build_done(wk *w)
+{
+    pthread_mutex_lock(&w->mu);
+    bool done = w->b->done;
+    pthread_mutex_unlock(&w->mu);
+    return done;
+}
+
+/* Wait for the build in progress, heartbeating and reading rank 0's
+ * requests; then the solver is the worker's. */
+static void wk_build_wait(wk *w)
+{
+    if (w->b == NULL)
+        return;
+    double beat = now();
+    while (!build_done(w)) {
+        wk_read(w);
+        if (now() - beat >= PROG_S && w->batch >= 0) {
+            beat = now();
+            w->out.n = 0;
+            w->out.oom = false;
+            put64(&w->out, w->batch);
+            put_double(&w->out, cpu_now());
+            put_stats(&w->out, &(tsr_stats){0});
+            if (!w->out.oom)
+                wk_send(w, TAG_PROG, &w->out);
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_join(w->b->th, NULL);
+    w->pz = w->b->pz;
+    w->s = w->b->s;
+    w->b->pz = NULL;
+    w->b->s = NULL;
+    w->job_err = w->b->rc;
+    snprintf(w->job_msg, sizeof w->job_msg, "%s", w->b->why);
+    free_build(w->b);
+    w->b = NULL;
+}
+
+/* JOB: start building the job's solver; a failure is reported by the DONE
+ * of the next batch. */
 static void wk_job(wk *w)
 {
+    w->batch = -1; /* no batch: no heartbeat while an old build ends */
+    wk_build_wait(w);
     reader r = {w->in.p, w->in.n, 0, false};
     int64_t key = get64(&r);
     int threads = (int)get64(&r);
@@ -528,21 +676,39 @@ static void wk_job(wk *w)
     w->pz = NULL;
     w->job = key;
     w->threads = threads > 0 ? threads : tsr_cpu_count();
-    tsr_err err = {{0}};
-    tsr_options opt;
-    int rc = r.bad || ptext == NULL || otext == NULL
-                 ? tsr_err_set(&err, TSR_EINVAL, "a malformed JOB message")
-                 : tsr_puzzle_read(ptext, (size_t)plen, "rank 0's puzzle", &w->pz, NULL, &err);
-    if (rc == 0)
-        rc = tsr_options_read_json(otext, (size_t)olen, "rank 0's options", w->pz, &opt, &err);
-    if (rc == 0)
-        rc = tsr_solver_new(w->pz, &opt, &w->s, &err);
-    if (rc == 0 && (tsr_solver_nimages(w->s) != nimages || fingerprint(w->s) != fp))
-        rc = tsr_err_set(&err, TSR_EINVAL,
-                         "built a different solver (%d images) from rank 0's (%d images)",
-                         tsr_solver_nimages(w->s), nimages);
-    w->job_err = rc;
-    snprintf(w->job_msg, sizeof w->job_msg, "%s", rc ? err.msg : "");
+    build *b = calloc(1, sizeof *b);
+    if (b != NULL && !r.bad && ptext != NULL && otext != NULL) {
+        b->ptext = malloc((size_t)plen + 1);
+        b->otext = malloc((size_t)olen + 1);
+    }
+    if (b == NULL || b->ptext == NULL || b->otext == NULL) {
+        free_build(b);
+        w->job_err = r.bad || ptext == NULL || otext == NULL ? TSR_EINVAL : TSR_ENOMEM;
+        snprintf(w->job_msg, sizeof w->job_msg, "%s",
+                 w->job_err == TSR_EINVAL ? "a malformed JOB message" : "out of memory");
+        return;
+    }
+    memcpy(b->ptext, ptext, (size_t)plen);
+    memcpy(b->otext, otext, (size_t)olen);
+    b->ptext[plen] = b->otext[olen] = '\0';
+    b->plen = (size_t)plen;
+    b->olen = (size_t)olen;
+    b->nimages = nimages;
+    b->fp = fp;
+    w->b = b;
+    if (pthread_create(&b->th, NULL, build_thread, w) != 0) { /* build here, then */
+        build_main(b);
+        b->done = true;
+        b->th = pthread_self();
+        w->b = NULL;
+        w->pz = b->pz;
+        w->s = b->s;
+        b->pz = NULL;
+        b->s = NULL;
+        w->job_err = b->rc;
+        snprintf(w->job_msg, sizeof w->job_msg, "%s", b->why);
+        free_build(b);
+    }
 }
 
 /* WORK: search a batch and answer DONE. */
@@ -566,10 +732,18 @@ static int wk_batch(wk *w)
     tsr_pool_hooks hk = {.ctx = w, .checkpoint_wanted = wk_checkpoint_wanted,
                          .checkpoint = wk_checkpoint};
     double t0 = now();
+    wk_build_wait(w);
     if (rc == 0)
         rc = w->s == NULL ? (w->job_err ? w->job_err : TSR_EINVAL) : 0;
-    if (rc == 0)
+    if (rc == 0 && w->steal && !w->stop) { /* asked back before it began */
+        w->back.n = 0;
+        put_tasks(&w->back, tasks, ntasks);
+        rc = w->back.oom ? TSR_ENOMEM : 0;
+        w->gave_back = true;
+        w->rs.given_back++;
+    } else if (rc == 0 && !w->stop) {
         rc = tsr_pool_search(w->s, w->threads, tasks, ntasks, &cb, &hk, &st);
+    }
     w->rs.busy_s += now() - t0;
     free_tasks(tasks, ntasks);
     pthread_mutex_lock(&w->mu);
@@ -617,6 +791,7 @@ int clu_serve(tsr_err *err)
         int from, tag;
         if (!poll_msg(0, &from, &tag)) {
             if (w.timeout_s > 0 && now() - w.heard > w.timeout_s) {
+                w.no_finalize = true; /* rank 0 is gone: MPI_Finalize would wait */
                 rc = tsr_err_set(err, TSR_EIO, "rank 0 has been silent for %.0f s: leaving",
                                  now() - w.heard);
                 break;
@@ -629,8 +804,11 @@ int clu_serve(tsr_err *err)
             wk_read(&w); /* PING, EXIT, or a STEAL/STOP that crossed a DONE */
             continue;
         }
-        if ((rc = recv_msg(0, tag, &w.in)) != 0)
+        if ((rc = recv_msg(0, tag, &w.in, w.timeout_s)) != 0) {
+            tsr_err_set(err, rc, "rank 0 went quiet in the middle of a message: leaving");
+            w.no_finalize = true;
             break;
+        }
         w.rs.msgs_recv++;
         w.rs.bytes_recv += w.in.n;
         w.heard = now();
@@ -641,6 +819,8 @@ int clu_serve(tsr_err *err)
     }
     if (rc != 0 && err != NULL && err->msg[0] == '\0')
         tsr_err_set(err, rc, "%s", tsr_strerror(rc));
+    w.batch = -1;
+    wk_build_wait(&w);
     tsr_solver_free(w.s);
     tsr_puzzle_free(w.pz);
     free(w.sols.p);
@@ -649,6 +829,8 @@ int clu_serve(tsr_err *err)
     free(w.in.p);
     free(w.out.p);
     pthread_mutex_destroy(&w.mu);
+    if (!w.no_finalize)
+        MPI_Finalize();
     return rc;
 }
 
@@ -666,6 +848,10 @@ typedef struct peer {
     int ntasks, captasks;
     buf sols;           /* its solutions, reported when the batch is done */
     tsr_stats prog;     /* the batch's progress so far */
+    buf rx;             /* the message being received from it */
+    MPI_Request rx_req;
+    int rx_tag;
+    bool rx_active;
 } peer;
 
 /* A send in flight; its buffer lives until MPI is done with it. */
@@ -683,6 +869,8 @@ struct clu_cluster {
     clu_rank_stats *rs;    /* [nranks] */
     outmsg *outs;
     int nouts, capouts;
+    unsigned char **grave; /* buffers of receives cut short by a lost rank */
+    int ngrave;
     int64_t next_batch;
     buf in, out;
     /* what one search needs (clu_search's locals, shared with helpers) */
@@ -748,7 +936,8 @@ static int send_to(clu_cluster *c, int k, int tag, const buf *b)
     unsigned char *p = malloc(b->n ? b->n : 1);
     if (p == NULL)
         return TSR_ENOMEM;
-    memcpy(p, b->p, b->n);
+    if (b->n > 0)
+        memcpy(p, b->p, b->n);
     outmsg *o = &c->outs[c->nouts++];
     o->p = p;
     MPI_Isend(p, (int)b->n, MPI_BYTE, k, tag, MPI_COMM_WORLD, &o->req);
@@ -834,6 +1023,18 @@ static int requeue(clu_cluster *c, const tsr_task *t, int n)
 static void lose(clu_cluster *c, int k)
 {
     peer *p = &c->peers[k];
+    if (p->rx_active) { /* it died mid-message: never to complete */
+        MPI_Cancel(&p->rx_req);
+        MPI_Request_free(&p->rx_req);
+        p->rx_active = false;
+        /* MPI may still write into its buffer: freed only at clu_close */
+        unsigned char **g = realloc(c->grave, (size_t)(c->ngrave + 1) * sizeof *g);
+        if (g != NULL) {
+            c->grave = g;
+            c->grave[c->ngrave++] = p->rx.p;
+        }
+        p->rx = (buf){0};
+    }
     if (p->state == PEER_BUSY) {
         int rc = requeue(c, p->tasks, p->ntasks);
         if (rc)
@@ -842,7 +1043,7 @@ static void lose(clu_cluster *c, int k)
     } else {
         set_peer_state(c, k, PEER_LOST);
     }
-    send_to(c, k, TAG_EXIT, &(buf){0}); /* should it come back: leave */
+    send_word(c, k, TAG_EXIT, 1); /* should it come back: leave */
 }
 
 /* A batch for worker k: the heaviest tasks up to a fair share of the queued
@@ -880,7 +1081,9 @@ static int hand_out(clu_cluster *c, int k, int nworkers)
     memmove(c->q, c->q + n, (size_t)(c->qn - n) * sizeof *c->q);
     c->qn -= n;
     p->batch = id;
+    pthread_mutex_lock(&c->st_mu); /* clu_ranks reads since */
     p->since = p->heard = now();
+    pthread_mutex_unlock(&c->st_mu);
     p->asked = p->stopped = false;
     p->sols.n = 0;
     p->prog.nodes = 0;
@@ -984,7 +1187,8 @@ static void on_done(clu_cluster *c, int k, reader *r)
         size_t left = r->bad ? 0 : r->n - r->pos;
         if (left >= sizeof why)
             left = sizeof why - 1;
-        memcpy(why, r->p + r->pos, left);
+        if (left > 0)
+            memcpy(why, r->p + r->pos, left);
         why[left] = '\0';
         fail(c, rc, k, why);
     } else {
@@ -1001,16 +1205,11 @@ static void on_done(clu_cluster *c, int k, reader *r)
 }
 
 /* One message from `from`. */
-static void on_message(clu_cluster *c, int from, int tag)
+static void on_message(clu_cluster *c, int from, int tag, const buf *in)
 {
-    int rc = recv_msg(from, tag, &c->in);
-    count_recv(c, from, c->in.n);
+    count_recv(c, from, in->n);
     peer *p = &c->peers[from];
-    if (rc != 0) {
-        fail(c, rc, 0, "out of memory receiving a message");
-        return;
-    }
-    reader r = {c->in.p, c->in.n, 0, false};
+    reader r = {in->p, in->n, 0, false};
     if (tag == TAG_HELLO) {
         int pid = (int)get64(&r);
         size_t n = r.n - r.pos < 63 ? r.n - r.pos : 63;
@@ -1167,18 +1366,39 @@ static int build_job_message(clu_cluster *c)
     return b->oom ? TSR_ENOMEM : 0;
 }
 
-/* Drain what arrived and test the sends in flight; waits a little when
- * nothing came. */
-static void exchange(clu_cluster *c, long *ns)
+/* Test the sends in flight and take in what arrived, each worker's
+ * messages in order; true when anything came. */
+static bool drain(clu_cluster *c)
 {
     pump(c);
-    int from, tag;
     bool got = false;
-    while (poll_msg(MPI_ANY_SOURCE, &from, &tag)) {
-        on_message(c, from, tag);
-        got = true;
+    for (int k = 1; k < c->nranks; k++) {
+        peer *p = &c->peers[k];
+        for (int rc = 0; rc == 0 && p->state != PEER_LOST;) {
+            if (!p->rx_active) {
+                if ((rc = start_recv(k, &p->rx_tag, &p->rx, &p->rx_req)) != 0) {
+                    if (rc < 0)
+                        fail(c, rc, 0, "out of memory receiving a message");
+                    break;
+                }
+                p->rx_active = true;
+            }
+            int done = 0;
+            MPI_Test(&p->rx_req, &done, MPI_STATUS_IGNORE);
+            if (!done)
+                break; /* the rest comes later, or the rank is given up */
+            p->rx_active = false;
+            got = true;
+            on_message(c, k, p->rx_tag, &p->rx);
+        }
     }
-    if (got)
+    return got;
+}
+
+/* drain(), and wait a little when nothing came. */
+static void exchange(clu_cluster *c, long *ns)
+{
+    if (drain(c))
         *ns = 0;
     else
         nap(ns);
@@ -1236,7 +1456,7 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
                 send_word(c, k, TAG_STOP, p->batch);
                 p->stopped = true;
             } else if (p->state == PEER_BUSY && !p->asked &&
-                       (ckpt || p->sols.n >= PENDING_MAX)) {
+                       (ckpt || p->sols.n >= PENDING_MAX || t - p->since >= BATCH_MAX_S)) {
                 send_word(c, k, TAG_STEAL, p->batch);
                 p->asked = true;
             }
@@ -1374,10 +1594,7 @@ void clu_tick(clu_cluster *c)
 {
     if (pthread_mutex_trylock(&c->mu) != 0)
         return; /* a search holds the cluster and does all this itself */
-    pump(c);
-    int from, tag;
-    while (poll_msg(MPI_ANY_SOURCE, &from, &tag))
-        on_message(c, from, tag); /* HELLOs; anything else is stale */
+    drain(c); /* HELLOs; anything else is stale */
     ping_idle(c);
     pthread_mutex_unlock(&c->mu);
 }
@@ -1470,32 +1687,32 @@ void clu_close(clu_cluster *c)
     if (c == NULL)
         return;
     pthread_mutex_lock(&c->mu);
-    for (int k = 1; k < c->nranks; k++)
-        if (c->peers[k].state != PEER_LOST)
-            send_to(c, k, TAG_EXIT, &(buf){0});
-    /* let the sends to live ranks finish; a lost rank's may never */
-    double until = now() + 2;
-    long ns = 0;
-    while (c->nouts > 0 && now() < until) {
-        pump(c);
-        int from, tag;
-        while (poll_msg(MPI_ANY_SOURCE, &from, &tag))
-            on_message(c, from, tag);
-        nap(&ns);
-    }
+    /* MPI_Finalize waits for every rank, and with one dead it may wait for
+     * ever: after a loss, every rank leaves without it (mpirun may then
+     * say so) */
     bool lost = false;
     for (int k = 1; k < c->nranks; k++)
         lost |= c->peers[k].state == PEER_LOST;
-    /* MPI_Finalize waits for every rank; with one given up it could wait
-     * forever, so rank 0 then leaves without it */
+    for (int k = 1; k < c->nranks; k++)
+        if (c->peers[k].state != PEER_LOST)
+            send_word(c, k, TAG_EXIT, lost);
+    /* let the sends to live ranks finish; a lost rank's may never */
+    double until = now() + 2;
+    long ns = 0;
+    while (c->nouts > 0 && now() < until)
+        exchange(c, &ns);
     if (!lost && c->nouts == 0)
         MPI_Finalize();
     for (int i = 0; i < c->nouts; i++)
         free(c->outs[i].p);
+    for (int i = 0; i < c->ngrave; i++)
+        free(c->grave[i]);
+    free(c->grave);
     free(c->outs);
     for (int k = 0; k < c->nranks; k++) {
         free_tasks(c->peers[k].tasks, c->peers[k].ntasks);
         free(c->peers[k].sols.p);
+        free(c->peers[k].rx.p);
         tsr_stats_free(&c->peers[k].prog);
     }
     free(c->peers);

@@ -64,11 +64,12 @@ typedef struct clu_job {
 /* MPI_Init_thread (serialized) and this process's place in MPI_COMM_WORLD.
  * Returns 0 or TSR_EUNSUPP when MPI cannot give the threading needed. */
 int clu_init(int *argc, char ***argv, int *rank, int *size, tsr_err *err);
-/* MPI_Finalize (worker ranks; rank 0's clu_close does it). */
+/* MPI_Finalize, for a rank that leaves before serving or opening. */
 void clu_finalize(void);
 
 /* A worker rank's whole life: serve rank 0 until it says EXIT (0), or until
- * rank 0 has been silent for the timeout it set (TSR_EIO, said in err). */
+ * rank 0 has been silent for the timeout it set (TSR_EIO, said in err);
+ * then MPI is finalized (unless a rank was lost: see clu_close). */
 int clu_serve(tsr_err *err);
 
 /* Rank 0: the cluster of every rank of MPI_COMM_WORLD.  threads: pool
@@ -97,7 +98,9 @@ int clu_threads(const clu_cluster *c);
 /* A snapshot of every rank's stats into out[0..size-1] (any thread). */
 void clu_ranks(clu_cluster *c, clu_rank_stats *out);
 
-/* Tell every worker to leave, finalize MPI and free the cluster. */
+/* Tell every worker to leave, finalize MPI and free the cluster.  After a
+ * rank was lost, MPI_Finalize could wait for it for ever, so then every
+ * rank leaves without it. */
 void clu_close(clu_cluster *c);
 
 #endif

@@ -189,7 +189,8 @@ def survive(t):
     jid2 = submit(d, "pentominoes-6x10.json")
     s2, n2 = reference("pentominoes-6x10.json", {})
     check_done(d, jid2, s2, n2, "survive: a new job on the remaining ranks")
-    d.kill()
+    rc = d.stop_rank0()  # raises if the MPI job does not end
+    log("mpirun ended with %s after a clean stop with a rank lost" % rc)
 
 
 def restart(t):
