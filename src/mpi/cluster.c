@@ -1269,6 +1269,7 @@ typedef struct solo {
     clu_cluster *c;
     const tsr_pool_hooks *hk;
     tsr_stats sum; /* total + the pool's statistics, for the caller's hooks */
+    uint64_t reported0; /* solutions reported before */
 } solo;
 
 static void solo_sum(solo *so, const tsr_stats *st)
@@ -1280,7 +1281,7 @@ static void solo_sum(solo *so, const tsr_stats *st)
     so->sum.nodes = so->c->total.nodes + st->nodes;
     so->sum.classes = so->c->total.classes + st->classes;
     so->sum.fraction = so->c->total.fraction + st->fraction;
-    so->sum.solutions = so->c->reported;
+    so->sum.solutions = so->reported0 + st->solutions; /* c->reported is the workers' */
     so->sum.seconds = st->seconds;
     so->sum.nworkers = st->nworkers;
     so->sum.workers = st->workers;
@@ -1319,7 +1320,7 @@ static int solo_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const t
 /* Search the queue on rank 0's own threads; statistics join the totals. */
 static int search_alone(clu_cluster *c, const tsr_pool_hooks *hk, double t0)
 {
-    solo so = {.c = c, .hk = hk};
+    solo so = {.c = c, .hk = hk, .reported0 = c->reported};
     int rc = alloc_stats(&so.sum, c->levels);
     tsr_callbacks cb = {.ctx = &so, .solution = solo_solution, .progress = solo_progress,
                         .progress_seconds = c->cb ? c->cb->progress_seconds : 1};
