@@ -94,12 +94,12 @@ int cli_mpi_read(const char *path, char **text, size_t *len, tsr_err *err)
     return 0;
 }
 
-static json_t *cluster_json(const clu_rank_stats *r, int n, int threads)
+static json_t *cluster_json(const clu_rank_stats *r, int n, int threads, uint64_t steals)
 {
     json_t *o = json_object(), *a = json_array();
     json_object_set_new(o, "ranks", json_integer(n));
     json_object_set_new(o, "threads_per_rank", json_integer(threads));
-    json_object_set_new(o, "steals", json_integer(n > 1 ? (json_int_t)r[0].given_back : 0));
+    json_object_set_new(o, "steals", json_integer((json_int_t)steals));
     for (int k = 0; k < n; k++) {
         json_t *e = json_object();
         json_object_set_new(e, "rank", json_integer(k));
@@ -159,7 +159,7 @@ int cli_mpi_search(cli_mpi *m, const char *text, size_t len, const tsr_solver *s
     if (r != NULL) {
         clu_ranks(m->c, r);
         if (cluster)
-            *cluster = cluster_json(r, n, threads);
+            *cluster = cluster_json(r, n, threads, clu_steals(m->c));
         if (table)
             print_cluster_table(r, n);
     }

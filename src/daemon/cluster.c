@@ -8,7 +8,8 @@
  * every rank.  Checkpoints, exactly-once commits and resumption stay the
  * job manager's (run.c), which is why a job checkpointed on a cluster
  * resumes on one machine and the other way round.  The cluster searches one
- * job at a time: the scheduler gets one slot.
+ * job at a time: the scheduler gets one slot.  Every rank searches, rank 0
+ * included, with the same number of threads.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -36,6 +37,7 @@ static json_t *cluster_describe(void *ctx)
     json_t *o = json_object(), *a = json_array();
     json_object_set_new(o, "ranks", json_integer(n));
     json_object_set_new(o, "threads_per_rank", json_integer(clu_threads(c)));
+    json_object_set_new(o, "steals", json_integer((json_int_t)clu_steals(c)));
     if (r != NULL)
         clu_ranks(c, r);
     for (int k = 0; r != NULL && k < n; k++)
@@ -60,5 +62,5 @@ void jm_cluster_backend(void *cluster, jm_backend *out)
     clu_cluster *c = cluster;
     int n = clu_size(c), t = clu_threads(c) > 0 ? clu_threads(c) : tsr_cpu_count();
     *out = (jm_backend){.ctx = c, .search = cluster_search, .describe = cluster_describe,
-                        .slots = 1, .threads = n > 1 ? (n - 1) * t : t};
+                        .slots = 1, .threads = n * t};
 }

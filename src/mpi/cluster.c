@@ -42,8 +42,10 @@
  * poll from the pool's checkpoint_wanted, every 20 ms or so, on the thread
  * that called clu_serve.
  */
+#define _GNU_SOURCE /* SCHED_BATCH */
 #include <limits.h>
 #include <mpi.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,10 @@ enum { TAG_HELLO = 1, TAG_JOB, TAG_WORK, TAG_STEAL, TAG_STOP, TAG_PING, TAG_EXIT
                                      end it, so they are reported and memory stays bounded */
 #define BATCH_MAX_S 10.0          /* an older batch is asked back: its solutions are
                                      reported, and a rank lost costs less */
+#define ORPHAN_TIMEOUTS 10         /* an idle worker leaves after this many timeouts
+                                     without word from rank 0 */
+#define DEAF_S 0.25               /* a longer gap between rank 0's drains is not
+                                     the workers' silence */
 #define PROG_S 1.0                /* a busy worker's progress (and heartbeat) interval */
 #define PING_S 1.0                /* rank 0's heartbeat to idle workers */
 #define WANTED_S 0.02             /* how often rank 0 polls hk->checkpoint_wanted */
@@ -426,6 +432,83 @@ static int recv_msg(int from, int tag, buf *b, double patience)
     }
 }
 
+/* ---- rank 0's own worker: the same messages through mailboxes ---- */
+
+/* A FIFO of messages between rank 0's coordinator and the worker thread it
+ * runs itself, so that rank 0 searches too with exactly the code and
+ * protocol of the other ranks (messages keep their order, as MPI's do). */
+typedef struct mbmsg {
+    struct mbmsg *next;
+    int tag;
+    size_t n;
+    unsigned char p[];
+} mbmsg;
+
+typedef struct mailbox {
+    pthread_mutex_t mu;
+    mbmsg *head, *tail;
+} mailbox;
+
+static int mb_put(mailbox *mb, int tag, const buf *b)
+{
+    mbmsg *m = malloc(sizeof *m + b->n);
+    if (m == NULL)
+        return TSR_ENOMEM;
+    *m = (mbmsg){NULL, tag, b->n};
+    if (b->n > 0)
+        memcpy(m->p, b->p, b->n);
+    pthread_mutex_lock(&mb->mu);
+    if (mb->tail)
+        mb->tail->next = m;
+    else
+        mb->head = m;
+    mb->tail = m;
+    pthread_mutex_unlock(&mb->mu);
+    return 0;
+}
+
+/* The tag of the first message, if any. */
+static bool mb_peek(mailbox *mb, int *tag)
+{
+    pthread_mutex_lock(&mb->mu);
+    bool any = mb->head != NULL;
+    if (any)
+        *tag = mb->head->tag;
+    pthread_mutex_unlock(&mb->mu);
+    return any;
+}
+
+/* Take the first message into b. */
+static int mb_take(mailbox *mb, int *tag, buf *b)
+{
+    pthread_mutex_lock(&mb->mu);
+    mbmsg *m = mb->head;
+    if (m != NULL) {
+        mb->head = m->next;
+        if (mb->head == NULL)
+            mb->tail = NULL;
+    }
+    pthread_mutex_unlock(&mb->mu);
+    if (m == NULL)
+        return 1;
+    *tag = m->tag;
+    int rc = room(b, (int)m->n);
+    if (rc == 0 && m->n > 0)
+        memcpy(b->p, m->p, m->n);
+    b->n = rc == 0 ? m->n : 0;
+    free(m);
+    return rc;
+}
+
+static void mb_free(mailbox *mb)
+{
+    for (mbmsg *m = mb->head, *next; m != NULL; m = next) {
+        next = m->next;
+        free(m);
+    }
+    mb->head = mb->tail = NULL;
+}
+
 /* ---- worker ranks ---- */
 
 /* A job's solver, built on a thread of its own: preparing a big puzzle can
@@ -459,6 +542,7 @@ typedef struct wk {
     int64_t batch;
     bool steal, stop, exit;
     bool no_finalize;         /* EXIT said a rank was lost (see clu_close) */
+    mailbox *inbox, *outbox;  /* rank 0's own worker: no MPI, these instead */
     buf back; /* the tasks a STEAL gave back */
     bool gave_back;
     /* solutions found by the pool's threads, sent by the MPI thread */
@@ -472,10 +556,28 @@ static int wk_send(wk *w, int tag, const buf *b)
 {
     if (b->n > (size_t)INT_MAX)
         return TSR_ETOOBIG;
+    if (w->outbox)
+        return mb_put(w->outbox, tag, b);
     MPI_Send(b->p, (int)b->n, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
     w->rs.msgs_sent++;
     w->rs.bytes_sent += b->n;
     return 0;
+}
+
+/* Is a message from rank 0 waiting?  Sets *tag. */
+static bool wk_poll(wk *w, int *tag)
+{
+    int from;
+    return w->inbox ? mb_peek(w->inbox, tag) : poll_msg(0, &from, tag);
+}
+
+/* Receive the message wk_poll found into w->in. */
+static int wk_recv(wk *w, int tag)
+{
+    int got;
+    if (w->inbox)
+        return mb_take(w->inbox, &got, &w->in) < 0 ? TSR_ENOMEM : 0;
+    return recv_msg(0, tag, &w->in, w->timeout_s);
 }
 
 static int wk_solution(void *ctx, const tsr_solution *sol)
@@ -510,9 +612,9 @@ static int wk_flush(wk *w)
  * worker, and are left for clu_serve); true when the batch must end. */
 static bool wk_read(wk *w)
 {
-    int from, tag;
-    while (!w->exit && poll_msg(0, &from, &tag) && tag != TAG_JOB && tag != TAG_WORK) {
-        if (recv_msg(0, tag, &w->in, w->timeout_s) != 0) {
+    int tag;
+    while (!w->exit && wk_poll(w, &tag) && tag != TAG_JOB && tag != TAG_WORK) {
+        if (wk_recv(w, tag) != 0) {
             w->exit = w->stop = w->no_finalize = true; /* rank 0 is gone */
             break;
         }
@@ -776,9 +878,10 @@ static int wk_batch(wk *w)
     return src;
 }
 
-int clu_serve(tsr_err *err)
+/* A worker's loop, over MPI or (rank 0's own) over mailboxes. */
+static int serve(wk *wp, tsr_err *err)
 {
-    wk w = {.job = -1, .batch = -1};
+    wk w = *wp;
     pthread_mutex_init(&w.mu, NULL);
     char host[64] = "";
     gethostname(host, sizeof host - 1);
@@ -788,9 +891,13 @@ int clu_serve(tsr_err *err)
     w.heard = now();
     long ns = 0;
     while (rc == 0 && !w.exit) {
-        int from, tag;
-        if (!poll_msg(0, &from, &tag)) {
-            if (w.timeout_s > 0 && now() - w.heard > w.timeout_s) {
+        int tag;
+        if (!wk_poll(&w, &tag)) {
+            /* rank 0 pings idle workers every second, but may be busy
+             * a while (committing a checkpoint): leave only when it has
+             * surely gone */
+            if (w.inbox == NULL && w.timeout_s > 0 &&
+                now() - w.heard > ORPHAN_TIMEOUTS * w.timeout_s) {
                 w.no_finalize = true; /* rank 0 is gone: MPI_Finalize would wait */
                 rc = tsr_err_set(err, TSR_EIO, "rank 0 has been silent for %.0f s: leaving",
                                  now() - w.heard);
@@ -804,7 +911,7 @@ int clu_serve(tsr_err *err)
             wk_read(&w); /* PING, EXIT, or a STEAL/STOP that crossed a DONE */
             continue;
         }
-        if ((rc = recv_msg(0, tag, &w.in, w.timeout_s)) != 0) {
+        if ((rc = wk_recv(&w, tag)) != 0) {
             tsr_err_set(err, rc, "rank 0 went quiet in the middle of a message: leaving");
             w.no_finalize = true;
             break;
@@ -829,6 +936,14 @@ int clu_serve(tsr_err *err)
     free(w.in.p);
     free(w.out.p);
     pthread_mutex_destroy(&w.mu);
+    wp->no_finalize = w.no_finalize;
+    return rc;
+}
+
+int clu_serve(tsr_err *err)
+{
+    wk w = {.job = -1, .batch = -1};
+    int rc = serve(&w, err);
     if (!w.no_finalize)
         MPI_Finalize();
     return rc;
@@ -864,9 +979,16 @@ struct clu_cluster {
     pthread_mutex_t mu;    /* held by whoever uses MPI (search or tick) */
     pthread_mutex_t st_mu; /* rs and the peers' state, read by clu_ranks */
     int nranks, threads;
+    int first;             /* the first rank that searches: 0, or 1 when rank
+                              0's own worker could not start */
     double timeout_s, opened, last_ping;
-    peer *peers;           /* [nranks]; [0] unused */
+    double last_listen;    /* when rank 0 last drained its messages */
+    peer *peers;           /* [nranks]; [0] is rank 0's own worker */
     clu_rank_stats *rs;    /* [nranks] */
+    uint64_t steals;       /* requests for work back (for an idle rank) */
+    /* rank 0's own worker, a thread that talks through mailboxes */
+    pthread_t local;
+    mailbox to_local, from_local;
     outmsg *outs;
     int nouts, capouts;
     unsigned char **grave; /* buffers of receives cut short by a lost rank */
@@ -893,8 +1015,11 @@ struct clu_cluster {
     tsr_worker_stats *ws;  /* per-rank doings for progress reports */
 };
 
+/* Rank 0's messages with its own worker are not MPI traffic: not counted. */
 static void count_recv(clu_cluster *c, int from, size_t n)
 {
+    if (from == 0)
+        return;
     pthread_mutex_lock(&c->st_mu);
     c->rs[0].msgs_recv++;
     c->rs[0].bytes_recv += n;
@@ -925,6 +1050,8 @@ static int send_to(clu_cluster *c, int k, int tag, const buf *b)
         return TSR_ENOMEM;
     if (b->n > (size_t)INT_MAX)
         return TSR_ETOOBIG;
+    if (k == 0)
+        return mb_put(&c->to_local, tag, b);
     if (c->nouts == c->capouts) {
         int ncap = c->capouts ? 2 * c->capouts : 16;
         outmsg *no = realloc(c->outs, (size_t)ncap * sizeof *no);
@@ -1023,6 +1150,8 @@ static int requeue(clu_cluster *c, const tsr_task *t, int n)
 static void lose(clu_cluster *c, int k)
 {
     peer *p = &c->peers[k];
+    if (k == 0)
+        return; /* rank 0's own worker: it lives as long as rank 0 */
     if (p->rx_active) { /* it died mid-message: never to complete */
         MPI_Cancel(&p->rx_req);
         MPI_Request_free(&p->rx_req);
@@ -1092,8 +1221,6 @@ static int hand_out(clu_cluster *c, int k, int nworkers)
     pthread_mutex_lock(&c->st_mu);
     c->rs[k].batches++;
     c->rs[k].tasks += (uint64_t)n;
-    c->rs[0].batches++;
-    c->rs[0].tasks += (uint64_t)n;
     pthread_mutex_unlock(&c->st_mu);
     return 0;
 }
@@ -1244,12 +1371,12 @@ static void snapshot(clu_cluster *c, tsr_stats *snap, double t0)
     *snap = c->total;
     snap->solutions = c->reported;
     snap->seconds = now() - t0;
-    snap->nworkers = c->nranks - 1;
+    snap->nworkers = c->nranks - c->first;
     snap->workers = c->ws;
     /* the arrays are shared with total: add the batches out to a copy */
-    for (int k = 1; k < c->nranks; k++) {
+    for (int k = c->first; k < c->nranks; k++) {
         peer *p = &c->peers[k];
-        c->ws[k - 1] = (tsr_worker_stats){
+        c->ws[k - c->first] = (tsr_worker_stats){
             .state = p->state == PEER_BUSY ? TSR_WORKER_SEARCHING
                      : p->state == PEER_LOST ? TSR_WORKER_PARKED : TSR_WORKER_IDLE,
             .nodes = p->state == PEER_BUSY ? p->prog.nodes : 0,
@@ -1371,9 +1498,12 @@ static int build_job_message(clu_cluster *c)
  * messages in order; true when anything came. */
 static bool drain(clu_cluster *c)
 {
+    c->last_listen = now();
     pump(c);
     bool got = false;
-    for (int k = 1; k < c->nranks; k++) {
+    for (int tag; c->first == 0 && mb_take(&c->from_local, &tag, &c->in) == 0; got = true)
+        on_message(c, 0, tag, &c->in);
+    for (int k = c->first; k < c->nranks; k++) {
         peer *p = &c->peers[k];
         for (int rc = 0; rc == 0 && p->state != PEER_LOST;) {
             if (!p->rx_active) {
@@ -1396,6 +1526,20 @@ static bool drain(clu_cluster *c)
     return got;
 }
 
+/* Has busy worker p been silent too long?  Only the time rank 0 listened
+ * counts: while it was deaf (in a callback, say, committing a checkpoint),
+ * the workers' messages wait unread, and that is not their silence. */
+static bool silent(clu_cluster *c, peer *p, double t)
+{
+    double deaf = t - c->last_listen;
+    if (c->last_listen > 0 && deaf > DEAF_S) {
+        for (int k = c->first; k < c->nranks; k++)
+            c->peers[k].heard += deaf;
+        c->last_listen = t;
+    }
+    return t - p->heard > c->timeout_s;
+}
+
 /* drain(), and wait a little when nothing came. */
 static void exchange(clu_cluster *c, long *ns)
 {
@@ -1411,7 +1555,7 @@ static void ping_idle(clu_cluster *c)
     if (now() - c->last_ping < PING_S)
         return;
     c->last_ping = now();
-    for (int k = 1; k < c->nranks; k++)
+    for (int k = c->first; k < c->nranks; k++)
         if (c->peers[k].state == PEER_IDLE)
             send_ping(c, k);
 }
@@ -1441,14 +1585,14 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
         }
         /* give up the silent */
         int nlive = 0, nbusy = 0, nidle = 0;
-        for (int k = 1; k < c->nranks; k++) {
+        for (int k = c->first; k < c->nranks; k++) {
             peer *p = &c->peers[k];
-            if (p->state == PEER_BUSY && t - p->heard > c->timeout_s)
+            if (p->state == PEER_BUSY && silent(c, p, t))
                 lose(c, k);
             nlive += p->state != PEER_LOST;
         }
         /* hand out, ask back, stop */
-        for (int k = 1; k < c->nranks; k++) {
+        for (int k = c->first; k < c->nranks; k++) {
             peer *p = &c->peers[k];
             if (p->state == PEER_IDLE && c->qn > 0 && !ckpt && !c->stopping &&
                 (rc = hand_out(c, k, nlive)) != 0)
@@ -1487,19 +1631,19 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
         }
         /* an idle worker and nothing queued: take back the oldest batch */
         bool asking = false;
-        for (int k = 1; k < c->nranks; k++)
+        for (int k = c->first; k < c->nranks; k++)
             asking |= c->peers[k].asked;
         if (!ckpt && !c->stopping && c->qn == 0 && nidle > 0 && !asking) {
-            int victim = 0;
-            for (int k = 1; k < c->nranks; k++)
+            int victim = -1;
+            for (int k = c->first; k < c->nranks; k++)
                 if (c->peers[k].state == PEER_BUSY &&
-                    (victim == 0 || c->peers[k].since < c->peers[victim].since))
+                    (victim < 0 || c->peers[k].since < c->peers[victim].since))
                     victim = k;
-            if (victim > 0 && t - c->peers[victim].since >= HOLD_S) {
+            if (victim >= 0 && t - c->peers[victim].since >= HOLD_S) {
                 send_word(c, victim, TAG_STEAL, c->peers[victim].batch);
                 c->peers[victim].asked = true;
                 pthread_mutex_lock(&c->st_mu);
-                c->rs[0].given_back++;
+                c->steals++;
                 pthread_mutex_unlock(&c->st_mu);
             }
         }
@@ -1523,6 +1667,7 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
     memset(st, 0, sizeof *st);
     pthread_mutex_lock(&c->mu);
     double t0 = now();
+    c->last_listen = t0;
     c->s = s;
     c->job = job;
     c->cb = cb;
@@ -1534,7 +1679,7 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
     c->reported = 0;
     c->qn = 0;
     int rc = alloc_stats(&c->total, c->levels);
-    for (int k = 1; k < c->nranks && rc == 0; k++) {
+    for (int k = c->first; k < c->nranks && rc == 0; k++) {
         tsr_stats_free(&c->peers[k].prog);
         rc = alloc_stats(&c->peers[k].prog, c->levels);
     }
@@ -1548,9 +1693,9 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
     long ns = 0;
     for (bool out = true; out;) {
         out = false;
-        for (int k = 1; k < c->nranks; k++) {
+        for (int k = c->first; k < c->nranks; k++) {
             peer *p = &c->peers[k];
-            if (p->state == PEER_BUSY && now() - p->heard > c->timeout_s)
+            if (p->state == PEER_BUSY && silent(c, p, now()))
                 lose(c, k);
             else if (p->state == PEER_BUSY && !p->stopped) {
                 send_word(c, k, TAG_STOP, p->batch);
@@ -1581,7 +1726,6 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
     c->q = NULL;
     c->qn = c->qcap = 0;
     pthread_mutex_lock(&c->st_mu);
-    c->rs[0].busy_s += now() - t0;
     c->rs[0].cpu_s = cpu_now();
     pthread_mutex_unlock(&c->st_mu);
     c->s = NULL;
@@ -1621,6 +1765,19 @@ void clu_finalize(void)
     MPI_Finalize();
 }
 
+/* Rank 0's own worker: the worker loop, over mailboxes. */
+static void *local_main(void *arg)
+{
+    clu_cluster *c = arg;
+    /* searching is batch work: let the daemon's HTTP threads run first */
+    struct sched_param sp = {.sched_priority = 0};
+    pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+    wk w = {.job = -1, .batch = -1, .inbox = &c->to_local, .outbox = &c->from_local};
+    tsr_err err = {{0}};
+    serve(&w, &err);
+    return NULL;
+}
+
 int clu_open(int threads, double timeout_s, clu_cluster **out, tsr_err *err)
 {
     *out = NULL;
@@ -1651,6 +1808,11 @@ int clu_open(int threads, double timeout_s, clu_cluster **out, tsr_err *err)
     gethostname(c->rs[0].host, sizeof c->rs[0].host - 1);
     pthread_mutex_init(&c->mu, NULL);
     pthread_mutex_init(&c->st_mu, NULL);
+    pthread_mutex_init(&c->to_local.mu, NULL);
+    pthread_mutex_init(&c->from_local.mu, NULL);
+    /* rank 0 searches too, through a worker of its own; without it (no
+     * thread to be had) rank 0 only coordinates */
+    c->first = pthread_create(&c->local, NULL, local_main, c) == 0 ? 0 : 1;
     *out = c;
     return 0;
 }
@@ -1665,13 +1827,21 @@ int clu_threads(const clu_cluster *c)
     return c->threads;
 }
 
+uint64_t clu_steals(clu_cluster *c)
+{
+    pthread_mutex_lock(&c->st_mu);
+    uint64_t n = c->steals;
+    pthread_mutex_unlock(&c->st_mu);
+    return n;
+}
+
 void clu_ranks(clu_cluster *c, clu_rank_stats *out)
 {
     double t = now();
     pthread_mutex_lock(&c->st_mu);
     for (int k = 0; k < c->nranks; k++) {
         out[k] = c->rs[k];
-        if (k > 0) { /* busy: up to now; idle: the rest since the cluster opened */
+        if (k >= c->first) { /* busy: up to now; idle: the rest since the cluster opened */
             if (out[k].busy)
                 out[k].busy_s += t - c->peers[k].since;
             out[k].idle_s = t - c->opened - out[k].busy_s;
@@ -1692,9 +1862,9 @@ void clu_close(clu_cluster *c)
      * ever: after a loss, every rank leaves without it (mpirun may then
      * say so) */
     bool lost = false;
-    for (int k = 1; k < c->nranks; k++)
+    for (int k = c->first; k < c->nranks; k++)
         lost |= c->peers[k].state == PEER_LOST;
-    for (int k = 1; k < c->nranks; k++)
+    for (int k = c->first; k < c->nranks; k++)
         if (c->peers[k].state != PEER_LOST)
             send_word(c, k, TAG_EXIT, lost);
     /* let the sends to live ranks finish; a lost rank's may never */
@@ -1702,6 +1872,12 @@ void clu_close(clu_cluster *c)
     long ns = 0;
     while (c->nouts > 0 && now() < until)
         exchange(c, &ns);
+    if (c->first == 0) /* it had its EXIT */
+        pthread_join(c->local, NULL);
+    mb_free(&c->to_local);
+    mb_free(&c->from_local);
+    pthread_mutex_destroy(&c->to_local.mu);
+    pthread_mutex_destroy(&c->from_local.mu);
     if (!lost && c->nouts == 0)
         MPI_Finalize();
     for (int i = 0; i < c->nouts; i++)

@@ -6,11 +6,13 @@
  * program runs and searches through it one job at a time (clu_search, the
  * same contract as tsr_pool_search): it keeps the queue of tasks (subtrees
  * named by their placed images, tessera/pool.h), hands batches of them to
- * the worker ranks, takes work back from a busy rank for an idle one, and
- * parks the whole cluster for checkpoints.  Every other rank serves
- * (clu_serve): it builds the job's solver from the puzzle text and options
- * rank 0 sends, and searches its batches with tsr_pool_search on its own
- * threads.  Counts and statistics are those of the one-process run.
+ * the workers, takes work back from a busy one for an idle one, and parks
+ * the whole cluster for checkpoints.  Every other rank serves (clu_serve):
+ * it builds the job's solver from the puzzle text and options rank 0
+ * sends, and searches its batches with tsr_pool_search on its own threads.
+ * Rank 0 searches too, through the same worker loop on a thread of its own
+ * that exchanges the same messages through in-process mailboxes.  Counts
+ * and statistics are those of the one-process run.
  *
  * A worker rank that stops answering for timeout_s is given up: its batch
  * goes back to the queue whole and the solutions it sent for that batch are
@@ -33,13 +35,12 @@
 #include "tessera/pool.h"
 
 /* One rank's part, as rank 0 sees it.  Messages and bytes are point-to-point
- * search traffic (sent and received by that rank; workers talk only to rank
- * 0).  For a worker, busy_s is the time it held a batch and idle_s the rest
- * of the time since the cluster opened; batches and tasks are what it was
- * handed, given_back the batches it ended early to return work.  For rank
- * 0, batches and tasks are those handed out, given_back the requests for
- * work it sent, busy_s the time spent in clu_search.  cpu_s is the
- * process's CPU time (all threads), as last reported. */
+ * MPI traffic (sent and received by that rank; workers talk only to rank
+ * 0).  Every rank searches (rank 0 through a worker thread of its own):
+ * busy_s is the time it held a batch and idle_s the rest of the time since
+ * the cluster opened; batches and tasks are what it was handed, given_back
+ * the batches it ended early to return work.  cpu_s is the process's CPU
+ * time (all threads), as last reported. */
 typedef struct clu_rank_stats {
     uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
     uint64_t batches, tasks, given_back;
@@ -92,9 +93,11 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
  * messages.  Returns at once when a search holds the cluster. */
 void clu_tick(clu_cluster *c);
 
-/* Ranks in the cluster; threads per rank as configured. */
+/* Ranks in the cluster; threads per rank as configured; requests rank 0
+ * made for work back, for an idle rank. */
 int clu_size(const clu_cluster *c);
 int clu_threads(const clu_cluster *c);
+uint64_t clu_steals(clu_cluster *c);
 /* A snapshot of every rank's stats into out[0..size-1] (any thread). */
 void clu_ranks(clu_cluster *c, clu_rank_stats *out);
 
