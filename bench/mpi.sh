@@ -4,22 +4,21 @@
 # Usage: bench/mpi.sh TESSERA SRCDIR [RUNS] [PUZZLE]
 # (RUNS: 3 by default, BENCH_RUNS overrides; PUZZLE: tetris-cube.)
 #
-# Rows (one thread per rank but for plain t=2):
+# Rows (one thread per rank but for the plain t=N rows):
 #   plain        tessera solve --threads=1, no MPI (the reference)
 #   plain t=2    tessera solve --threads=2: what this machine gives 2 threads
-#   np=1         one rank: rank 0 searches alone (MPI's cost when unused)
-#   np=2 (1+1)   rank 0 coordinates, one worker searches
-#   np=3 (1+2)   rank 0 coordinates, two workers search
-# and with 16 cores or more: plain t=16, np=1 t=16, np=2 (1+1) t=16 and
-# np=5 (1+4) t=4 (four ranks of four threads against one of sixteen).
-# Rank 0 is a coordinator only: it holds the queue and polls for messages,
-# sleeping between polls, so it needs next to no CPU, and np=3 is the row
-# to compare with 2 threads.  "search s" is the summary's seconds (MPI's
-# start-up excluded), "wall s" the whole mpirun; both are the median of
-# RUNS.  After the table: each rank's messages, bytes, idle and CPU
-# seconds in the median run of each MPI row.  The machine may be shared
-# and noisy: compare rows of one run of this script, and read speed-ups
-# against plain t=2 (when it is no faster than plain, the cores are taken).
+#   np=1         one rank (MPI's cost when there is nothing to share)
+#   np=2         two ranks of one thread: every rank searches, so this is
+#                the row to compare with plain t=2
+#   np=3         three ranks of one thread (on 2 cores: oversubscribed)
+# and with 16 cores or more: plain t=16, np=1 t=16 (one rank of sixteen
+# threads) and np=4 t=4 (four ranks of four threads).
+# "search s" is the summary's seconds (MPI's start-up excluded), "wall s"
+# the whole mpirun; both are the median of RUNS.  After the table: each
+# rank's messages, bytes, idle and CPU seconds in the median run of each MPI
+# row.  The machine may be shared and noisy: compare rows of one run of this
+# script, and read speed-ups against plain t=2 (when it is no faster than
+# plain, the cores are taken).
 set -u
 T=${1:?usage: mpi.sh TESSERA SRCDIR [RUNS] [PUZZLE]}
 S=${2:?usage: mpi.sh TESSERA SRCDIR [RUNS] [PUZZLE]}
@@ -51,29 +50,28 @@ run_row plain2 "$T" solve --threads=2
 run_row np1 $MPIRUN -np 1 "$T" solve --mpi --threads=1
 run_row np2 $MPIRUN -np 2 "$T" solve --mpi --threads=1
 run_row np3 $MPIRUN -np 3 "$T" solve --mpi --threads=1
-# on a machine of 16 cores or more: 4 worker ranks of 4 threads against one
-# rank of 16 (alone, and as the one worker of a coordinator)
+# on a machine of 16 cores or more: 4 ranks of 4 threads against 1 of 16
 if [ "$(nproc)" -ge 16 ]; then
     run_row plain16 "$T" solve --threads=16
     run_row np1t16 $MPIRUN -np 1 "$T" solve --mpi --threads=16
-    run_row np2t16 $MPIRUN -np 2 "$T" solve --mpi --threads=16
-    run_row np5t4 $MPIRUN -np 5 "$T" solve --mpi --threads=4
+    run_row np4t4 $MPIRUN -np 4 "$T" solve --mpi --threads=4
 fi
 
 python3 - "$tmp" "$RUNS" <<'EOF'
 import json, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
 import os
-rows = [("plain", "plain (no MPI)"), ("plain2", "plain t=2"), ("np1", "np=1 (solo)"),
-        ("np2", "np=2 (1+1)"), ("np3", "np=3 (1+2)"), ("plain16", "plain t=16"),
-        ("np1t16", "np=1 t=16"), ("np2t16", "np=2 (1+1) t=16"), ("np5t4", "np=5 (1+4) t=4")]
+rows = [("plain", "plain (no MPI)"), ("plain2", "plain t=2"), ("np1", "np=1"),
+        ("np2", "np=2"), ("np3", "np=3"), ("plain16", "plain t=16"),
+        ("np1t16", "np=1 t=16"), ("np4t4", "np=4 t=4")]
 rows = [r for r in rows if os.path.exists(f"{tmp}/{r[0]}.0.json")]
 def load(name, i):
     with open(f"{tmp}/{name}.{i}.json") as f:
         d = json.load(f)
     t0, t1 = map(float, open(f"{tmp}/{name}.{i}.wall").read().split())
     return d, t1 - t0
-print(f"{'row':16} {'search s':>9} {'wall s':>8} {'speed-up':>8} {'solutions':>10} {'nodes':>12} {'steals':>6}")
+print(f"{'row':16} {'search s':>9} {'wall s':>8} {'nodes/s':>9} {'speed-up':>8} {'solutions':>10} "
+      f"{'nodes':>12} {'steals':>6}")
 base = None
 medians = {}
 for name, label in rows:
@@ -87,7 +85,7 @@ for name, label in rows:
     sols = {r[0]["solutions"] for r in res}
     steals = d.get("cluster", {}).get("steals", "-")
     print(f"{label:16} {d['seconds']:9.3f} {walls[len(walls) // 2]:8.3f} "
-          f"{base / d['seconds']:8.2f} {'/'.join(map(str, sols)):>10} "
+          f"{d['nodes'] / d['seconds']:9.3g} {base / d['seconds']:8.2f} {'/'.join(map(str, sols)):>10} "
           f"{'/'.join(map(str, nodes)):>12} {steals:>6}")
 for name, label in rows:
     c = medians[name].get("cluster")

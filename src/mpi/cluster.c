@@ -12,7 +12,7 @@
  *   0 -> k  STEAL  batch id: end that batch now, give back what is left
  *   0 -> k  STOP   batch id: end that batch now, drop what is left
  *   0 -> k  PING   the timeout: rank 0 lives (idle workers, every second)
- *   0 -> k  EXIT   leave
+ *   0 -> k  EXIT   leave (and whether to skip MPI_Finalize: a rank was lost)
  *   k -> 0  SOL    batch id, solutions (per solution nplacements, then per
  *                  placement piece, ncells, x y z per cell)
  *   k -> 0  PROG   batch id, CPU time, the batch's statistics so far
@@ -36,11 +36,16 @@
  *    out nothing until every batch is back: then the queue is the whole
  *    frontier and the totals are those of the work done.
  *
+ * Rank 0 searches too: it runs the worker loop on a thread of its own (its
+ * "local" worker, peer 0), which exchanges the same messages with the
+ * coordinator through two mailboxes instead of MPI.
+ *
  * Rank 0 and idle workers poll (MPI_Iprobe, then a sleep growing to 1 ms)
  * rather than block, since Open MPI's blocking calls spin; rank 0 sends
- * with MPI_Isend so that a dead worker can never block it.  Busy workers
- * poll from the pool's checkpoint_wanted, every 20 ms or so, on the thread
- * that called clu_serve.
+ * with MPI_Isend and receives with MPI_Irecv so that a worker that dies,
+ * even mid-message, can never block it.  Busy workers poll from the pool's
+ * checkpoint_wanted, every 20 ms or so, on the thread that runs the worker
+ * loop.
  */
 #define _GNU_SOURCE /* SCHED_BATCH */
 #include <limits.h>
@@ -151,30 +156,34 @@ static const unsigned char *get_bytes(reader *r, size_t k)
     return r->p + r->pos - k;
 }
 
+/* The next field of k bytes into out (zeros past the end). */
+static void get_field(reader *r, void *out, size_t k)
+{
+    const unsigned char *p = get_bytes(r, k);
+    if (p)
+        memcpy(out, p, k);
+    else
+        memset(out, 0, k);
+}
+
 static int64_t get64(reader *r)
 {
-    int64_t v = 0;
-    const unsigned char *p = get_bytes(r, sizeof v);
-    if (p)
-        memcpy(&v, p, sizeof v);
+    int64_t v;
+    get_field(r, &v, sizeof v);
     return v;
 }
 
 static int32_t get32(reader *r)
 {
-    int32_t v = 0;
-    const unsigned char *p = get_bytes(r, sizeof v);
-    if (p)
-        memcpy(&v, p, sizeof v);
+    int32_t v;
+    get_field(r, &v, sizeof v);
     return v;
 }
 
 static double get_double(reader *r)
 {
-    double d = 0;
-    const unsigned char *p = get_bytes(r, sizeof d);
-    if (p)
-        memcpy(&d, p, sizeof d);
+    double d;
+    get_field(r, &d, sizeof d);
     return d;
 }
 

@@ -103,6 +103,14 @@ class MpiDaemon(tlib.Daemon):
 _references = {}
 
 
+def cluster_daemon(t, **kw):
+    """A started MpiDaemon that the test cleans up."""
+    d = MpiDaemon(**kw)
+    t.daemons.append(d)
+    d.start()
+    return d
+
+
 def reference(name, options):
     """Solutions and nodes of the one-process, one-thread search."""
     key = (name, json.dumps(options, sort_keys=True))
@@ -145,9 +153,7 @@ def check_done(d, jid, sols, nodes, what):
 
 
 def published(t):
-    d = MpiDaemon(threads=1, checkpoint=0.5)
-    t.daemons.append(d)
-    d.start()
+    d = cluster_daemon(t, threads=1, checkpoint=0.5)
     c = d.cluster()
     check(c is not None and c["ranks"] == 3, "healthz: a cluster of 3 ranks", c)
     jobs = [("pentominoes-6x10.json", {}), ("soma-cube.json", {"unique": "raw"}), (LONG, LONG_OPTIONS)]
@@ -175,9 +181,7 @@ def published(t):
 
 
 def survive(t):
-    d = MpiDaemon(threads=1, checkpoint=1, recovery=True)
-    t.daemons.append(d)
-    d.start()
+    d = cluster_daemon(t, threads=1, checkpoint=1, recovery=True)
     sols, nodes = reference(LONG, LONG_OPTIONS)
     jid = submit(d, LONG, **LONG_OPTIONS)
     wait_fraction(d, jid, 0.2, "survive: before the kill")
@@ -198,9 +202,7 @@ def survive(t):
 
 def restart(t):
     state = t.tempdir()
-    d = MpiDaemon(threads=1, checkpoint=0.5, state_dir=state)
-    t.daemons.append(d)
-    d.start()
+    d = cluster_daemon(t, threads=1, checkpoint=0.5, state_dir=state)
     sols, nodes = reference(LONG, LONG_OPTIONS)
     jid = submit(d, LONG, **LONG_OPTIONS)
     wait_fraction(d, jid, 0.25, "restart: before the kill")
@@ -211,9 +213,7 @@ def restart(t):
         raise tlib.Failure("mpirun did not end the job after a rank died:\n" + d.stderr_tail())
     log("mpirun ended with %s after rank 1 was killed" % rc)
     check(rc != 0, "without recovery, MPI ends the whole job", rc)
-    d2 = MpiDaemon(threads=1, checkpoint=0.5, state_dir=state)
-    t.daemons.append(d2)
-    d2.start()
+    d2 = cluster_daemon(t, threads=1, checkpoint=0.5, state_dir=state)
     j = d2.job(jid)
     check(j["progress"]["fraction"] > 0 or j["state"] == "completed",
           "restart: the job resumes from a checkpoint, not the root", j["progress"])
@@ -225,9 +225,7 @@ def across(t):
     sols, nodes = reference(LONG, LONG_OPTIONS)
     # cluster -> one machine
     state = t.tempdir()
-    d = MpiDaemon(threads=1, checkpoint=0.5, state_dir=state)
-    t.daemons.append(d)
-    d.start()
+    d = cluster_daemon(t, threads=1, checkpoint=0.5, state_dir=state)
     jid = submit(d, LONG, **LONG_OPTIONS)
     wait_fraction(d, jid, 0.3, "across: cluster part")
     check_eq(d.stop_rank0(), 0, "across: the cluster stops cleanly mid-job")
@@ -240,9 +238,7 @@ def across(t):
     jid2 = submit(plain, LONG, **LONG_OPTIONS)
     wait_fraction(plain, jid2, 0.3, "across: one-machine part")
     plain.stop()
-    d2 = MpiDaemon(threads=1, checkpoint=0.5, state_dir=state)
-    t.daemons.append(d2)
-    d2.start()
+    d2 = cluster_daemon(t, threads=1, checkpoint=0.5, state_dir=state)
     check_done(d2, jid2, sols, nodes, "across: one machine, then the cluster")
     d2.stop_rank0()
 
