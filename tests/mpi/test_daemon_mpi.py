@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """tesserad --mpi: the daemon's jobs on the ranks of an MPI job, on loopback.
 
-1. published: a 3-rank daemon (rank 0 and two one-thread workers) runs three
-   jobs to their published counts, with the node totals of the one-process
-   search, and /healthz shows the cluster's traffic.
+1. published: a 3-rank daemon (every rank searching with one thread) runs
+   three jobs to their published counts, with the node totals of the
+   one-process search, and /healthz shows the cluster's traffic.
+   lifecycle: pause, resume, cancel and a preempting job of higher priority.
 2. survive: with `mpirun --enable-recovery`, one worker rank is SIGKILLed in
    the middle of a job; rank 0 gives it up after --mpi-timeout, searches its
    batch again elsewhere, and the job ends with the exact count and nodes.
@@ -180,6 +181,33 @@ def published(t):
     check_eq(rc, 0, "the MPI job ends cleanly after rank 0's SIGTERM")
 
 
+def lifecycle(t):
+    """Pause, resume and cancel reach every rank; a priority job preempts."""
+    d = cluster_daemon(t, threads=1, checkpoint=5)
+    sols, nodes = reference(LONG, LONG_OPTIONS)
+    jid = submit(d, LONG, **LONG_OPTIONS)
+    wait_fraction(d, jid, 0.1, "lifecycle: before the preemption")
+    # a job of higher priority takes the cluster at the next checkpoint
+    hi = submit(d, "pentominoes-6x10.json", priority=5)
+    s2, n2 = reference("pentominoes-6x10.json", {})
+    check_eq(d.wait_state(jid, "queued", timeout=60)["state"], "queued",
+             "lifecycle: the running job is preempted")
+    check_done(d, hi, s2, n2, "lifecycle: a job of priority 5")
+    wait_fraction(d, jid, 0.3, "lifecycle: before the pause")
+    d.action(jid, "pause")
+    j = d.wait_state(jid, "paused", timeout=60)
+    check(j["progress"]["fraction"] >= 0.3, "paused: the progress is kept", j["progress"])
+    time.sleep(0.5)
+    check(all(not r["busy"] for r in d.cluster()["per_rank"]), "paused: no rank holds a batch")
+    d.action(jid, "resume")
+    check_done(d, jid, sols, nodes, "lifecycle: preempted, paused and resumed")
+    cj = submit(d, LONG, **LONG_OPTIONS)
+    wait_fraction(d, cj, 0.05, "lifecycle: before the cancel")
+    d.action(cj, "cancel")
+    check_eq(d.wait_final(cj, timeout=60)["state"], "cancelled", "lifecycle: cancelled")
+    check_eq(d.stop_rank0(), 0, "lifecycle: the MPI job ends cleanly")
+
+
 def survive(t):
     d = cluster_daemon(t, threads=1, checkpoint=1, recovery=True)
     sols, nodes = reference(LONG, LONG_OPTIONS)
@@ -253,7 +281,7 @@ def main(t):
     if "built without MPI" in h.stderr:
         raise tlib.Skip("tesserad was built without MPI")
     only = os.environ.get("TSR_ONLY")
-    for f in (published, survive, restart, across):
+    for f in (published, lifecycle, survive, restart, across):
         if only and f.__name__ != only:
             continue
         log("---- %s" % f.__name__)
