@@ -24,6 +24,12 @@
 #include "cli/cli.h"
 #include "tessera/tessera.h"
 
+#ifdef HAVE_MPI
+#define TSR_MPI_BUILT "with"
+#else
+#define TSR_MPI_BUILT "without"
+#endif
+
 static const char *usage_text =
     "usage: tessera solve [options] FILE    (FILE: puzzle JSON or polycube text; - for stdin)\n"
     "       tessera submit [--watch] [job options] FILE   (queue it on tesserad)\n"
@@ -395,7 +401,9 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_options opt;
     tsr_err err = {{0}};
     char *text = NULL; /* with --mpi: the file's bytes, which the workers read too */
+#ifdef HAVE_MPI
     size_t len = 0;
+#endif
     int rc;
 #ifdef HAVE_MPI
     if (m != NULL) {
@@ -486,7 +494,8 @@ int main(int argc, char **argv)
     if (cli_is_remote_command(cmd))
         return cli_remote_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("tessera %s (engine %d)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION);
+        printf("tessera %s (engine %d, %s MPI)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION,
+               TSR_MPI_BUILT);
         return 0;
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

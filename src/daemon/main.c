@@ -46,6 +46,12 @@ typedef struct clu_cluster clu_cluster;
 #define TSR_DATADIR "/usr/local/share/tessera"
 #endif
 
+#ifdef HAVE_MPI
+#define TSR_MPI_BUILT "with"
+#else
+#define TSR_MPI_BUILT "without"
+#endif
+
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
@@ -140,7 +146,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
                 return 2;
             break;
         case 'V':
-            printf("tesserad %s (engine %d)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION);
+            printf("tesserad %s (engine %d, %s MPI)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION,
+                   TSR_MPI_BUILT);
             return 0;
         case 'h':
             fputs(usage_text, stdout);
@@ -193,8 +200,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     tsr_err err = {{0}};
     jm_config jc = {.db_path = db, .threads = (int)threads, .checkpoint_seconds = checkpoint,
                     .puzzles_dir = puzzles, .version = PACKAGE_VERSION};
-    jm_backend backend;
 #ifdef HAVE_MPI
+    jm_backend backend;
     if (cl != NULL) {
         if (clu_open((int)threads, mpi_timeout, cl, &err) != 0) {
             fprintf(stderr, "tesserad: %s\n", err.msg);
