@@ -147,6 +147,13 @@ int tsr_puzzle_read_polycube(const char *text, size_t len, const char *source,
 int tsr_puzzle_read(const char *text, size_t len, const char *source,
                     tsr_puzzle **out, tsr_options *opt, tsr_err *err);
 
+/* The whole of a file (or stdin for "-"), NUL-terminated, in a buffer to
+ * free; *len excludes the NUL.  Files over 16 MiB are refused.  Errors name
+ * the file as tsr_file_name does. */
+int tsr_file_read(const char *path, char **text, size_t *len, tsr_err *err);
+/* How messages name a file: "<stdin>" for "-", else the path. */
+const char *tsr_file_name(const char *path);
+
 /* Read a whole file (or stdin for "-") and parse it with tsr_puzzle_read. */
 int tsr_puzzle_load_file(const char *path, tsr_puzzle **out, tsr_options *opt,
                          tsr_err *err);

@@ -76,8 +76,6 @@ bool cli_mpi_wanted(int argc, char **argv);
 /* Start MPI: the worker ranks serve; rank 0 runs solve(argc, argv, m),
  * then lets the workers go.  Returns the exit status. */
 int cli_mpi_main(int argc, char **argv, int (*solve)(int, char **, cli_mpi *));
-/* The whole file (or stdin for "-"): the bytes the workers build from. */
-int cli_mpi_read(const char *path, char **text, size_t *len, tsr_err *err);
 /* Search on the cluster (threads per rank, 0: one per core of each node);
  * *cluster, when asked, receives the per-rank report as JSON, and table
  * prints it on stderr. */

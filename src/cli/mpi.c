@@ -13,7 +13,6 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,39 +58,6 @@ int cli_mpi_main(int argc, char **argv, int (*solve)(int, char **, cli_mpi *))
     }
     clu_close(m.c); /* the workers leave; MPI is finalized */
     return status;
-}
-
-int cli_mpi_read(const char *path, char **text, size_t *len, tsr_err *err)
-{
-    bool std_in = strcmp(path, "-") == 0;
-    FILE *f = std_in ? stdin : fopen(path, "rb");
-    if (f == NULL)
-        return tsr_err_set(err, TSR_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 64 * 1024, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf != NULL) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap || ferror(f))
-            break;
-        char *bigger = cap > ((size_t)1 << 30) ? NULL : realloc(buf, cap * 2 + 1);
-        if (bigger == NULL)
-            free(buf);
-        buf = bigger;
-        cap *= 2;
-    }
-    int rc = buf == NULL ? tsr_err_set(err, TSR_ENOMEM, "%s: out of memory or too big", path)
-             : ferror(f) ? tsr_err_set(err, TSR_EIO, "%s: read error", path)
-                         : 0;
-    if (!std_in)
-        fclose(f);
-    if (rc != 0) {
-        free(buf);
-        return rc;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return 0;
 }
 
 static json_t *cluster_json(const clu_rank_stats *r, int n, int threads, uint64_t steals)

@@ -400,20 +400,11 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_puzzle *pz = NULL;
     tsr_options opt;
     tsr_err err = {{0}};
-    char *text = NULL; /* with --mpi: the file's bytes, which the workers read too */
-#ifdef HAVE_MPI
+    char *text = NULL; /* the file's bytes, which --mpi's workers read too */
     size_t len = 0;
-#endif
-    int rc;
-#ifdef HAVE_MPI
-    if (m != NULL) {
-        rc = cli_mpi_read(file, &text, &len, &err);
-        if (rc == 0)
-            rc = tsr_puzzle_read(text, len, strcmp(file, "-") == 0 ? "<stdin>" : file, &pz,
-                                 &opt, &err);
-    } else
-#endif
-        rc = tsr_puzzle_load_file(file, &pz, &opt, &err);
+    int rc = tsr_file_read(file, &text, &len, &err);
+    if (rc == 0)
+        rc = tsr_puzzle_read(text, len, tsr_file_name(file), &pz, &opt, &err);
     if (rc) {
         fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
         free(flags);

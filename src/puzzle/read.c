@@ -91,23 +91,34 @@ static int slurp(FILE *f, const char *name, char **text, size_t *len, tsr_err *e
     return 0;
 }
 
+const char *tsr_file_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+int tsr_file_read(const char *path, char **text, size_t *len, tsr_err *err)
+{
+    bool std_in = strcmp(path, "-") == 0;
+    const char *name = tsr_file_name(path);
+    FILE *f = std_in ? stdin : fopen(path, "rb");
+    if (!f)
+        return io_error(err, name, errno);
+    int rc = slurp(f, name, text, len, err);
+    if (!std_in)
+        fclose(f);
+    return rc;
+}
+
 int tsr_puzzle_load_file(const char *path, tsr_puzzle **out, tsr_options *opt,
                          tsr_err *err)
 {
     *out = NULL;
-    bool std_in = strcmp(path, "-") == 0;
-    const char *name = std_in ? "<stdin>" : path;
-    FILE *f = std_in ? stdin : fopen(path, "rb");
-    if (!f)
-        return io_error(err, name, errno);
     char *text = NULL;
     size_t len = 0;
-    int rc = slurp(f, name, &text, &len, err);
-    if (!std_in)
-        fclose(f);
+    int rc = tsr_file_read(path, &text, &len, err);
     if (rc < 0)
         return rc;
-    rc = tsr_puzzle_read(text, len, name, out, opt, err);
+    rc = tsr_puzzle_read(text, len, tsr_file_name(path), out, opt, err);
     free(text);
     return rc;
 }
