@@ -60,37 +60,13 @@ int cli_mpi_main(int argc, char **argv, int (*solve)(int, char **, cli_mpi *))
     return status;
 }
 
-static json_t *cluster_json(const clu_rank_stats *r, int n, int threads, uint64_t steals)
+static void print_cluster_table(clu_cluster *c)
 {
-    json_t *o = json_object(), *a = json_array();
-    json_object_set_new(o, "ranks", json_integer(n));
-    json_object_set_new(o, "threads_per_rank", json_integer(threads));
-    json_object_set_new(o, "steals", json_integer((json_int_t)steals));
-    for (int k = 0; k < n; k++) {
-        json_t *e = json_object();
-        json_object_set_new(e, "rank", json_integer(k));
-        json_object_set_new(e, "role", json_string(n == 1 ? "solo" : k == 0 ? "coordinator"
-                                                                             : "worker"));
-        json_object_set_new(e, "host", json_string(r[k].host));
-        json_object_set_new(e, "lost", json_boolean(r[k].lost));
-        json_object_set_new(e, "messages_sent", json_integer((json_int_t)r[k].msgs_sent));
-        json_object_set_new(e, "bytes_sent", json_integer((json_int_t)r[k].bytes_sent));
-        json_object_set_new(e, "messages_received", json_integer((json_int_t)r[k].msgs_recv));
-        json_object_set_new(e, "bytes_received", json_integer((json_int_t)r[k].bytes_recv));
-        json_object_set_new(e, "batches", json_integer((json_int_t)r[k].batches));
-        json_object_set_new(e, "tasks", json_integer((json_int_t)r[k].tasks));
-        json_object_set_new(e, "given_back", json_integer((json_int_t)r[k].given_back));
-        json_object_set_new(e, "busy_seconds", json_real(r[k].busy_s));
-        json_object_set_new(e, "idle_seconds", json_real(r[k].idle_s));
-        json_object_set_new(e, "cpu_seconds", json_real(r[k].cpu_s));
-        json_array_append_new(a, e);
-    }
-    json_object_set_new(o, "per_rank", a);
-    return o;
-}
-
-static void print_cluster_table(const clu_rank_stats *r, int n)
-{
+    int n = clu_size(c);
+    clu_rank_stats *r = calloc((size_t)n, sizeof *r);
+    if (r == NULL)
+        return;
+    clu_ranks(c, r);
     fprintf(stderr, "rank role         batches    tasks given-back msgs-sent bytes-sent "
                     "msgs-recv bytes-recv   busy-s   idle-s    cpu-s\n");
     for (int k = 0; k < n; k++)
@@ -100,6 +76,7 @@ static void print_cluster_table(const clu_rank_stats *r, int n)
                 (unsigned long long)r[k].given_back, (unsigned long long)r[k].msgs_sent,
                 (unsigned long long)r[k].bytes_sent, (unsigned long long)r[k].msgs_recv,
                 (unsigned long long)r[k].bytes_recv, r[k].busy_s, r[k].idle_s, r[k].cpu_s);
+    free(r);
 }
 
 int cli_mpi_search(cli_mpi *m, const char *text, size_t len, const tsr_solver *s, int threads,
@@ -120,15 +97,9 @@ int cli_mpi_search(cli_mpi *m, const char *text, size_t len, const tsr_solver *s
     tsr_task root = {0, NULL, 1.0};
     rc = clu_search(m->c, &job, s, &root, 1, cb, NULL, st, err);
     free(options);
-    int n = clu_size(m->c);
-    clu_rank_stats *r = calloc((size_t)n, sizeof *r);
-    if (r != NULL) {
-        clu_ranks(m->c, r);
-        if (cluster)
-            *cluster = cluster_json(r, n, threads, clu_steals(m->c));
-        if (table)
-            print_cluster_table(r, n);
-    }
-    free(r);
+    if (cluster)
+        *cluster = clu_report_json(m->c);
+    if (table)
+        print_cluster_table(m->c);
     return rc;
 }

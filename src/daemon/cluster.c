@@ -14,7 +14,6 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/jobs.h"
@@ -31,30 +30,7 @@ static int cluster_search(void *ctx, int64_t job, const char *puzzle, const char
 
 static json_t *cluster_describe(void *ctx)
 {
-    clu_cluster *c = ctx;
-    int n = clu_size(c);
-    clu_rank_stats *r = calloc((size_t)n, sizeof *r);
-    json_t *o = json_object(), *a = json_array();
-    json_object_set_new(o, "ranks", json_integer(n));
-    json_object_set_new(o, "threads_per_rank", json_integer(clu_threads(c)));
-    json_object_set_new(o, "steals", json_integer((json_int_t)clu_steals(c)));
-    if (r != NULL)
-        clu_ranks(c, r);
-    for (int k = 0; r != NULL && k < n; k++)
-        json_array_append_new(
-            a, json_pack("{s:i,s:s,s:s,s:i,s:b,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f}",
-                         "rank", k, "role", k == 0 ? "coordinator" : "worker", "host",
-                         r[k].host, "pid", r[k].pid, "busy", r[k].busy, "lost", r[k].lost,
-                         "messages_sent", (json_int_t)r[k].msgs_sent, "bytes_sent",
-                         (json_int_t)r[k].bytes_sent, "messages_received",
-                         (json_int_t)r[k].msgs_recv, "bytes_received",
-                         (json_int_t)r[k].bytes_recv, "batches", (json_int_t)r[k].batches,
-                         "tasks", (json_int_t)r[k].tasks, "given_back",
-                         (json_int_t)r[k].given_back, "busy_seconds", r[k].busy_s,
-                         "idle_seconds", r[k].idle_s, "cpu_seconds", r[k].cpu_s));
-    json_object_set_new(o, "per_rank", a);
-    free(r);
-    return o;
+    return clu_report_json(ctx);
 }
 
 void jm_cluster_backend(void *cluster, jm_backend *out)

@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "tessera/pool.h"
 
 /* One rank's part, as rank 0 sees it.  Messages and bytes are point-to-point
@@ -100,6 +102,9 @@ int clu_threads(const clu_cluster *c);
 uint64_t clu_steals(clu_cluster *c);
 /* A snapshot of every rank's stats into out[0..size-1] (any thread). */
 void clu_ranks(clu_cluster *c, clu_rank_stats *out);
+/* The same, with the cluster's size, threads and steals, as the "cluster"
+ * object of docs/cluster.md (any thread). */
+json_t *clu_report_json(clu_cluster *c);
 
 /* Tell every worker to leave, finalize MPI and free the cluster.  After a
  * rank was lost, MPI_Finalize could wait for it for ever, so then every
