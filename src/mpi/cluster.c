@@ -64,7 +64,7 @@ typedef struct peer {
     bool asked, stopped;
     double since, heard;
     tsr_task *tasks;    /* a copy of the batch out, requeued if the rank is lost */
-    int ntasks, captasks;
+    int ntasks;
     buf sols;           /* its solutions, reported when the batch is done */
     tsr_stats prog;     /* the batch's progress so far */
     buf rx;             /* the message being received from it */
@@ -83,11 +83,10 @@ struct clu_cluster {
     pthread_mutex_t mu;    /* held by whoever uses MPI (search or tick) */
     pthread_mutex_t st_mu; /* rs and the peers' state, read by clu_ranks */
     int nranks, threads;
-    int first;             /* the first rank that searches: 0, or 1 when rank
-                              0's own worker could not start */
     double timeout_s, opened, last_ping;
     double last_listen;    /* when rank 0 last drained its messages */
-    peer *peers;           /* [nranks]; [0] is rank 0's own worker */
+    peer *peers;           /* [nranks]; [0] is rank 0's own worker, never lost, so
+                              there is always a rank to search */
     clu_rank_stats *rs;    /* [nranks] */
     uint64_t steals;       /* requests for work back (for an idle rank) */
     /* rank 0's own worker, a thread that talks through mailboxes */
@@ -226,7 +225,7 @@ static void batch_over(clu_cluster *c, int k, enum peer_state next)
     pthread_mutex_unlock(&c->st_mu);
     clu_free_tasks(p->tasks, p->ntasks);
     p->tasks = NULL;
-    p->ntasks = p->captasks = 0;
+    p->ntasks = 0;
     p->sols.n = 0;
     p->asked = p->stopped = false;
     p->prog.nodes = 0;
@@ -310,7 +309,7 @@ static int hand_out(clu_cluster *c, int k, int nworkers)
     if (p->tasks == NULL)
         return TSR_ENOMEM;
     memcpy(p->tasks, c->q, (size_t)n * sizeof *p->tasks);
-    p->ntasks = p->captasks = n;
+    p->ntasks = n;
     memmove(c->q, c->q + n, (size_t)(c->qn - n) * sizeof *c->q);
     c->qn -= n;
     p->batch = id;
@@ -475,12 +474,12 @@ static void snapshot(clu_cluster *c, tsr_stats *snap, double t0)
     *snap = c->total;
     snap->solutions = c->reported;
     snap->seconds = clu_now() - t0;
-    snap->nworkers = c->nranks - c->first;
+    snap->nworkers = c->nranks;
     snap->workers = c->ws;
     /* the arrays are shared with total: add the batches out to a copy */
-    for (int k = c->first; k < c->nranks; k++) {
+    for (int k = 0; k < c->nranks; k++) {
         peer *p = &c->peers[k];
-        c->ws[k - c->first] = (tsr_worker_stats){
+        c->ws[k] = (tsr_worker_stats){
             .state = p->state == PEER_BUSY ? TSR_WORKER_SEARCHING
                      : p->state == PEER_LOST ? TSR_WORKER_PARKED : TSR_WORKER_IDLE,
             .nodes = p->state == PEER_BUSY ? p->prog.nodes : 0,
@@ -492,89 +491,6 @@ static void snapshot(clu_cluster *c, tsr_stats *snap, double t0)
     }
     if (snap->fraction > 1)
         snap->fraction = 1;
-}
-
-/* ---- rank 0 searching alone (one rank, or every worker lost) ---- */
-
-typedef struct solo {
-    clu_cluster *c;
-    const tsr_pool_hooks *hk;
-    tsr_stats sum; /* total + the pool's statistics, for the caller's hooks */
-    uint64_t reported0; /* solutions reported before */
-} solo;
-
-static void solo_sum(solo *so, const tsr_stats *st)
-{
-    for (int p = 0; p < so->sum.levels; p++) {
-        so->sum.attempts[p] = so->c->total.attempts[p] + (p < st->levels ? st->attempts[p] : 0);
-        so->sum.fits[p] = so->c->total.fits[p] + (p < st->levels ? st->fits[p] : 0);
-    }
-    so->sum.nodes = so->c->total.nodes + st->nodes;
-    so->sum.classes = so->c->total.classes + st->classes;
-    so->sum.fraction = so->c->total.fraction + st->fraction;
-    so->sum.solutions = so->reported0 + st->solutions; /* c->reported is the workers' */
-    so->sum.seconds = st->seconds;
-    so->sum.nworkers = st->nworkers;
-    so->sum.workers = st->workers;
-}
-
-static int solo_solution(void *ctx, const tsr_solution *sol)
-{
-    solo *so = ctx;
-    clu_cluster *c = so->c;
-    c->reported++;
-    int stop = c->cb && c->cb->solution && c->cb->solution(c->cb->ctx, sol);
-    return stop || (c->limit > 0 && c->reported >= (uint64_t)c->limit);
-}
-
-static int solo_progress(void *ctx, const tsr_stats *st)
-{
-    solo *so = ctx;
-    solo_sum(so, st);
-    const tsr_callbacks *cb = so->c->cb;
-    return cb && cb->progress ? cb->progress(cb->ctx, &so->sum) : 0;
-}
-
-static int solo_wanted(void *ctx)
-{
-    solo *so = ctx;
-    return so->hk->checkpoint_wanted ? so->hk->checkpoint_wanted(so->hk->ctx) : 0;
-}
-
-static int solo_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr_stats *st)
-{
-    solo *so = ctx;
-    solo_sum(so, st);
-    return so->hk->checkpoint(so->hk->ctx, tasks, ntasks, &so->sum);
-}
-
-/* Search the queue on rank 0's own threads; statistics join the totals. */
-static int search_alone(clu_cluster *c, const tsr_pool_hooks *hk, double t0)
-{
-    solo so = {.c = c, .hk = hk, .reported0 = c->reported};
-    int rc = clu_alloc_stats(&so.sum, c->levels);
-    tsr_callbacks cb = {.ctx = &so, .solution = solo_solution, .progress = solo_progress,
-                        .progress_seconds = c->cb ? c->cb->progress_seconds : 1};
-    tsr_pool_hooks h = {.ctx = &so, .checkpoint_seconds = hk ? hk->checkpoint_seconds : 0,
-                        .checkpoint_wanted = solo_wanted, .checkpoint = solo_checkpoint};
-    tsr_stats st = {0};
-    if (rc == 0)
-        rc = tsr_pool_search(c->s, c->threads > 0 ? c->threads : tsr_cpu_count(), c->q, c->qn,
-                             &cb, hk ? &h : NULL, &st);
-    if (rc == 0) {
-        st.solutions = 0;
-        clu_add_stats(&c->total, &st);
-        c->stopping = c->stopping || st.stopped;
-        clu_free_tasks(c->q, c->qn);
-        c->q = NULL;
-        c->qn = c->qcap = 0;
-    } else {
-        fail(c, rc, 0, NULL);
-    }
-    (void)t0;
-    tsr_stats_free(&st);
-    tsr_stats_free(&so.sum);
-    return rc;
 }
 
 /* ---- the coordinator's loop ---- */
@@ -605,9 +521,9 @@ static bool drain(clu_cluster *c)
     c->last_listen = clu_now();
     pump(c);
     bool got = false;
-    for (int tag; c->first == 0 && clu_mb_take(&c->from_local, &tag, &c->in) == 0; got = true)
+    for (int tag; clu_mb_take(&c->from_local, &tag, &c->in) == 0; got = true)
         on_message(c, 0, tag, &c->in);
-    for (int k = c->first; k < c->nranks; k++) {
+    for (int k = 0; k < c->nranks; k++) {
         peer *p = &c->peers[k];
         for (int rc = 0; rc == 0 && p->state != PEER_LOST;) {
             if (!p->rx_active) {
@@ -637,7 +553,7 @@ static bool silent(clu_cluster *c, peer *p, double t)
 {
     double deaf = t - c->last_listen;
     if (c->last_listen > 0 && deaf > DEAF_S) {
-        for (int k = c->first; k < c->nranks; k++)
+        for (int k = 0; k < c->nranks; k++)
             c->peers[k].heard += deaf;
         c->last_listen = t;
     }
@@ -659,7 +575,7 @@ static void ping_idle(clu_cluster *c)
     if (clu_now() - c->last_ping < PING_S)
         return;
     c->last_ping = clu_now();
-    for (int k = c->first; k < c->nranks; k++)
+    for (int k = 0; k < c->nranks; k++)
         if (c->peers[k].state == PEER_IDLE)
             send_ping(c, k);
 }
@@ -689,14 +605,14 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
         }
         /* give up the silent */
         int nlive = 0, nbusy = 0, nidle = 0;
-        for (int k = c->first; k < c->nranks; k++) {
+        for (int k = 0; k < c->nranks; k++) {
             peer *p = &c->peers[k];
             if (p->state == PEER_BUSY && silent(c, p, t))
                 lose(c, k);
             nlive += p->state != PEER_LOST;
         }
         /* hand out, ask back, stop */
-        for (int k = c->first; k < c->nranks; k++) {
+        for (int k = 0; k < c->nranks; k++) {
             peer *p = &c->peers[k];
             if (p->state == PEER_IDLE && c->qn > 0 && !ckpt && !c->stopping &&
                 (rc = hand_out(c, k, nlive)) != 0)
@@ -728,18 +644,14 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
             }
             if (c->qn == 0)
                 break; /* complete */
-            if (nlive == 0) { /* nobody left to search: rank 0 does */
-                search_alone(c, hk, t0);
-                break;
-            }
         }
         /* an idle worker and nothing queued: take back the oldest batch */
         bool asking = false;
-        for (int k = c->first; k < c->nranks; k++)
+        for (int k = 0; k < c->nranks; k++)
             asking |= c->peers[k].asked;
         if (!ckpt && !c->stopping && c->qn == 0 && nidle > 0 && !asking) {
             int victim = -1;
-            for (int k = c->first; k < c->nranks; k++)
+            for (int k = 0; k < c->nranks; k++)
                 if (c->peers[k].state == PEER_BUSY &&
                     (victim < 0 || c->peers[k].since < c->peers[victim].since))
                     victim = k;
@@ -783,7 +695,7 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
     c->reported = 0;
     c->qn = 0;
     int rc = clu_alloc_stats(&c->total, c->levels);
-    for (int k = c->first; k < c->nranks && rc == 0; k++) {
+    for (int k = 0; k < c->nranks && rc == 0; k++) {
         tsr_stats_free(&c->peers[k].prog);
         rc = clu_alloc_stats(&c->peers[k].prog, c->levels);
     }
@@ -797,7 +709,7 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
     long ns = 0;
     for (bool out = true; out;) {
         out = false;
-        for (int k = c->first; k < c->nranks; k++) {
+        for (int k = 0; k < c->nranks; k++) {
             peer *p = &c->peers[k];
             if (p->state == PEER_BUSY && silent(c, p, clu_now()))
                 lose(c, k);
@@ -913,9 +825,18 @@ int clu_open(int threads, double timeout_s, clu_cluster **out, tsr_err *err)
     pthread_mutex_init(&c->st_mu, NULL);
     pthread_mutex_init(&c->to_local.mu, NULL);
     pthread_mutex_init(&c->from_local.mu, NULL);
-    /* rank 0 searches too, through a worker of its own; without it (no
-     * thread to be had) rank 0 only coordinates */
-    c->first = pthread_create(&c->local, NULL, local_main, c) == 0 ? 0 : 1;
+    /* rank 0 searches too, through a worker of its own */
+    if (pthread_create(&c->local, NULL, local_main, c) != 0) {
+        pthread_mutex_destroy(&c->mu);
+        pthread_mutex_destroy(&c->st_mu);
+        pthread_mutex_destroy(&c->to_local.mu);
+        pthread_mutex_destroy(&c->from_local.mu);
+        free(c->peers);
+        free(c->rs);
+        free(c->ws);
+        free(c);
+        return tsr_err_set(err, TSR_ENOMEM, "cannot start rank 0's search thread");
+    }
     *out = c;
     return 0;
 }
@@ -944,13 +865,12 @@ void clu_ranks(clu_cluster *c, clu_rank_stats *out)
     pthread_mutex_lock(&c->st_mu);
     for (int k = 0; k < c->nranks; k++) {
         out[k] = c->rs[k];
-        if (k >= c->first) { /* busy: up to now; idle: the rest since the cluster opened */
-            if (out[k].busy)
-                out[k].busy_s += t - c->peers[k].since;
-            out[k].idle_s = t - c->opened - out[k].busy_s;
-            if (out[k].idle_s < 0)
-                out[k].idle_s = 0;
-        }
+        /* busy: up to now; idle: the rest since the cluster opened */
+        if (out[k].busy)
+            out[k].busy_s += t - c->peers[k].since;
+        out[k].idle_s = t - c->opened - out[k].busy_s;
+        if (out[k].idle_s < 0)
+            out[k].idle_s = 0;
     }
     out[0].cpu_s = clu_cpu_now();
     pthread_mutex_unlock(&c->st_mu);
@@ -992,9 +912,9 @@ void clu_close(clu_cluster *c)
      * ever: after a loss, every rank leaves without it (mpirun may then
      * say so) */
     bool lost = false;
-    for (int k = c->first; k < c->nranks; k++)
+    for (int k = 0; k < c->nranks; k++)
         lost |= c->peers[k].state == PEER_LOST;
-    for (int k = c->first; k < c->nranks; k++)
+    for (int k = 0; k < c->nranks; k++)
         if (c->peers[k].state != PEER_LOST)
             send_word(c, k, TAG_EXIT, lost);
     /* let the sends to live ranks finish; a lost rank's may never */
@@ -1002,8 +922,7 @@ void clu_close(clu_cluster *c)
     long ns = 0;
     while (c->nouts > 0 && clu_now() < until)
         exchange(c, &ns);
-    if (c->first == 0) /* it had its EXIT */
-        pthread_join(c->local, NULL);
+    pthread_join(c->local, NULL); /* it had its EXIT */
     clu_mb_free(&c->to_local);
     clu_mb_free(&c->from_local);
     pthread_mutex_destroy(&c->to_local.mu);

@@ -17,8 +17,8 @@
  * A worker rank that stops answering for timeout_s is given up: its batch
  * goes back to the queue whole and the solutions it sent for that batch are
  * dropped (rank 0 reports a batch's solutions only when the batch is done),
- * so the search still ends with exact counts.  With no worker left, rank 0
- * searches the rest itself.
+ * so the search still ends with exact counts.  Rank 0's own worker is never
+ * given up, so the search always ends.
  *
  * MPI is used from one thread at a time (MPI_THREAD_SERIALIZED): on a
  * worker, the thread that called clu_serve; on rank 0, whichever thread

@@ -339,14 +339,13 @@ int clu_start_recv(int from, int *tag, buf *b, MPI_Request *req)
  * `patience` seconds (0: for ever) for the rest of it.  Returns 0, or
  * TSR_EIO when rank 0 went quiet mid-message (then b is not to be used
  * again while MPI may still write into it: it is detached). */
-int clu_recv_msg(int from, int tag, buf *b, double patience)
+int clu_recv_msg(int from, buf *b, double patience)
 {
     MPI_Request req;
     int got = 0;
     int rc = clu_start_recv(from, &got, b, &req);
     if (rc != 0)
         return rc > 0 ? TSR_EIO : rc;
-    (void)tag;
     double until = clu_now() + patience;
     long ns = 0;
     for (int done = 0;;) {

@@ -99,7 +99,7 @@ int clu_start_recv(int from, int *tag, buf *b, MPI_Request *req);
 /* Receive the message clu_poll_msg found, waiting at most `patience`
  * seconds (0: for ever) for the rest of it; TSR_EIO when the sender went
  * quiet (b is then detached, since MPI may still write into it). */
-int clu_recv_msg(int from, int tag, buf *b, double patience);
+int clu_recv_msg(int from, buf *b, double patience);
 
 /* A FIFO of messages between rank 0's coordinator and its own worker, in
  * order as MPI's are. */

@@ -38,12 +38,11 @@ typedef struct build {
     int rc;
     char why[TSR_ERR_MAX];
     bool done;                /* under wk.mu */
+    bool thread;              /* built on th (else in place) */
 } build;
 
 typedef struct wk {
-    clu_rank_stats rs;
-    /* the current job's solver */
-    int64_t job;
+    /* the current job's solver (rank 0 keeps every count of the traffic) */
     tsr_puzzle *pz;
     tsr_solver *s;
     int threads;
@@ -72,8 +71,6 @@ static int wk_send(wk *w, int tag, const buf *b)
     if (w->outbox)
         return clu_mb_put(w->outbox, tag, b);
     MPI_Send(b->p, (int)b->n, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
-    w->rs.msgs_sent++;
-    w->rs.bytes_sent += b->n;
     return 0;
 }
 
@@ -85,12 +82,12 @@ static bool wk_poll(wk *w, int *tag)
 }
 
 /* Receive the message wk_poll found into w->in. */
-static int wk_recv(wk *w, int tag)
+static int wk_recv(wk *w)
 {
-    int got;
+    int tag;
     if (w->inbox)
-        return clu_mb_take(w->inbox, &got, &w->in) < 0 ? TSR_ENOMEM : 0;
-    return clu_recv_msg(0, tag, &w->in, w->timeout_s);
+        return clu_mb_take(w->inbox, &tag, &w->in) < 0 ? TSR_ENOMEM : 0;
+    return clu_recv_msg(0, &w->in, w->timeout_s);
 }
 
 static int wk_solution(void *ctx, const tsr_solution *sol)
@@ -127,12 +124,10 @@ static bool wk_read(wk *w)
 {
     int tag;
     while (!w->exit && wk_poll(w, &tag) && tag != TAG_JOB && tag != TAG_WORK) {
-        if (wk_recv(w, tag) != 0) {
+        if (wk_recv(w) != 0) {
             w->exit = w->stop = w->no_finalize = true; /* rank 0 is gone */
             break;
         }
-        w->rs.msgs_recv++;
-        w->rs.bytes_recv += w->in.n;
         w->heard = clu_now();
         reader r = {w->in.p, w->in.n, 0, false};
         if (tag == TAG_EXIT) {
@@ -170,7 +165,6 @@ static int wk_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
         if (w->back.oom)
             return TSR_ENOMEM; /* ends the batch with an error: rank 0 fails the search */
         w->gave_back = true;
-        w->rs.given_back++;
     }
     return 1;
 }
@@ -248,18 +242,13 @@ static void wk_build_wait(wk *w)
         wk_read(w);
         if (clu_now() - beat >= PROG_S && w->batch >= 0) {
             beat = clu_now();
-            w->out.n = 0;
-            w->out.oom = false;
-            clu_put64(&w->out, w->batch);
-            clu_put_double(&w->out, clu_cpu_now());
-            clu_put_stats(&w->out, &(tsr_stats){0});
-            if (!w->out.oom)
-                wk_send(w, TAG_PROG, &w->out);
+            wk_progress(w, &(tsr_stats){0}); /* nothing searched yet, but alive */
         }
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
-    pthread_join(w->b->th, NULL);
+    if (w->b->thread)
+        pthread_join(w->b->th, NULL);
     w->pz = w->b->pz;
     w->s = w->b->s;
     w->b->pz = NULL;
@@ -277,7 +266,7 @@ static void wk_job(wk *w)
     w->batch = -1; /* no batch: no heartbeat while an old build ends */
     wk_build_wait(w);
     reader r = {w->in.p, w->in.n, 0, false};
-    int64_t key = clu_get64(&r);
+    clu_get64(&r); /* the job's key: rank 0 keeps track of who has which */
     int threads = (int)clu_get64(&r);
     w->timeout_s = clu_get_double(&r);
     int nimages = (int)clu_get64(&r);
@@ -289,7 +278,6 @@ static void wk_job(wk *w)
     tsr_puzzle_free(w->pz);
     w->s = NULL;
     w->pz = NULL;
-    w->job = key;
     w->threads = threads > 0 ? threads : tsr_cpu_count();
     build *b = calloc(1, sizeof *b);
     if (b != NULL && !r.bad && ptext != NULL && otext != NULL) {
@@ -311,18 +299,10 @@ static void wk_job(wk *w)
     b->nimages = nimages;
     b->fp = fp;
     w->b = b;
-    if (pthread_create(&b->th, NULL, build_thread, w) != 0) { /* build here, then */
+    b->thread = pthread_create(&b->th, NULL, build_thread, w) == 0;
+    if (!b->thread) { /* build here, then */
         build_main(b);
         b->done = true;
-        b->th = pthread_self();
-        w->b = NULL;
-        w->pz = b->pz;
-        w->s = b->s;
-        b->pz = NULL;
-        b->s = NULL;
-        w->job_err = b->rc;
-        snprintf(w->job_msg, sizeof w->job_msg, "%s", b->why);
-        free_build(b);
     }
 }
 
@@ -334,8 +314,6 @@ static int wk_batch(wk *w)
     tsr_task *tasks = NULL;
     int ntasks = 0, cap = 0;
     int rc = clu_get_tasks(&r, &tasks, &ntasks, &cap);
-    w->rs.batches++;
-    w->rs.tasks += (uint64_t)ntasks;
     w->steal = w->stop = w->gave_back = false;
     w->sols.n = w->spare.n = 0;
     clu_put64(&w->sols, w->batch);
@@ -346,20 +324,13 @@ static int wk_batch(wk *w)
                         .progress_seconds = PROG_S};
     tsr_pool_hooks hk = {.ctx = w, .checkpoint_wanted = wk_checkpoint_wanted,
                          .checkpoint = wk_checkpoint};
-    double t0 = clu_now();
     wk_build_wait(w);
     if (rc == 0)
         rc = w->s == NULL ? (w->job_err ? w->job_err : TSR_EINVAL) : 0;
-    if (rc == 0 && w->steal && !w->stop) { /* asked back before it began */
-        w->back.n = 0;
-        clu_put_tasks(&w->back, tasks, ntasks);
-        rc = w->back.oom ? TSR_ENOMEM : 0;
-        w->gave_back = true;
-        w->rs.given_back++;
-    } else if (rc == 0 && !w->stop) {
+    if (rc == 0 && (w->steal || w->stop)) /* asked to end before it began */
+        rc = wk_checkpoint(w, tasks, ntasks, NULL) < 0 ? TSR_ENOMEM : 0;
+    else if (rc == 0)
         rc = tsr_pool_search(w->s, w->threads, tasks, ntasks, &cb, &hk, &st);
-    }
-    w->rs.busy_s += clu_now() - t0;
     clu_free_tasks(tasks, ntasks);
     pthread_mutex_lock(&w->mu);
     if (rc == 0 && w->sols.oom)
@@ -424,13 +395,11 @@ static int serve(wk *wp, tsr_err *err)
             wk_read(&w); /* PING, EXIT, or a STEAL/STOP that crossed a DONE */
             continue;
         }
-        if ((rc = wk_recv(&w, tag)) != 0) {
+        if ((rc = wk_recv(&w)) != 0) {
             tsr_err_set(err, rc, "rank 0 went quiet in the middle of a message: leaving");
             w.no_finalize = true;
             break;
         }
-        w.rs.msgs_recv++;
-        w.rs.bytes_recv += w.in.n;
         w.heard = clu_now();
         if (tag == TAG_JOB)
             wk_job(&w);
@@ -455,7 +424,7 @@ static int serve(wk *wp, tsr_err *err)
 
 int clu_serve(tsr_err *err)
 {
-    wk w = {.job = -1, .batch = -1};
+    wk w = {.batch = -1};
     int rc = serve(&w, err);
     if (!w.no_finalize)
         MPI_Finalize();
@@ -464,6 +433,6 @@ int clu_serve(tsr_err *err)
 
 int clu_serve_mailboxes(mailbox *in, mailbox *out, tsr_err *err)
 {
-    wk w = {.job = -1, .batch = -1, .inbox = in, .outbox = out};
+    wk w = {.batch = -1, .inbox = in, .outbox = out};
     return serve(&w, err);
 }
