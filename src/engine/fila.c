@@ -20,17 +20,29 @@ typedef unsigned __int128 u128;
  * the entry arrays, Q + 1 per (bit, ilsi). */
 #define NILSI 64
 
-/* The loop state of a tracked level, for giving its untried siblings away. */
+/* The loop of a live level, published for progress and for giving its
+ * untried siblings away (fila_solve).  A child whose subtree gave work away
+ * is "dirty": it counts the weight it actually searched, not its whole
+ * share, so a level keeps the count and the sum of its dirty children. */
 typedef struct fila_level {
-    const uint32_t *off;
+    const uint32_t *off;  /* the list set's entries per shape */
     const int *ei;
     const void *em;       /* the list's masks (64- or 128-bit) */
-    uint64_t rest;        /* shapes still to visit after the current one */
-    uint32_t *fit;        /* fitting entries of the current shape */
-    uint32_t i, nfit;     /* the entry being searched, how many fit */
-    double cw;            /* weight of one entry */
-    bool active, cut;
+    uint64_t shapes;      /* the shapes the loop visits, as it began */
+    uint32_t k;           /* the entry being searched */
+    unsigned char flags;  /* LV_CUT, LV_DIRTY */
+    uint32_t ngiven;      /* LV_CUT: siblings given away */
+    uint32_t ndirty;      /* LV_DIRTY: dirty children so far ... */
+    double dirty_done;    /* ... and the weight they searched */
 } fila_level;
+
+enum { LV_CUT = 1, LV_DIRTY = 2 };
+
+/* How often (placements) the recursion calls the tick hook: often enough
+ * that a pause or a checkpoint takes effect within milliseconds, rarely
+ * enough that the call costs nothing measurable (about 1 ms apart at
+ * 2e7 placements a second). */
+#define FILA_TICK_MASK 0x3fff
 
 struct fila {
     const img_problem *ip;
@@ -66,8 +78,6 @@ struct fila {
     u128 hasp128[3], hasm128[3];
     /* per run */
     fila_level lv[FILA_MAX_BITS + 1];
-    uint64_t lv_o64[FILA_MAX_BITS + 1];
-    u128 lv_o128[FILA_MAX_BITS + 1];
     unsigned char *iforced;       /* per local image: a task image still to place */
     int nforced;
     int stack[FILA_MAX_BITS];     /* stack[p - 1]: image placed with p pieces left */
@@ -78,7 +88,15 @@ struct fila {
     int pstate, hp;
     unsigned tick;
     int stop;
-    int track_min;
+    /* the task's own search starts at level solve_top with weight w_top
+     * (above it, a task's path is replayed); during a tick the levels
+     * cur .. solve_top are live */
+    int solve_top, cur;
+    double w_top;
+    /* set by a level that ends dirty, with the weight it searched, for its
+     * parent to take (or, at solve_top, for the driver: fila_dirty) */
+    bool dirty;
+    double dirty_done;
     /* scratch for building */
     int *cover_off, *cover_img;   /* images covering each bit */
     uint64_t *nmask_scratch;
@@ -259,6 +277,70 @@ static inline uint64_t pext64(uint64_t v, uint64_t m)
 #endif
 }
 
+/* A live level's list: how many entries it has and how many come before
+ * the one being searched (the loop visits shapes in bit order; each shape's
+ * entries are contiguous and in order). */
+static void level_position(const fila_level *lv, uint64_t *n, uint64_t *before)
+{
+    *n = *before = 0;
+    for (uint64_t sh = lv->shapes; sh; sh &= sh - 1) {
+        int s = __builtin_ctzll(sh);
+        uint32_t a = lv->off[s], e = lv->off[s + 1];
+        *n += e - a;
+        if (e <= lv->k)
+            *before += e - a;
+        else if (a <= lv->k)
+            *before += lv->k - a;
+    }
+}
+
+/* The weight of one child of each live level from `top` down to `q`: a
+ * child of a level stands for 1/n of its node.  cw[l] for l = q .. top. */
+static void child_weights(const fila *f, int q, double *cw)
+{
+    double w = f->w_top;
+    for (int l = f->solve_top; l >= q; l--) {
+        uint64_t n, before;
+        level_position(&f->lv[l], &n, &before);
+        w = n > 0 ? w / (double)n : 0;
+        cw[l] = w;
+    }
+}
+
+/* What the finished children of a level searched: a clean child its whole
+ * share, a dirty one what it reported. */
+static double level_done(const fila_level *lv, double cw, uint64_t finished)
+{
+    if (!(lv->flags & LV_DIRTY))
+        return cw * (double)finished;
+    return cw * (double)(finished - lv->ndirty) + lv->dirty_done;
+}
+
+/* Level q ends (not stopped) with flags set: what it searched goes up. */
+static void level_end(fila *f, int q)
+{
+    double cw[FILA_MAX_BITS + 1];
+    fila_level *lv = &f->lv[q];
+    child_weights(f, q, cw);
+    uint64_t n, before;
+    level_position(lv, &n, &before);
+    f->dirty = true;
+    f->dirty_done = level_done(lv, cw[q], n - (lv->flags & LV_CUT ? lv->ngiven : 0));
+}
+
+/* A child of level q ended dirty. */
+static void level_take_dirty(fila *f, fila_level *lv)
+{
+    if (!(lv->flags & LV_DIRTY)) {
+        lv->flags |= LV_DIRTY;
+        lv->ndirty = 0;
+        lv->dirty_done = 0;
+    }
+    lv->ndirty++;
+    lv->dirty_done += f->dirty_done;
+    f->dirty = false;
+}
+
 #define FL_WIDTH 64
 #include "engine/fila_impl.h"
 #undef FL_WIDTH
@@ -304,8 +386,6 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         f->iforced[i] = forced != NULL && forced[f->igid[i]];
         f->nforced += f->iforced[i];
     }
-    for (int p = 0; p <= f->top; p++)
-        f->lv[p].active = f->lv[p].cut = false;
     f->hooks = hooks;
     f->stop = 0;
     f->hp = hole_parity;
@@ -317,33 +397,58 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
                 f->pstate += f->N[s] * f->plan->class_radix[cls];
         }
     int p = dlx_remaining_copies(d);
-    /* the levels a task replays and the two below them are tracked */
-    f->track_min = p - f->nforced - 2;
-    f->top = p;
+    f->top = f->solve_top = f->cur = p;
+    f->w_top = w;
+    f->dirty = false;
     if (f->V <= 64) {
         if (f->nforced > 0)
             fila_replay64(f, p, fila_start64(f), w);
         else
-            fila_solve64(f, p, fila_start64(f), w);
+            fila_solve64(f, p, fila_start64(f));
     } else {
         if (f->nforced > 0)
             fila_replay128(f, p, fila_start128(f), w);
         else
-            fila_solve128(f, p, fila_start128(f), w);
+            fila_solve128(f, p, fila_start128(f));
     }
     return f->stop;
 }
 
+double fila_task_weight(const fila *f) { return f->w_top; }
+
+bool fila_dirty(const fila *f, double *done)
+{
+    *done = f->dirty_done;
+    return f->dirty;
+}
+
+double fila_progress(const fila *f)
+{
+    double cw[FILA_MAX_BITS + 1];
+    child_weights(f, f->cur, cw);
+    /* deepest (smallest) terms first, in extended precision: on a deep tree
+     * the deep levels are what moves */
+    long double done = 0;
+    for (int q = f->cur; q <= f->solve_top; q++) {
+        uint64_t n, before;
+        level_position(&f->lv[q], &n, &before);
+        done += level_done(&f->lv[q], cw[q], before);
+    }
+    return (double)done;
+}
+
 int fila_donate(fila *f, int *images, int nprefix, bool all, fila_donate_fn donate, void *ctx)
 {
+    double cw[FILA_MAX_BITS + 1];
+    child_weights(f, f->cur, cw);
     int tasks = 0;
-    for (int p = f->top; p >= f->track_min && p > 0; p--) {
-        fila_level *lv = &f->lv[p];
-        if (!lv->active || lv->cut || (lv->i + 1 >= lv->nfit && lv->rest == 0))
+    for (int q = f->solve_top; q >= f->cur && q > 0; q--) {
+        if (f->lv[q].flags & LV_CUT)
             continue;
-        tasks += f->V <= 64 ? fila_donate_level64(f, p, images, nprefix, donate, ctx)
-                            : fila_donate_level128(f, p, images, nprefix, donate, ctx);
-        if (!all)
+        int given = f->V <= 64 ? fila_donate_level64(f, q, cw[q], images, nprefix, donate, ctx)
+                               : fila_donate_level128(f, q, cw[q], images, nprefix, donate, ctx);
+        tasks += given;
+        if (!all && given > 0)
             break;
     }
     return tasks;

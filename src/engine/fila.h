@@ -54,7 +54,6 @@ typedef struct fila_hooks {
     /* called every few thousand placements; nonzero stops the search */
     int (*tick)(void *ctx);
     uint64_t *attempts, *fits; /* indexed by pieces left before the placement */
-    double *done;              /* progress: weight of finished subtrees */
 } fila_hooks;
 
 typedef struct fila fila;
@@ -73,11 +72,26 @@ bool fila_can_take(const fila *f, const dlx *d);
 int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks,
                 const unsigned char *forced);
 
-/* Called from a hook during fila_search: give away the untried siblings of
- * the shallowest tracked level that has any (or, with `all`, of every
- * tracked level), each as a task passed to donate(ctx, images, n, weight).
- * images[0 .. nprefix) must hold the images placed above FILA; the array
- * must have room for every piece.  Returns the number of tasks given. */
+/* After fila_search: the weight of the node where the replay of the forced
+ * images ended and the search proper began (w when nothing was forced), and
+ * whether part of that node was given away (fila_donate), in which case
+ * *done gets the weight the search did cover.  Otherwise it covered the
+ * node's whole weight. */
+double fila_task_weight(const fila *f);
+bool fila_dirty(const fila *f, double *done);
+
+/* Called from the tick hook during fila_search.  Every level of the running
+ * path is live: fila_progress is Knuth's estimate of the weight searched so
+ * far below the task's node, the sum over the live levels of the weight of
+ * the children finished before the one being searched (a child whose
+ * subtree gave work away counts only what it searched).  Children given
+ * away come after it and are never counted.
+ * fila_donate gives away the untried siblings of the shallowest live level
+ * that has any (or, with `all`, of every live level), each as a task passed
+ * to donate(ctx, images, n, weight); the loops end after their current
+ * child.  images[0 .. nprefix) must hold the images placed above FILA; the
+ * array must have room for every piece.  Returns the number of tasks. */
+double fila_progress(const fila *f);
 typedef void (*fila_donate_fn)(void *ctx, const int *images, int n, double weight);
 int fila_donate(fila *f, int *images, int nprefix, bool all, fila_donate_fn donate, void *ctx);
 

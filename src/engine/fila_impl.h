@@ -371,56 +371,45 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng)
     return sum;
 }
 
-static void FLN(fila_replay)(fila *f, int p, MASK o, double w);
-
-static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
+/* The FILA recursion at a node with p pieces left and occupancy o.
+ *
+ * Every level publishes its loop in f->lv[p] (the list it walks, the shapes
+ * it visits and the entry being searched) so that, from the tick, the
+ * driver can read the position for progress (fila_progress) and give the
+ * untried siblings of any level away (fila_donate, which sets LV_CUT to end
+ * the loop after the current child).  Nothing is accumulated per node: the
+ * weight of a level's children is derived from the published loop when it
+ * is needed, and only the rare levels that gave work away, or have a child
+ * that did, report what they searched (level_end). */
+static void FLN(fila_solve)(fila *f, int p, MASK o)
 {
     const fila_plan *pl = f->plan;
     const fila_hooks *hk = f->hooks;
-    bool track = p >= f->track_min;
     if (p == pl->goal) {
         int n = 0;
         for (int k = f->top - 1; k >= p; k--)
             f->gids[n++] = f->igid[f->stack[k]];
         if (hk->leaf(hk->ctx, f->gids, n))
             f->stop = 1;
-        if (track)
-            *hk->done += w;
         return;
     }
     const uint32_t *off;
     const MASK *em;
     const int *ei;
     uint64_t shapes;
-    if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes)) {
-        if (track)
-            *hk->done += w;
+    if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
         return;
-    }
-    double cw = 0;
-    if (track) {
-        long n = 0;
-        for (uint64_t sh = shapes; sh; sh &= sh - 1)
-            n += off[__builtin_ctzll(sh) + 1] - off[__builtin_ctzll(sh)];
-        if (n == 0) {
-            *hk->done += w;
-            return;
-        }
-        cw = w / (double)n;
-    }
-    bool child_tracked = p - 1 >= f->track_min;
     bool check_parity = pl->parity_min > 0 && p - 1 >= pl->parity_min;
     /* fitting entries of each list go to this node's slice of fitbuf
      * first, without a branch per entry: whether an image fits is close to
      * a coin toss, and mispredicted branches cost more than the test */
     uint32_t *fit = f->fitbuf + (size_t)p * f->maxlist;
-    /* tracked levels publish their loop state so that fila_donate can give
-     * their untried siblings away (it sets lv->cut to end the loop here) */
     fila_level *lv = &f->lv[p];
-    if (track) {
-        *lv = (fila_level){.off = off, .ei = ei, .em = em, .fit = fit, .cw = cw, .active = true};
-        f->FLN(lv_o)[p] = o;
-    }
+    lv->off = off;
+    lv->ei = ei;
+    lv->em = em;
+    lv->shapes = shapes;
+    lv->flags = 0;
     for (; shapes; shapes &= shapes - 1) {
         int s = __builtin_ctzll(shapes);
         uint32_t a = off[s], e = off[s + 1], nfit = 0;
@@ -430,22 +419,15 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
         }
         hk->attempts[p] += e - a;
         hk->fits[p] += nfit;
-        if (track)
-            *hk->done += cw * (double)(e - a - nfit);
         if (nfit == 0)
             continue;
         bool last = --f->N[s] == 0;
         if (last)
             f->avail &= ~(1ull << s);
         int cls = check_parity ? pl->type_class[f->gtype[s]] : -1;
-        if (track) {
-            lv->rest = shapes & (shapes - 1);
-            lv->nfit = nfit;
-        }
         for (uint32_t i = 0; i < nfit; i++) {
             uint32_t k = fit[i];
-            if (track)
-                lv->i = i;
+            lv->k = k;
             int img = ei[k];
             if (check_parity) {
                 f->hp -= f->ipar[img];
@@ -456,34 +438,35 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
                     f->hp += f->ipar[img];
                     if (cls >= 0)
                         f->pstate += pl->class_radix[cls];
-                    if (track)
-                        *hk->done += cw;
                     continue;
                 }
             }
             f->stack[p - 1] = img;
-            if ((++f->tick & 0x3fff) == 0 && hk->tick(hk->ctx))
-                f->stop = 1;
+            if ((++f->tick & FILA_TICK_MASK) == 0) {
+                f->cur = p; /* the levels cur .. solve_top are live */
+                if (hk->tick(hk->ctx))
+                    f->stop = 1;
+            }
             if (!f->stop)
-                FLN(fila_solve)(f, p - 1, o | em[k], cw);
+                FLN(fila_solve)(f, p - 1, o | em[k]);
             if (check_parity) {
                 f->hp += f->ipar[img];
                 if (cls >= 0)
                     f->pstate += pl->class_radix[cls];
             }
-            if (track && !child_tracked)
-                *hk->done += cw;
-            if (f->stop || (track && lv->cut))
+            if (f->dirty)
+                level_take_dirty(f, lv);
+            if (f->stop || (lv->flags & LV_CUT))
                 break;
         }
         if (last)
             f->avail |= 1ull << s;
         f->N[s]++;
-        if (f->stop || (track && lv->cut))
+        if (f->stop || (lv->flags & LV_CUT))
             break;
     }
-    if (track)
-        lv->active = false;
+    if (lv->flags && !f->stop)
+        level_end(f, p);
 }
 
 /* A task's path inside FILA: at each level take the forced image (the one
@@ -491,11 +474,11 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, double w)
  * weight the full search gives it, so that the task's subtree is searched
  * and accounted exactly as in a run without tasks.  When the forced images
  * are not a path of this search (a partial assembly given by hand), they are
- * all placed at once instead. */
+ * all placed at once instead.  Where the replay ends, the task's own search
+ * starts: its level and weight go to f->solve_top and f->w_top. */
 static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
 {
     const fila_plan *pl = f->plan;
-    const fila_hooks *hk = f->hooks;
     const uint32_t *off = NULL;
     const MASK *em = NULL;
     const int *ei = NULL;
@@ -533,14 +516,14 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     double cw = fimg >= 0 ? w / (double)n : w;
     int q = p - np;
     bool parity = pl->parity_min <= 0 || q < pl->parity_min || parity_ok(f);
-    if (!parity)
-        ;
-    else if (f->nforced > 0)
+    if (parity && f->nforced > 0) {
         FLN(fila_replay)(f, q, o, cw);
-    else
-        FLN(fila_solve)(f, q, o, cw);
-    if (!parity || q < f->track_min)
-        *hk->done += cw; /* the subtree accounted nothing itself */
+    } else {
+        f->solve_top = q;
+        f->w_top = cw;
+        if (parity)
+            FLN(fila_solve)(f, q, o);
+    }
     for (int i = np - 1; i >= 0; i--) {
         int img = placed[i], s = f->ishape[img];
         f->iforced[img] = 1;
@@ -554,42 +537,51 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     f->nforced += np;
 }
 
-/* Give away the untried siblings of level p: the rest of the current
- * shape's fitting images and every fitting image of the shapes not yet
- * visited, each as a task (the images placed above it plus the sibling).
- * Counts their attempts and fits as the loop would have, and the weight of
- * the ones that do not fit.  Returns the number of tasks. */
-static int FLN(fila_donate_level)(fila *f, int p, int *images, int nprefix,
+/* The occupancy at live level q: the start plus every image placed above. */
+static MASK FLN(level_occupancy)(const fila *f, int q)
+{
+    MASK o = FLN(fila_start)(f);
+    for (int k = f->top - 1; k >= q; k--)
+        o |= f->FLN(imask)[f->stack[k]];
+    return o;
+}
+
+/* Give away the untried siblings of live level q (weight cw each): the
+ * fitting entries after the current one in its shape, and every fitting
+ * entry of the shapes not yet visited, each as a task (the images placed
+ * above it plus the sibling).  Counts the attempts and fits of the shapes
+ * not yet visited, as the loop would have.  Returns the number of tasks. */
+static int FLN(fila_donate_level)(fila *f, int q, double cw, int *images, int nprefix,
                                   fila_donate_fn donate, void *ctx)
 {
-    fila_level *lv = &f->lv[p];
+    fila_level *lv = &f->lv[q];
     const fila_hooks *hk = f->hooks;
     const MASK *em = lv->em;
-    MASK o = f->FLN(lv_o)[p];
+    MASK o = FLN(level_occupancy)(f, q);
     int n = nprefix;
-    for (int k = f->top - 1; k >= p; k--) /* the levels above p */
+    for (int k = f->top - 1; k >= q; k--) /* the levels above q */
         images[n++] = f->igid[f->stack[k]];
     int tasks = 0;
-    for (uint32_t j = lv->i + 1; j < lv->nfit; j++) {
-        images[n] = f->igid[lv->ei[lv->fit[j]]];
-        donate(ctx, images, n + 1, lv->cw);
-        tasks++;
-    }
-    for (uint64_t sh = lv->rest; sh; sh &= sh - 1) {
+    for (uint64_t sh = lv->shapes; sh; sh &= sh - 1) {
         int s = __builtin_ctzll(sh);
-        hk->attempts[p] += lv->off[s + 1] - lv->off[s];
-        for (uint32_t k = lv->off[s]; k < lv->off[s + 1]; k++) {
-            if (o & em[k]) {
-                *hk->done += lv->cw;
+        uint32_t a = lv->off[s], e = lv->off[s + 1];
+        if (e <= lv->k)
+            continue; /* visited */
+        bool current = a <= lv->k;
+        if (!current)
+            hk->attempts[q] += e - a;
+        for (uint32_t k = current ? lv->k + 1 : a; k < e; k++) {
+            if (o & em[k])
                 continue;
-            }
-            hk->fits[p]++;
+            if (!current)
+                hk->fits[q]++;
             images[n] = f->igid[lv->ei[k]];
-            donate(ctx, images, n + 1, lv->cw);
+            donate(ctx, images, n + 1, cw);
             tasks++;
         }
     }
-    lv->cut = true;
+    lv->flags |= LV_CUT;
+    lv->ngiven = (uint32_t)tasks;
     return tasks;
 }
 

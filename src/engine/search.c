@@ -29,6 +29,9 @@
 #include "engine/symmetry.h"
 
 #define MAX_IMAGES 20000000L
+/* How often (DLX branches) the driver ticks: DLX nodes cost microseconds,
+ * so this is about every millisecond */
+#define DLX_TICK_MASK 0x3ff
 /* candidates for the constrained piece whose search is estimated (those
  * with fewest placements first); each costs a few tens of milliseconds */
 #define MAX_ESTIMATED 16
@@ -541,7 +544,13 @@ typedef struct run {
     tsr_placement *pl;
     tsr_cell *plcells;
     int hp, pstate;
-    double done;
+    /* progress: the task's weight (known once its replay ends, -1 before)
+     * and the fraction last computed; `dirty` is set by a loop (or FILA)
+     * that ended having given work away, with the weight it did search,
+     * for the loop above to take */
+    double w_task, fraction;
+    bool dirty;
+    double dirty_done;
     unsigned tick;
     double t0, next_progress;
     int stop, err;
@@ -550,15 +559,18 @@ typedef struct run {
     uint64_t rng;
     int sample_r, trial_done;
     /* tasks: images still to place by replay, and the DLX loops' state for
-     * giving untried siblings away (indexed by depth) */
+     * progress and for giving untried siblings away (indexed by depth) */
     unsigned char *forced;
     int nforced;
-    int *lvl_node;
+    int *lvl_node;          /* the row being searched */
+    int *lvl_done;          /* children finished before it ... */
+    int *lvl_ndirty;        /* ... of which dirty (they gave work away) ... */
+    double *lvl_dirty_done; /* ... having searched this much */
+    int *lvl_given;         /* children given away */
     double *lvl_w;          /* weight of each child of the loop */
     unsigned char *lvl_active, *lvl_cut;
     int *donation;          /* scratch: the images of one task */
     bool in_fila;
-    bool donated;           /* part of the tree was given away */
 } run;
 
 static double now(void)
@@ -568,13 +580,41 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* What the finished children of DLX loop d searched: a clean child its
+ * whole share, a dirty one what it reported. */
+static double loop_done(const run *r, int d, int finished)
+{
+    return r->lvl_w[d] * (double)(finished - r->lvl_ndirty[d]) + r->lvl_dirty_done[d];
+}
+
+/* Knuth's estimate of the weight searched so far, from the running path:
+ * at every live DLX loop and FILA level, the weight of the children
+ * finished before the current one.  Only sums, never differences: a child
+ * whose subtree gave work away counts what it searched, so the estimate
+ * keeps its precision on deep trees where the finished part is a tiny
+ * fraction of what was given away.  Read only from a tick, when the path
+ * is consistent: a DLX loop's finished children include the one just
+ * searched, and FILA's live levels are those above the tick.  Never
+ * decreases while the run goes on.  Sums the small terms first, in
+ * extended precision, so that the deep levels move it on very deep trees. */
+static double progress_now(const run *r)
+{
+    if (r->sample_r > 0)
+        return 0; /* sampling does not cover the tree */
+    long double done = r->in_fila ? fila_progress(r->f) : 0;
+    for (int d = r->s->P; d >= 0; d--)
+        if (r->lvl_active[d])
+            done += loop_done(r, d, r->lvl_done[d]);
+    return done > 1 ? 1 : (double)done;
+}
+
 static void refresh_stats(run *r)
 {
     tsr_stats *st = r->st;
     st->nodes = 0;
     for (int p = 0; p < st->levels; p++)
         st->nodes += st->fits[p];
-    st->fraction = r->done > 1 ? 1 : r->done;
+    st->fraction = r->fraction;
     st->seconds = now() - r->t0;
 }
 
@@ -593,6 +633,7 @@ static int tick(void *ctx)
         if (t >= r->next_progress) {
             double every = r->cb->progress_seconds > 0 ? r->cb->progress_seconds : 1;
             r->next_progress = t + every;
+            r->fraction = progress_now(r);
             refresh_stats(r);
             if (r->cb->progress(r->cb->ctx, r->st))
                 r->stop = 1;
@@ -705,8 +746,8 @@ static void branch(run *r, int x, int p, double cw, bool replay)
         ok = flt_volume_ok(r->vol, r->d);
     if (ok)
         dlx_rec(r, cw);
-    else
-        r->done += cw;
+    else if (replay)
+        r->w_task = cw; /* the task's node is pruned: it is done as it starts */
     r->hp += par;
     if (cls >= 0)
         r->pstate += s->parity->class_radix[cls];
@@ -716,18 +757,16 @@ static void branch(run *r, int x, int p, double cw, bool replay)
         r->forced[img] = 1;
         r->nforced++;
     }
-    if ((++r->tick & 0x3ff) == 0)
-        tick(r);
 }
 
 /* Give away the untried siblings of the shallowest DLX loop that has any,
- * else of FILA's shallowest tracked level; with `all`, of every level.  The
+ * else of FILA's shallowest live level; with `all`, of every level.  The
  * giver counts the siblings' placements, as its loop would have; their
  * weight goes with them. */
 static void split(run *r, bool all)
 {
     const int P = r->s->P;
-    for (int d = 0; d < r->depth; d++) {
+    for (int d = 0; d <= r->depth; d++) { /* a DLX tick comes from the loop at r->depth */
         if (!r->lvl_active[d] || r->lvl_cut[d] || dlx_next(r->d, r->lvl_node[d]) < 0)
             continue;
         memcpy(r->donation, r->path, (size_t)d * sizeof *r->donation);
@@ -736,7 +775,7 @@ static void split(run *r, bool all)
             r->st->attempts[P - d]++;
             r->st->fits[P - d]++;
             r->cb->donate(r->cb->ctx, r->donation, d + 1, r->lvl_w[d]);
-            r->donated = true;
+            r->lvl_given[d]++;
         }
         r->lvl_cut[d] = 1;
         if (!all)
@@ -744,8 +783,7 @@ static void split(run *r, bool all)
     }
     if (r->in_fila) {
         memcpy(r->donation, r->path, (size_t)r->depth * sizeof *r->donation);
-        if (fila_donate(r->f, r->donation, r->depth, all, r->cb->donate, r->cb->ctx) > 0)
-            r->donated = true;
+        fila_donate(r->f, r->donation, r->depth, all, r->cb->donate, r->cb->ctx);
     }
 }
 
@@ -809,8 +847,11 @@ static void branch_column(run *r, int c, int options, int p, double w)
                 order[i] = order[j];
                 order[j] = t;
             }
-            for (int i = 0; i < n && !r->stop && !r->trial_done; i++)
+            for (int i = 0; i < n && !r->stop && !r->trial_done; i++) {
                 branch(r, order[i], p, cw, false);
+                if ((++r->tick & DLX_TICK_MASK) == 0)
+                    tick(r);
+            }
             free(order);
         }
     } else {
@@ -818,9 +859,21 @@ static void branch_column(run *r, int c, int options, int p, double w)
         r->lvl_active[depth] = 1;
         r->lvl_cut[depth] = 0;
         r->lvl_w[depth] = cw;
+        r->lvl_given[depth] = 0;
+        r->lvl_done[depth] = 0;
+        r->lvl_ndirty[depth] = 0;
+        r->lvl_dirty_done[depth] = 0;
         for (int x = dlx_first(d, c); x >= 0 && !r->stop; x = dlx_next(d, x)) {
             r->lvl_node[depth] = x;
             branch(r, x, p, cw, false);
+            r->lvl_done[depth]++;
+            if (r->dirty) {
+                r->lvl_ndirty[depth]++;
+                r->lvl_dirty_done[depth] += r->dirty_done;
+                r->dirty = false;
+            }
+            if ((++r->tick & DLX_TICK_MASK) == 0)
+                tick(r);
             if (r->sample_r > 0 && p <= r->sample_r) {
                 r->trial_done = 1; /* a sampling trial ends after one subtree here */
                 break;
@@ -829,6 +882,11 @@ static void branch_column(run *r, int c, int options, int p, double w)
                 break; /* the rest was given away */
         }
         r->lvl_active[depth] = 0;
+        if ((r->lvl_cut[depth] || r->lvl_ndirty[depth] > 0) && !r->stop) {
+            /* what the loop searched goes up: its children but those given away */
+            r->dirty = true;
+            r->dirty_done = loop_done(r, depth, options - r->lvl_given[depth]);
+        }
     }
     dlx_uncover_column(d, c);
 }
@@ -838,9 +896,10 @@ static void dlx_rec(run *r, double w)
     const tsr_solver *s = r->s;
     dlx *d = r->d;
     int p = dlx_remaining_copies(d);
+    if (r->nforced == 0 && r->w_task < 0)
+        r->w_task = w; /* a task's replay ends here */
     if (p == s->opt.goal) {
         leaf(r, NULL, 0);
-        r->done += w;
         return;
     }
     /* sampling needs DLX's random choices down to the sampling level */
@@ -849,6 +908,9 @@ static void dlx_rec(run *r, double w)
         r->in_fila = true;
         int rc = fila_search(r->f, d, r->hp, w, &r->hooks, r->nforced > 0 ? r->forced : NULL);
         r->in_fila = false;
+        if (r->w_task < 0)
+            r->w_task = fila_task_weight(r->f); /* the replay ended inside FILA */
+        r->dirty = fila_dirty(r->f, &r->dirty_done);
         if (rc < 0) {
             r->err = rc;
             r->stop = 1;
@@ -866,8 +928,6 @@ static void dlx_rec(run *r, double w)
         int options, c = dlx_choose(d, s->rank[p], &options);
         if (c >= 0 && options >= dlx_need_of(d, c) && options > 0)
             branch_column(r, c, options, p, w);
-        else
-            r->done += w; /* a dead end */
     }
     while (r->nhidden > mark)
         dlx_unhide(d, r->hidden[--r->nhidden]);
@@ -888,6 +948,10 @@ static void run_free(run *r)
     free(r->plcells);
     free(r->forced);
     free(r->lvl_node);
+    free(r->lvl_done);
+    free(r->lvl_ndirty);
+    free(r->lvl_dirty_done);
+    free(r->lvl_given);
     free(r->lvl_active);
     free(r->lvl_cut);
     free(r->lvl_w);
@@ -920,16 +984,23 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
     r->plcells = malloc((size_t)(tsr_puzzle_piece_volume(s->pz) + 1) * sizeof *r->plcells);
     r->forced = calloc(ni, 1);
     r->lvl_node = malloc(nc * sizeof *r->lvl_node);
+    r->lvl_done = calloc(nc, sizeof *r->lvl_done);
+    r->lvl_ndirty = calloc(nc, sizeof *r->lvl_ndirty);
+    r->lvl_dirty_done = calloc(nc, sizeof *r->lvl_dirty_done);
+    r->lvl_given = calloc(nc, sizeof *r->lvl_given);
     r->lvl_active = calloc(nc, 1);
     r->lvl_cut = calloc(nc, 1);
     r->lvl_w = calloc(nc, sizeof *r->lvl_w);
     r->donation = malloc(nc * sizeof *r->donation);
-    if (!r->forced || !r->lvl_node || !r->lvl_w || !r->lvl_active || !r->lvl_cut || !r->donation ||
+    if (!r->forced || !r->lvl_node || !r->lvl_done || !r->lvl_ndirty || !r->lvl_dirty_done ||
+        !r->lvl_given || !r->lvl_w ||
+        !r->lvl_active || !r->lvl_cut || !r->donation ||
         !st->attempts || !st->fits || !r->d || (s->plan.maxp > 0 && !r->f) || !r->vol ||
         !r->path || !r->hidden || !r->rows || !r->sol || !r->scratch || !r->expand || !r->pl ||
         !r->plcells)
         return TSR_ENOMEM;
-    r->hooks = (fila_hooks){r, leaf, tick, st->attempts, st->fits, &r->done};
+    r->hooks = (fila_hooks){r, leaf, tick, st->attempts, st->fits};
+    r->w_task = -1;
     for (int c = 0; c < ip->ncells; c++)
         r->hp += img_color(ip, c);
     if (s->parity)
@@ -972,12 +1043,15 @@ int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_
         if (s->parity == NULL || flt_parity_ok(s->parity, r.pstate, r.hp))
             dlx_rec(&r, 1.0);
         else
-            r.done = 1;
+            r.w_task = 1; /* no solution: the whole tree is done */
         rc = r.err;
-        refresh_stats(&r);
         st->stopped = r.stop != 0;
-        if (!st->stopped && nstart == 0 && !r.donated)
-            st->fraction = 1; /* exactly, whatever the rounding */
+        /* a finished run searched its task's whole node (1 exactly for a
+         * whole tree searched alone) or, when it gave work away, what it
+         * reported; a stopped one reports the estimate of its last tick */
+        if (!st->stopped && r.w_task >= 0)
+            r.fraction = r.dirty ? r.dirty_done : r.w_task;
+        refresh_stats(&r);
     }
     run_free(&r);
     return rc;
