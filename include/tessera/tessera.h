@@ -8,6 +8,7 @@
 #include "puzzle.h"
 #include "engine.h"
 #include "pool.h"
+#include "eta.h"
 
 #define TESSERA_ENGINE_VERSION 1
 

@@ -99,6 +99,7 @@ typedef struct cli {
     const tsr_puzzle *pz;
     int progress_shown;
     bool tty;
+    tsr_eta eta;
 } cli;
 
 int cli_usage_error(const char *fmt, const char *arg)
@@ -160,13 +161,14 @@ static int on_progress(void *ctx, const tsr_stats *st)
         c->progress_shown = 1;
         return 0;
     }
-    double eta = st->fraction > 0 ? st->seconds * (1 - st->fraction) / st->fraction : -1;
-    char etabuf[32] = "?";
-    if (eta >= 0)
-        snprintf(etabuf, sizeof etabuf, "%.0fs", eta);
-    fprintf(stderr, "%s%5.1f%%  %llu solutions  %llu nodes  %.3g nodes/s  %.0fs elapsed  eta %s%s",
+    double low = -1, high = -1;
+    char etabuf[128], elapsed[32];
+    tsr_eta_add(&c->eta, st->seconds, st->fraction);
+    tsr_eta_range(&c->eta, st->nodes, rate, &low, &high);
+    fprintf(stderr, "%s%5.1f%%  %llu solutions  %llu nodes  %.3g nodes/s  %s elapsed  eta %s%s",
             c->tty ? "\r\033[K" : "", 100 * st->fraction, (unsigned long long)st->solutions,
-            (unsigned long long)st->nodes, rate, st->seconds, etabuf, c->tty ? "" : "\n");
+            (unsigned long long)st->nodes, rate, tsr_duration(st->seconds, elapsed, sizeof elapsed),
+            tsr_eta_text(low, high, etabuf, sizeof etabuf), c->tty ? "" : "\n");
     fflush(stderr);
     c->progress_shown = 1;
     return 0;
@@ -358,6 +360,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         {NULL, 0, NULL, 0},
     };
     cli c = {.progress = true, .tty = isatty(STDERR_FILENO)};
+    tsr_eta_init(&c.eta);
     flag *flags = calloc((size_t)argc + 1, sizeof *flags);
     int nflags = 0, ch;
     if (flags == NULL)

@@ -154,6 +154,22 @@ json_t *jm_levels_json(int levels, const uint64_t *attempts, const uint64_t *fit
     return a;
 }
 
+/* The time left as docs/api.md gives it: seconds, null past a century
+ * (never 1e17 s), and the range in words. */
+static json_t *seconds_json(double s)
+{
+    return s < TSR_CENTURY_S ? json_real(s) : json_null();
+}
+
+json_t *jm_eta_json(double low, double high)
+{
+    char text[128];
+    double mid = tsr_eta_middle(low, high);
+    return json_pack("{s:o,s:o,s:o,s:s}", "low_s", seconds_json(low), "high_s",
+                     seconds_json(high), "estimate_s", seconds_json(mid), "text",
+                     tsr_eta_text(low, high, text, sizeof text));
+}
+
 /* The job object of docs/api.md (under mu). */
 json_t *jm_job_json(const jm_job *j, bool with_stats)
 {
@@ -170,8 +186,10 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(p, "nodes", json_integer((json_int_t)j->nodes));
     bool live = j->state == STO_RUNNING;
     json_object_set_new(p, "rate", json_real(live ? j->rate : 0));
-    double eta = live && j->frate > 0 ? (1 - j->fraction) / j->frate : -1;
-    json_object_set_new(p, "eta_s", eta >= 0 && isfinite(eta) ? json_real(eta) : json_null());
+    json_t *eta = live && j->has_eta ? jm_eta_json(j->eta_low, j->eta_high) : NULL;
+    json_t *mid = eta ? json_object_get(eta, "estimate_s") : NULL;
+    json_object_set_new(p, "eta_s", mid ? json_incref(mid) : json_null());
+    json_object_set_new(p, "eta", eta ? eta : json_null());
     json_object_set_new(p, "seconds", json_real(j->seconds));
     json_object_set_new(o, "progress", p);
     const jm_backend *be = j->m ? j->m->cfg.backend : NULL;

@@ -43,7 +43,9 @@ typedef struct jm_job {
     int64_t solutions;        /* stored */
     uint64_t nodes;           /* searched, stored plus the run in progress */
     double fraction, seconds;
-    double rate, frate;       /* nodes/s and fraction/s, smoothed */
+    double rate;              /* nodes/s, smoothed */
+    bool has_eta;             /* seconds left (tessera/eta.h), while running */
+    double eta_low, eta_high;
     int levels;
     uint64_t *attempts, *fits;
     int nworkers;             /* the pool's workers, while running */
@@ -98,6 +100,7 @@ int jm_target_threads(jm_manager *m, const jm_job *j);
 void jm_describe(jm_job *j, const tsr_puzzle *pz);
 json_t *jm_expected_json(const long long expected[3]);
 json_t *jm_levels_json(int levels, const uint64_t *attempts, const uint64_t *fits);
+json_t *jm_eta_json(double low, double high);
 json_t *jm_job_json(const jm_job *j, bool with_stats); /* under mu */
 char *jm_stats_text(int levels, const uint64_t *attempts, const uint64_t *fits,
                     const char *config);

@@ -119,9 +119,10 @@ typedef struct run {
     double base_fraction, base_seconds;
     int levels;
     uint64_t *base_attempts, *base_fits, *cur_attempts, *cur_fits;
-    /* rate measurement */
-    double last_t, last_fraction;
+    /* rate measurement and the time left */
+    double last_t;
     uint64_t last_nodes;
+    tsr_eta eta;
     int end_state;            /* state a checkpoint that ended the run stored, or -1 */
 } run;
 
@@ -192,17 +193,18 @@ static void publish(run *r, uint64_t nodes, double fraction, double seconds)
     jm_job *j = r->j;
     double t = jm_now();
     if (r->last_t > 0 && t > r->last_t + 0.2) {
-        double dt = t - r->last_t;
-        double rate = (double)(nodes - r->last_nodes) / dt;
-        double frate = (fraction - r->last_fraction) / dt;
+        double rate = (double)(nodes - r->last_nodes) / (t - r->last_t);
         j->rate = j->rate > 0 ? 0.7 * j->rate + 0.3 * rate : rate;
-        j->frate = j->frate > 0 ? 0.7 * j->frate + 0.3 * frate : frate;
     }
     if (r->last_t == 0 || t > r->last_t + 0.2) {
         r->last_t = t;
         r->last_nodes = nodes;
-        r->last_fraction = fraction;
     }
+    /* the estimate never goes down (a sum of other rounding may, by an ulp) */
+    if (fraction < j->fraction && j->state == STO_RUNNING)
+        fraction = j->fraction;
+    tsr_eta_add(&r->eta, seconds, fraction);
+    j->has_eta = tsr_eta_range(&r->eta, nodes, j->rate, &j->eta_low, &j->eta_high);
     j->nodes = nodes;
     j->fraction = fraction;
     j->seconds = seconds;
@@ -595,6 +597,7 @@ void *jm_runner_main(void *arg)
     jm_job *j = arg;
     jm_manager *m = j->m;
     run r = {.m = m, .j = j, .id = j->id};
+    tsr_eta_init(&r.eta);
     /* Searches are batch work: SCHED_BATCH (inherited by the pool's
      * workers) lets an HTTP thread that wakes up run at once instead of
      * waiting for a solver thread's time slice, so status answers stay
@@ -616,7 +619,8 @@ void *jm_runner_main(void *arg)
     pthread_mutex_lock(&m->mu);
     j->threads = 0;
     j->nworkers = 0;
-    j->rate = j->frate = 0;
+    j->rate = 0;
+    j->has_eta = false;
     j->runner_done = true;
     if (j->want == WANT_PAUSE && j->state == STO_PAUSED)
         j->want = WANT_NONE;

@@ -1,0 +1,123 @@
+/*
+ * eta.c - the time left in a search as a range, and durations in words
+ * (tessera/eta.h).
+ *
+ * Samples of (seconds, fraction) are kept spread over the whole run: at
+ * most TSR_ETA_SAMPLES, at least `spacing` seconds apart, every other one
+ * dropped and the spacing doubled when the array fills.  So the recent rate
+ * can be read over a window that grows with the run, in constant memory.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "tessera/eta.h"
+
+/* The recent rate is read over the last quarter of the run, and never
+ * over less than this: a shorter window follows the noise of single
+ * subtrees. */
+#define RECENT_MIN_S 10.0
+
+void tsr_eta_init(tsr_eta *e)
+{
+    *e = (tsr_eta){.spacing = 0.5};
+}
+
+void tsr_eta_set_tree(tsr_eta *e, double nodes_low, double nodes_high)
+{
+    e->nodes_low = nodes_low;
+    e->nodes_high = nodes_high;
+}
+
+void tsr_eta_add(tsr_eta *e, double seconds, double fraction)
+{
+    e->now_t = seconds;
+    e->now_f = fraction;
+    if (e->n > 0 && seconds - e->t[e->n - 1] < e->spacing)
+        return;
+    if (e->n == TSR_ETA_SAMPLES) {
+        for (int i = 0; i < TSR_ETA_SAMPLES / 2; i++) {
+            e->t[i] = e->t[2 * i];
+            e->f[i] = e->f[2 * i];
+        }
+        e->n = TSR_ETA_SAMPLES / 2;
+        e->spacing *= 2;
+    }
+    e->t[e->n] = seconds;
+    e->f[e->n] = fraction;
+    e->n++;
+}
+
+/* Seconds left at a rate of `rate` fraction per second. */
+static double left_at(double f, double rate)
+{
+    return rate > 0 ? (1 - f) / rate : INFINITY;
+}
+
+bool tsr_eta_range(const tsr_eta *e, uint64_t nodes, double rate, double *low, double *high)
+{
+    double t = e->now_t, f = e->now_f;
+    if (e->n == 0 || t < 1 || !(f > 0))
+        return false;
+    if (f >= 1) {
+        *low = *high = 0;
+        return true;
+    }
+    double avg = left_at(f, f / t);
+    /* the newest sample at least a window before now (else the oldest) */
+    double window = fmax(RECENT_MIN_S, t / 4);
+    int i = 0;
+    while (i + 1 < e->n && e->t[i + 1] <= t - window)
+        i++;
+    double recent = t > e->t[i] ? left_at(f, (f - e->f[i]) / (t - e->t[i])) : avg;
+    *low = fmin(avg, recent);
+    *high = fmax(avg, recent);
+    if (e->nodes_high > 0 && rate > 0) {
+        *low = fmin(*low, fmax(0, e->nodes_low - (double)nodes) / rate);
+        *high = fmax(*high, fmax(0, e->nodes_high - (double)nodes) / rate);
+    }
+    return true;
+}
+
+double tsr_eta_middle(double low, double high)
+{
+    if (high >= TSR_CENTURY_S)
+        return INFINITY;
+    return high - low < 1 ? high : sqrt(fmax(low, 1) * high);
+}
+
+const char *tsr_duration(double s, char *buf, size_t size)
+{
+    if (!(s >= 0)) /* NaN and negatives: no duration */
+        snprintf(buf, size, "?");
+    else if (s >= TSR_CENTURY_S)
+        snprintf(buf, size, "more than a century");
+    else if (s < 60)
+        snprintf(buf, size, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else if (s < 86400)
+        snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    else if (s < 365.25 * 86400)
+        snprintf(buf, size, "%.1f days", s / 86400);
+    else
+        snprintf(buf, size, "%.1f years", s / (365.25 * 86400));
+    return buf;
+}
+
+const char *tsr_eta_text(double low, double high, char *buf, size_t size)
+{
+    char a[32], b[32], m[32];
+    if (!(low >= 0))
+        snprintf(buf, size, "?");
+    else if (low >= TSR_CENTURY_S)
+        snprintf(buf, size, "more than a century");
+    else if (high >= TSR_CENTURY_S)
+        snprintf(buf, size, "%s to more than a century", tsr_duration(low, a, sizeof a));
+    else if (high - low < 1)
+        snprintf(buf, size, "%s", tsr_duration(high, a, sizeof a));
+    else
+        snprintf(buf, size, "about %s (%s - %s)",
+                 tsr_duration(tsr_eta_middle(low, high), m, sizeof m),
+                 tsr_duration(low, a, sizeof a), tsr_duration(high, b, sizeof b));
+    return buf;
+}
