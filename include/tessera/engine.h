@@ -113,4 +113,27 @@ int tsr_solver_sample(const tsr_solver *s, long trials, int r, uint64_t seed,
 
 void tsr_stats_free(tsr_stats *st);
 
+/* Knuth's estimate of a whole search before running it (docs/engine.md):
+ * random root-to-leaf descents making exactly the search's choices, each
+ * taking one child uniformly at every node.  `nodes` estimates the run's
+ * `nodes` (fits), `solutions` the solutions it reports in the solver's
+ * mode; low/high are a 95% range (solutions_high < 0: no descent reached a
+ * solution, so nothing bounds the count).  Stops after `probes` descents or
+ * `max_seconds`, whichever comes first; the same seed and a bound reached
+ * by probes give the same estimate. */
+typedef struct tsr_estimate {
+    double nodes, nodes_low, nodes_high;
+    double solutions, solutions_low, solutions_high;
+    long probes;      /* descents made */
+    long samples;     /* independent estimates averaged (descents sharing a
+                         path down to FILA make one) */
+    long hits;        /* descents that reached a leaf reporting solutions */
+    double seconds;
+} tsr_estimate;
+
+/* Returns 0, TSR_EINVAL (probes < 1 or max_seconds not positive) or
+ * TSR_ENOMEM. */
+int tsr_solver_estimate(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
+                        tsr_estimate *out);
+
 #endif
