@@ -13,6 +13,7 @@
 #define TESSERA_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "puzzle.h"
@@ -135,5 +136,38 @@ typedef struct tsr_estimate {
  * TSR_ENOMEM. */
 int tsr_solver_estimate(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
                         tsr_estimate *out);
+
+/* This machine's speed on the search: tsr_solver_run on one thread,
+ * stopped after max_seconds.  When the search ends first, complete is set
+ * and nodes, solutions and seconds are the exact figures. */
+typedef struct tsr_rate {
+    double nodes_per_second;
+    uint64_t nodes, solutions;
+    double seconds;
+    bool complete;
+} tsr_rate;
+int tsr_solver_rate(const tsr_solver *s, double max_seconds, tsr_rate *out);
+
+/* The search's time on `threads` threads, assuming they scale linearly:
+ * estimated nodes over the measured rate, the range from the node range
+ * (its low end at least the nodes the timing run visited); the exact time
+ * over threads when the timing run finished the search.  text is one
+ * human line, e.g. "3h05m (2h40m to 3h30m)". */
+typedef struct tsr_duration {
+    double estimate, low, high; /* seconds; infinite when the rate is 0 */
+    char text[112];
+} tsr_duration;
+void tsr_forecast(const tsr_estimate *e, const tsr_rate *r, int threads, tsr_duration *out);
+
+/* Seconds as one human duration: 42.3s, 35m28s, 3h05m, 2.4 days, 3.1 years,
+ * "more than a century". */
+void tsr_duration_text(double seconds, char *buf, size_t size);
+
+/* The report as compact JSON (malloc'd, NULL when out of memory): nodes
+ * and solutions {estimate, low, high}, rate, seconds per thread count (1
+ * and `threads`), probes, samples, elapsed_s, exact (the timing run's
+ * figures when it finished the search, else null), config.  docs/api.md
+ * (POST /api/v1/estimate) documents it. */
+char *tsr_estimate_json(const tsr_estimate *e, const tsr_rate *r, int threads, const char *config);
 
 #endif

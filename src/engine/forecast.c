@@ -1,0 +1,137 @@
+/*
+ * forecast.c - from an estimate of the search to an estimate of its time.
+ *
+ * tsr_solver_estimate (search.c) says how many nodes the search visits;
+ * this file measures how many nodes per second this machine visits on the
+ * same search (a short real run, stopped by its progress callback), turns
+ * the two into durations for a number of threads, and writes the report
+ * that `tessera estimate --json` prints and POST /api/v1/estimate answers.
+ * Only the public engine API is used.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/engine.h"
+
+typedef struct rate_ctx {
+    double max_seconds;
+} rate_ctx;
+
+static int rate_progress(void *ctx, const tsr_stats *st)
+{
+    const rate_ctx *rc = ctx;
+    return st->seconds >= rc->max_seconds;
+}
+
+int tsr_solver_rate(const tsr_solver *s, double max_seconds, tsr_rate *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!(max_seconds > 0))
+        return TSR_EINVAL;
+    rate_ctx ctx = {max_seconds};
+    /* the callback runs every few thousand placements; asking every 10 ms
+     * keeps the overshoot small and the run undisturbed */
+    tsr_callbacks cb = {.ctx = &ctx, .progress = rate_progress,
+                        .progress_seconds = max_seconds < 0.4 ? max_seconds / 4 : 0.01};
+    tsr_stats st;
+    int rc = tsr_solver_run(s, NULL, 0, &cb, &st);
+    if (rc == 0) {
+        out->nodes = st.nodes;
+        out->solutions = st.solutions;
+        out->seconds = st.seconds;
+        out->complete = !st.stopped;
+        out->nodes_per_second = st.seconds > 0 ? st.nodes / st.seconds : 0;
+    }
+    tsr_stats_free(&st);
+    return rc;
+}
+
+void tsr_duration_text(double seconds, char *buf, size_t size)
+{
+    const double day = 86400, year = 365.25 * day;
+    if (!(seconds >= 0) || isinf(seconds))
+        snprintf(buf, size, "unknown");
+    else if (seconds >= 100 * year)
+        snprintf(buf, size, "more than a century");
+    else if (seconds >= 2 * year)
+        snprintf(buf, size, "%.1f years", seconds / year);
+    else if (seconds >= 2 * day)
+        snprintf(buf, size, "%.1f days", seconds / day);
+    else if (seconds >= 3600) {
+        long m = lround(seconds / 60);
+        snprintf(buf, size, "%ldh%02ldm", m / 60, m % 60);
+    } else if (seconds >= 60) {
+        long t = lround(seconds);
+        snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
+    } else if (seconds >= 0.1)
+        snprintf(buf, size, "%.1fs", seconds);
+    else
+        snprintf(buf, size, "under 0.1s");
+}
+
+void tsr_forecast(const tsr_estimate *e, const tsr_rate *r, int threads, tsr_duration *out)
+{
+    double rate = r->nodes_per_second * (threads > 0 ? threads : 1);
+    if (r->complete) { /* the timing run was the whole search */
+        out->estimate = out->low = out->high = r->seconds / (threads > 0 ? threads : 1);
+    } else if (rate > 0) {
+        out->estimate = e->nodes / rate;
+        out->low = (e->nodes_low > (double)r->nodes ? e->nodes_low : (double)r->nodes) / rate;
+        out->high = e->nodes_high / rate;
+    } else {
+        out->estimate = out->low = out->high = INFINITY;
+    }
+    char a[32], b[32], c[32];
+    tsr_duration_text(out->estimate, a, sizeof a);
+    tsr_duration_text(out->low, b, sizeof b);
+    tsr_duration_text(out->high, c, sizeof c);
+    if (r->complete || strcmp(b, c) == 0)
+        snprintf(out->text, sizeof out->text, "%s", a);
+    else
+        snprintf(out->text, sizeof out->text, "%s (%s to %s)", a, b, c);
+}
+
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *range(double est, double low, double high)
+{
+    return json_pack("{s:o, s:o, s:o}", "estimate", num(est), "low", num(low), "high",
+                     high >= 0 ? num(high) : json_null());
+}
+
+char *tsr_estimate_json(const tsr_estimate *e, const tsr_rate *r, int threads, const char *config)
+{
+    /* the timing run's counts are certain lower bounds */
+    double nlow = e->nodes_low > (double)r->nodes ? e->nodes_low : (double)r->nodes;
+    double slow = e->solutions_low > (double)r->solutions ? e->solutions_low : (double)r->solutions;
+    json_t *o = json_object(), *secs = json_object();
+    int counts[2] = {1, threads};
+    for (int i = 0; i < (threads > 1 ? 2 : 1); i++) {
+        tsr_duration d;
+        tsr_forecast(e, r, counts[i], &d);
+        char key[16];
+        snprintf(key, sizeof key, "%d", counts[i]);
+        json_object_set_new(secs, key, json_pack("{s:o, s:o, s:o, s:s}", "estimate",
+                                                 num(d.estimate), "low", num(d.low), "high",
+                                                 num(d.high), "text", d.text));
+    }
+    json_object_set_new(o, "nodes", range(e->nodes, nlow, e->nodes_high));
+    json_object_set_new(o, "solutions", range(e->solutions, slow, e->solutions_high));
+    json_object_set_new(o, "rate", json_real(r->nodes_per_second));
+    json_object_set_new(o, "seconds", secs);
+    json_object_set_new(o, "probes", json_integer(e->probes));
+    json_object_set_new(o, "samples", json_integer(e->samples));
+    json_object_set_new(o, "elapsed_s", json_real(e->seconds + r->seconds));
+    json_object_set_new(o, "exact", r->complete ? json_pack("{s:I, s:I, s:f}", "nodes",
+                                                            (json_int_t)r->nodes, "solutions",
+                                                            (json_int_t)r->solutions, "seconds",
+                                                            r->seconds)
+                                                : json_null());
+    json_object_set_new(o, "config", json_string(config ? config : ""));
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return text;
+}
