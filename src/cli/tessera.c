@@ -520,15 +520,15 @@ static void print_estimate(const tsr_estimate *e, const tsr_rate *r, int threads
 {
     char a[32], b[32], c[32];
     count_text(e->nodes, a, sizeof a);
-    count_text(e->nodes_low > (double)r->nodes ? e->nodes_low : (double)r->nodes, b, sizeof b);
+    count_text(e->nodes_low, b, sizeof b);
     count_text(e->nodes_high, c, sizeof c);
     printf("nodes: %s (%s to %s)\n", a, b, c);
     count_text(e->solutions, a, sizeof a);
-    count_text(e->solutions_low > (double)r->solutions ? e->solutions_low
-                                                        : (double)r->solutions, b, sizeof b);
+    count_text(e->solutions_low, b, sizeof b);
     count_text(e->solutions_high, c, sizeof c);
     if (e->solutions_high < 0)
-        printf("solutions (%s): unknown, no descent reached one\n", mode_name(opt->unique));
+        printf("solutions (%s): at least %s; no descent reached one, so no estimate\n",
+               mode_name(opt->unique), b);
     else
         printf("solutions (%s): %s (%s to %s)\n", mode_name(opt->unique), a, b, c);
     printf("node rate: %.3g nodes/s on one thread (measured for %.2fs)\n", r->nodes_per_second,
@@ -624,6 +624,8 @@ static int cmd_estimate(int argc, char **argv)
     rc = tsr_solver_estimate(s, (long)probes, seconds, (uint64_t)seed, &e);
     if (rc == 0)
         rc = tsr_solver_rate(s, 0.5, &r);
+    if (rc == 0)
+        tsr_estimate_merge(&e, &r);
     if (rc != 0) {
         fprintf(stderr, "tessera: %s: estimate failed: %s\n", file, tsr_strerror(rc));
     } else if (json) {

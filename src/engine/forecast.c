@@ -72,6 +72,27 @@ void tsr_duration_text(double seconds, char *buf, size_t size)
         snprintf(buf, size, "under 0.1s");
 }
 
+static void raise_to(double *est, double *low, double *high, double known, bool exact)
+{
+    if (exact) {
+        *est = *low = *high = known;
+        return;
+    }
+    if (*low < known)
+        *low = known;
+    if (*est < known)
+        *est = known;
+    if (*high >= 0 && *high < known)
+        *high = known;
+}
+
+void tsr_estimate_merge(tsr_estimate *e, const tsr_rate *r)
+{
+    raise_to(&e->nodes, &e->nodes_low, &e->nodes_high, (double)r->nodes, r->complete);
+    raise_to(&e->solutions, &e->solutions_low, &e->solutions_high, (double)r->solutions,
+             r->complete);
+}
+
 void tsr_forecast(const tsr_estimate *e, const tsr_rate *r, int threads, tsr_duration *out)
 {
     double rate = r->nodes_per_second * (threads > 0 ? threads : 1);
@@ -79,7 +100,7 @@ void tsr_forecast(const tsr_estimate *e, const tsr_rate *r, int threads, tsr_dur
         out->estimate = out->low = out->high = r->seconds / (threads > 0 ? threads : 1);
     } else if (rate > 0) {
         out->estimate = e->nodes / rate;
-        out->low = (e->nodes_low > (double)r->nodes ? e->nodes_low : (double)r->nodes) / rate;
+        out->low = e->nodes_low / rate;
         out->high = e->nodes_high / rate;
     } else {
         out->estimate = out->low = out->high = INFINITY;
@@ -104,9 +125,6 @@ static json_t *range(double est, double low, double high)
 
 char *tsr_estimate_json(const tsr_estimate *e, const tsr_rate *r, int threads, const char *config)
 {
-    /* the timing run's counts are certain lower bounds */
-    double nlow = e->nodes_low > (double)r->nodes ? e->nodes_low : (double)r->nodes;
-    double slow = e->solutions_low > (double)r->solutions ? e->solutions_low : (double)r->solutions;
     json_t *o = json_object(), *secs = json_object();
     int counts[2] = {1, threads};
     for (int i = 0; i < (threads > 1 ? 2 : 1); i++) {
@@ -118,8 +136,8 @@ char *tsr_estimate_json(const tsr_estimate *e, const tsr_rate *r, int threads, c
                                                  num(d.estimate), "low", num(d.low), "high",
                                                  num(d.high), "text", d.text));
     }
-    json_object_set_new(o, "nodes", range(e->nodes, nlow, e->nodes_high));
-    json_object_set_new(o, "solutions", range(e->solutions, slow, e->solutions_high));
+    json_object_set_new(o, "nodes", range(e->nodes, e->nodes_low, e->nodes_high));
+    json_object_set_new(o, "solutions", range(e->solutions, e->solutions_low, e->solutions_high));
     json_object_set_new(o, "rate", json_real(r->nodes_per_second));
     json_object_set_new(o, "seconds", secs);
     json_object_set_new(o, "probes", json_integer(e->probes));
