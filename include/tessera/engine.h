@@ -148,10 +148,16 @@ typedef struct tsr_rate {
 } tsr_rate;
 int tsr_solver_rate(const tsr_solver *s, double max_seconds, tsr_rate *out);
 
+/* The timing run's counts are certain: raise the estimate's low ends (and
+ * the estimates) to them, or, when it finished the search, make all of
+ * them the exact counts.  Call before tsr_forecast and tsr_estimate_json. */
+void tsr_estimate_merge(tsr_estimate *e, const tsr_rate *r);
+
 /* The search's time on `threads` threads, assuming they scale linearly:
  * estimated nodes over the measured rate, the range from the node range
- * (its low end at least the nodes the timing run visited); the exact time
- * over threads when the timing run finished the search.  text is one
+ * (its low end at least the nodes the timing run visited, after
+ * tsr_estimate_merge); the exact time over threads when the timing run
+ * finished the search.  text is one
  * human line, e.g. "3h05m (2h40m to 3h30m)". */
 typedef struct tsr_duration {
     double estimate, low, high; /* seconds; infinite when the rate is 0 */
