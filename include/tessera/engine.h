@@ -13,6 +13,7 @@
 #define TESSERA_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "puzzle.h"
@@ -112,5 +113,63 @@ int tsr_solver_sample(const tsr_solver *s, long trials, int r, uint64_t seed,
                       const tsr_callbacks *cb, tsr_stats *st);
 
 void tsr_stats_free(tsr_stats *st);
+
+/* Knuth's estimate of a whole search before running it (docs/engine.md):
+ * random root-to-leaf descents making exactly the search's choices, each
+ * taking one child uniformly at every node.  `nodes` estimates the run's
+ * `nodes` (fits), `solutions` the solutions it reports in the solver's
+ * mode; low/high are a 95% range (solutions_high < 0: no descent reached a
+ * solution, so nothing bounds the count).  Stops after `probes` descents or
+ * `max_seconds`, whichever comes first; the same seed and a bound reached
+ * by probes give the same estimate. */
+typedef struct tsr_estimate {
+    double nodes, nodes_low, nodes_high;
+    double solutions, solutions_low, solutions_high;
+    long probes;      /* descents made */
+    long samples;     /* independent estimates averaged (descents sharing a
+                         path down to FILA make one) */
+    long hits;        /* descents that reached a leaf reporting solutions */
+    double seconds;
+} tsr_estimate;
+
+/* Returns 0, TSR_EINVAL (probes < 1 or max_seconds not positive) or
+ * TSR_ENOMEM. */
+int tsr_solver_estimate(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
+                        tsr_estimate *out);
+
+/* This machine's speed on the search: tsr_solver_run on one thread,
+ * stopped after max_seconds.  When the search ends first, complete is set
+ * and nodes, solutions and seconds are the exact figures. */
+typedef struct tsr_rate {
+    double nodes_per_second;
+    uint64_t nodes, solutions;
+    double seconds;
+    bool complete;
+} tsr_rate;
+int tsr_solver_rate(const tsr_solver *s, double max_seconds, tsr_rate *out);
+
+/* The timing run's counts are certain: raise the estimate's low ends (and
+ * the estimates) to them, or, when it finished the search, make all of
+ * them the exact counts.  Call before tsr_forecast and tsr_estimate_json. */
+void tsr_estimate_merge(tsr_estimate *e, const tsr_rate *r);
+
+/* The search's time on `threads` threads, assuming they scale linearly:
+ * estimated nodes over the measured rate, the range from the node range
+ * (its low end at least the nodes the timing run visited, after
+ * tsr_estimate_merge); the exact time over threads when the timing run
+ * finished the search.  text is one
+ * human line, e.g. "3h05m (2h40m to 3h30m)". */
+typedef struct tsr_duration {
+    double estimate, low, high; /* seconds; infinite when the rate is 0 */
+    char text[112];
+} tsr_duration;
+void tsr_forecast(const tsr_estimate *e, const tsr_rate *r, int threads, tsr_duration *out);
+
+/* The report as compact JSON (malloc'd, NULL when out of memory): nodes
+ * and solutions {estimate, low, high}, rate, seconds per thread count (1
+ * and `threads`), probes, samples, elapsed_s, exact (the timing run's
+ * figures when it finished the search, else null), config.  docs/api.md
+ * (POST /api/v1/estimate) documents it. */
+char *tsr_estimate_json(const tsr_estimate *e, const tsr_rate *r, int threads, const char *config);
 
 #endif

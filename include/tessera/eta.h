@@ -53,12 +53,15 @@ bool tsr_eta_range(const tsr_eta *e, uint64_t nodes, double rate, double *low, d
  * ratios apart, not seconds), or infinity past a century. */
 double tsr_eta_middle(double low, double high);
 
-/* A duration in one format everywhere: "45s", "35m28s", "3h05m",
- * "2.4 days", "3.1 years", "more than a century".  Returns buf. */
-const char *tsr_duration(double seconds, char *buf, size_t size);
+/* A duration in one format everywhere: "under 0.1s", "42.3s", "35m28s",
+ * "3h05m", "2.4 days", "3.1 years", "more than a century"; "unknown" for
+ * infinity or NaN.  Returns buf. */
+const char *tsr_duration_text(double seconds, char *buf, size_t size);
 
-/* The range as text: "about 3h05m (2h10m - 4h20m)", or "more than a
- * century", or "?" when there is none.  Returns buf. */
-const char *tsr_eta_text(double low, double high, char *buf, size_t size);
+/* An estimate with its range: "3h05m (2h10m to 4h20m)", just "3h05m" when
+ * the ends read the same, "5.2 years to more than a century", "more than
+ * a century"; "unknown" when low is negative.  Returns buf. */
+const char *tsr_duration_range(double estimate, double low, double high, char *buf,
+                               size_t size);
 
 #endif

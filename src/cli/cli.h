@@ -22,7 +22,9 @@ enum {
     O_SAMPLE, O_FILA, O_ORDER, O_NOF, O_NONOF, O_VOLUME, O_VTRIGGER, O_PARITY, O_PFILTER,
     O_FIT, O_NOFIT, O_REDUNDANCY, O_THREADS, O_ENGINE, O_PRIORITY, O_MPI,
     /* the daemon client's own */
-    O_SERVER, O_TOKEN, O_WATCH, O_STATE, O_AFTER, O_FORMAT, O_ALL
+    O_SERVER, O_TOKEN, O_WATCH, O_STATE, O_AFTER, O_FORMAT, O_ALL,
+    /* estimate's own */
+    O_PROBES, O_SECONDS, O_SEED
 };
 
 /* The struct option entries of the job options both solve and submit take. */

@@ -2,6 +2,7 @@
  * tessera.c - the command-line tool.
  *
  *   tessera solve [options] FILE     solve a puzzle in-process
+ *   tessera estimate [options] FILE  how long solve would take (Knuth's estimate)
  *   tessera submit|status|watch|solutions|pause|resume|cancel|delete ...
  *                                    talk to the daemon (remote.c)
  *   tessera version | help
@@ -32,6 +33,7 @@
 
 static const char *usage_text =
     "usage: tessera solve [options] FILE    (FILE: puzzle JSON or polycube text; - for stdin)\n"
+    "       tessera estimate [--probes=N] [--seconds=S] [--seed=N] [--json] [options] FILE\n"
     "       tessera submit [--watch] [job options] FILE   (queue it on tesserad)\n"
     "       tessera status [--state=S] [ID]\n"
     "       tessera watch ID\n"
@@ -70,6 +72,17 @@ static const char *usage_text =
     "      --pfilter=N        parity image filter while N or more pieces remain\n"
     "      --fit, --no-fit    fit filter at the root, to a fixed point\n"
     "      --redundancy[=PIECE|off]  rotational-redundancy filter (default: automatic)\n"
+    "\n"
+    "estimate: nodes and solutions by Knuth's estimator (random descents making the\n"
+    "search's own choices), this machine's node rate from a short real run, and the\n"
+    "time on 1 thread and on all cores (or --threads), assuming linear scaling.\n"
+    "Takes the counting and engine options of solve, and:\n"
+    "      --probes=N         at most N descents (default 1000000)\n"
+    "      --seconds=S        at most S seconds of descents (default 2); the node rate\n"
+    "                         takes another 0.5 s\n"
+    "      --seed=N           random seed (default 1); a run that --probes ends is\n"
+    "                         the same for the same seed\n"
+    "      --json             one JSON object (as POST /api/v1/estimate answers)\n"
     "\n"
     "daemon commands (tesserad's REST API; FILE and the counting and engine options\n"
     "as for solve, on top of a job file's options):\n"
@@ -167,8 +180,9 @@ static int on_progress(void *ctx, const tsr_stats *st)
     tsr_eta_range(&c->eta, st->nodes, rate, &low, &high);
     fprintf(stderr, "%s%5.1f%%  %llu solutions  %llu nodes  %.3g nodes/s  %s elapsed  eta %s%s",
             c->tty ? "\r\033[K" : "", 100 * st->fraction, (unsigned long long)st->solutions,
-            (unsigned long long)st->nodes, rate, tsr_duration(st->seconds, elapsed, sizeof elapsed),
-            tsr_eta_text(low, high, etabuf, sizeof etabuf), c->tty ? "" : "\n");
+            (unsigned long long)st->nodes, rate, tsr_duration_text(st->seconds, elapsed, sizeof elapsed),
+            tsr_duration_range(tsr_eta_middle(low, high), low, high, etabuf, sizeof etabuf),
+            c->tty ? "" : "\n");
     fflush(stderr);
     c->progress_shown = 1;
     return 0;
@@ -342,6 +356,36 @@ int cli_apply_flag(const flag *f, tsr_options *o, cli *c)
     return 0;
 }
 
+/* Read FILE (a puzzle, with a JSON job file's options) and apply the
+ * command-line flags on top: 0, or the exit status after saying why.  On
+ * success *text holds the file's bytes (free it). */
+static int read_job(const char *file, const flag *flags, int nflags, cli *c, tsr_puzzle **pz,
+                    tsr_options *opt, char **text, size_t *len)
+{
+    tsr_err err = {{0}};
+    *pz = NULL;
+    *text = NULL;
+    int rc = tsr_file_read(file, text, len, &err);
+    if (rc == 0)
+        rc = tsr_puzzle_read(*text, *len, tsr_file_name(file), pz, opt, &err);
+    if (rc) {
+        fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
+        free(*text);
+        *text = NULL;
+        return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
+    }
+    c->pz = *pz;
+    for (int i = 0; i < nflags && rc == 0; i++)
+        rc = cli_apply_flag(&flags[i], opt, c);
+    if (rc) {
+        tsr_puzzle_free(*pz);
+        free(*text);
+        *pz = NULL;
+        *text = NULL;
+    }
+    return rc;
+}
+
 /* tessera solve; m: this is rank 0 of an MPI job (--mpi), else NULL. */
 static int cmd_solve(int argc, char **argv, cli_mpi *m)
 {
@@ -405,20 +449,11 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_err err = {{0}};
     char *text = NULL; /* the file's bytes, which --mpi's workers read too */
     size_t len = 0;
-    int rc = tsr_file_read(file, &text, &len, &err);
-    if (rc == 0)
-        rc = tsr_puzzle_read(text, len, tsr_file_name(file), &pz, &opt, &err);
-    if (rc) {
-        fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
-        free(flags);
-        free(text);
-        return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
-    }
-    c.pz = pz;
-    for (int i = 0; i < nflags && rc == 0; i++)
-        rc = cli_apply_flag(&flags[i], &opt, &c);
+    int rc = read_job(file, flags, nflags, &c, &pz, &opt, &text, &len);
     free(flags);
-    if (rc == 0 && m != NULL && (c.plain || c.trace || c.sample_trials > 0))
+    if (rc)
+        return rc;
+    if (m != NULL && (c.plain || c.trace || c.sample_trials > 0))
         rc = cli_usage_error("--mpi runs the pool engine: not with --engine=plain, --trace "
                              "or --sample%s", "");
     if (rc) {
@@ -473,6 +508,145 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     return rc == 0 ? 0 : rc == TSR_EINVAL ? EXIT_USAGE : 1;
 }
 
+/* A count for people: whole numbers up to a million, then 3 digits. */
+static void count_text(double v, char *buf, size_t size)
+{
+    if (v < 0)
+        snprintf(buf, size, "unknown");
+    else if (v < 1e6)
+        snprintf(buf, size, "%.0f", v);
+    else
+        snprintf(buf, size, "%.3g", v);
+}
+
+static void print_estimate(const tsr_estimate *e, const tsr_rate *r, int threads,
+                           const tsr_options *opt, const char *config)
+{
+    char a[32], b[32], c[32];
+    count_text(e->nodes, a, sizeof a);
+    count_text(e->nodes_low, b, sizeof b);
+    count_text(e->nodes_high, c, sizeof c);
+    printf("nodes: %s (%s to %s)\n", a, b, c);
+    count_text(e->solutions, a, sizeof a);
+    count_text(e->solutions_low, b, sizeof b);
+    count_text(e->solutions_high, c, sizeof c);
+    if (e->solutions_high < 0)
+        printf("solutions (%s): at least %s; no descent reached one, so no estimate\n",
+               mode_name(opt->unique), b);
+    else
+        printf("solutions (%s): %s (%s to %s)\n", mode_name(opt->unique), a, b, c);
+    printf("node rate: %.3g nodes/s on one thread (measured for %.2fs)\n", r->nodes_per_second,
+           r->seconds);
+    int counts[2] = {1, threads};
+    for (int i = 0; i < (threads > 1 ? 2 : 1); i++) {
+        tsr_duration d;
+        tsr_forecast(e, r, counts[i], &d);
+        printf("time on %d thread%s: %s\n", counts[i], counts[i] > 1 ? "s" : "", d.text);
+    }
+    if (r->complete)
+        printf("exact: the timing run finished the search: %llu nodes, %llu solutions, %.3fs\n",
+               (unsigned long long)r->nodes, (unsigned long long)r->solutions, r->seconds);
+    else if (threads > 1)
+        printf("(%d threads: assuming linear scaling)\n", threads);
+    printf("probes: %ld descents in %.2fs\nconfig: %s\n", e->probes, e->seconds, config);
+}
+
+/* tessera estimate: Knuth's estimate of the search, the node rate, the time. */
+static int cmd_estimate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, O_JSON},
+        {"probes", required_argument, NULL, O_PROBES},
+        {"seconds", required_argument, NULL, O_SECONDS},
+        {"seed", required_argument, NULL, O_SEED},
+        CLI_JOB_OPTIONS,
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cli c = {0};
+    bool json = false;
+    long long probes = 1000000, seed = 1;
+    double seconds = 2;
+    flag *flags = calloc((size_t)argc + 1, sizeof *flags);
+    int nflags = 0, ch, rc = 0;
+    if (flags == NULL)
+        return 1;
+    optind = 1;
+    while (rc == 0 && (ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        char *end;
+        switch (ch) {
+        case O_JSON: json = true; break;
+        case O_PROBES:
+            if (!cli_parse_long(optarg, 1, LONG_MAX, &probes))
+                rc = cli_usage_error("--probes: expected a number >= 1, got '%s'", optarg);
+            break;
+        case O_SECONDS:
+            seconds = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(seconds > 0 && seconds <= 86400))
+                rc = cli_usage_error("--seconds: expected seconds above 0, got '%s'", optarg);
+            break;
+        case O_SEED:
+            if (!cli_parse_long(optarg, 0, LLONG_MAX, &seed))
+                rc = cli_usage_error("--seed: expected a number >= 0, got '%s'", optarg);
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            free(flags);
+            return 0;
+        case '?':
+            fprintf(stderr, "Try 'tessera help'.\n");
+            rc = EXIT_USAGE;
+            break;
+        default:
+            flags[nflags++] = (flag){ch, optarg};
+        }
+    }
+    if (rc == 0 && optind != argc - 1)
+        rc = cli_usage_error("estimate needs exactly one puzzle file%s", "");
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    char *text = NULL;
+    size_t len = 0;
+    const char *file = rc == 0 ? argv[optind] : NULL;
+    if (rc == 0)
+        rc = read_job(file, flags, nflags, &c, &pz, &opt, &text, &len);
+    free(flags);
+    free(text);
+    if (rc)
+        return rc;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    rc = tsr_solver_new(pz, &opt, &s, &err);
+    if (rc) {
+        fprintf(stderr, "tessera: %s: %s\n", file, err.msg[0] ? err.msg : tsr_strerror(rc));
+        tsr_puzzle_free(pz);
+        return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
+    }
+    tsr_estimate e;
+    tsr_rate r;
+    int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
+    rc = tsr_solver_estimate(s, (long)probes, seconds, (uint64_t)seed, &e);
+    if (rc == 0)
+        rc = tsr_solver_rate(s, 0.5, &r);
+    if (rc == 0)
+        tsr_estimate_merge(&e, &r);
+    if (rc != 0) {
+        fprintf(stderr, "tessera: %s: estimate failed: %s\n", file, tsr_strerror(rc));
+    } else if (json) {
+        char *j = tsr_estimate_json(&e, &r, threads, tsr_solver_config(s));
+        if (j)
+            puts(j);
+        else
+            rc = TSR_ENOMEM;
+        free(j);
+    } else {
+        print_estimate(&e, &r, threads, &opt, tsr_solver_config(s));
+    }
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+    return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -485,6 +659,8 @@ int main(int argc, char **argv)
 #endif
         return cmd_solve(argc - 1, argv + 1, NULL);
     }
+    if (strcmp(cmd, "estimate") == 0)
+        return cmd_estimate(argc - 1, argv + 1);
     if (cli_is_remote_command(cmd))
         return cli_remote_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -9,6 +9,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,62 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
     json_object_set_new(o, "options", oj);
     json_object_set_new(o, "summary", summary);
     reply_json(rep, 200, o);
+}
+
+/* POST /api/v1/estimate.  Its cost is bounded: the descents stop after
+ * EST_SECONDS, the timing run after EST_RATE_SECONDS, on the calling
+ * server thread; preparing the solver (capped by read_submission) comes on
+ * top.  At most EST_CONCURRENT run at once, so estimates cannot take the
+ * cores from the jobs; the rest are told to retry (503). */
+#define EST_SECONDS 2.0
+#define EST_RATE_SECONDS 0.5
+#define EST_PROBES 1000000L
+#define EST_CONCURRENT 2
+
+static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
+{
+    static atomic_int running;
+    jm_manager *m = ctx;
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    if (!read_submission(body, len, &pz, &opt, rep))
+        return;
+    if (atomic_fetch_add(&running, 1) >= EST_CONCURRENT) {
+        atomic_fetch_sub(&running, 1);
+        tsr_puzzle_free(pz);
+        srv_reply_error(rep, 503, "%d estimates are running already; try again in a few seconds",
+                        EST_CONCURRENT);
+        return;
+    }
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    int rc = tsr_solver_new(pz, &opt, &s, &err);
+    if (rc != 0) {
+        srv_reply_error(rep, rc == TSR_ENOMEM ? 500 : 422, "request body: %s",
+                        err.msg[0] ? err.msg : tsr_strerror(rc));
+    } else {
+        tsr_estimate e;
+        tsr_rate r;
+        rc = tsr_solver_estimate(s, EST_PROBES, EST_SECONDS, 1, &e);
+        if (rc == 0)
+            rc = tsr_solver_rate(s, EST_RATE_SECONDS, &r);
+        char *text = NULL;
+        if (rc == 0) {
+            tsr_estimate_merge(&e, &r);
+            text = tsr_estimate_json(&e, &r, m->threads > 0 ? m->threads : 1,
+                                     tsr_solver_config(s));
+        }
+        json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+        free(text);
+        if (j != NULL)
+            reply_json(rep, 200, j);
+        else
+            srv_reply_error(rep, 500, "estimate failed: %s",
+                            tsr_strerror(rc ? rc : TSR_ENOMEM));
+    }
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+    atomic_fetch_sub(&running, 1);
 }
 
 static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
@@ -636,7 +693,8 @@ void jm_ops(jm_manager *m, srv_ops *ops)
 {
     *ops = (srv_ops){.ctx = m, .submit = op_submit, .list = op_list, .get = op_get,
                      .action = op_action, .solutions = op_solutions, .puzzles = op_puzzles,
-                     .validate = op_validate, .job_puzzle = op_job_puzzle,
+                     .validate = op_validate, .estimate = op_estimate,
+                     .job_puzzle = op_job_puzzle,
                      .health = op_health, .metrics = op_metrics, .wait_change = op_wait_change};
 }
 

@@ -167,7 +167,7 @@ json_t *jm_eta_json(double low, double high)
     double mid = tsr_eta_middle(low, high);
     return json_pack("{s:o,s:o,s:o,s:s}", "low_s", seconds_json(low), "high_s",
                      seconds_json(high), "estimate_s", seconds_json(mid), "text",
-                     tsr_eta_text(low, high, text, sizeof text));
+                     tsr_duration_range(mid, low, high, text, sizeof text));
 }
 
 /* The job object of docs/api.md (under mu). */

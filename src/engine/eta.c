@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tessera/eta.h"
 
@@ -85,39 +86,45 @@ double tsr_eta_middle(double low, double high)
     return high - low < 1 ? high : sqrt(fmax(low, 1) * high);
 }
 
-const char *tsr_duration(double s, char *buf, size_t size)
+const char *tsr_duration_text(double seconds, char *buf, size_t size)
 {
-    if (!(s >= 0)) /* NaN and negatives: no duration */
-        snprintf(buf, size, "?");
-    else if (s >= TSR_CENTURY_S)
+    const double day = 86400, year = 365.25 * day;
+    if (!(seconds >= 0) || isinf(seconds))
+        snprintf(buf, size, "unknown");
+    else if (seconds >= TSR_CENTURY_S)
         snprintf(buf, size, "more than a century");
-    else if (s < 60)
-        snprintf(buf, size, "%.0fs", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
-    else if (s < 86400)
-        snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
-    else if (s < 365.25 * 86400)
-        snprintf(buf, size, "%.1f days", s / 86400);
+    else if (seconds >= 2 * year)
+        snprintf(buf, size, "%.1f years", seconds / year);
+    else if (seconds >= 2 * day)
+        snprintf(buf, size, "%.1f days", seconds / day);
+    else if (seconds >= 3600) {
+        long m = lround(seconds / 60);
+        snprintf(buf, size, "%ldh%02ldm", m / 60, m % 60);
+    } else if (seconds >= 60) {
+        long t = lround(seconds);
+        snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
+    } else if (seconds >= 0.1)
+        snprintf(buf, size, "%.1fs", seconds);
     else
-        snprintf(buf, size, "%.1f years", s / (365.25 * 86400));
+        snprintf(buf, size, "under 0.1s");
     return buf;
 }
 
-const char *tsr_eta_text(double low, double high, char *buf, size_t size)
+const char *tsr_duration_range(double estimate, double low, double high, char *buf, size_t size)
 {
-    char a[32], b[32], m[32];
+    char e[32], a[32], b[32];
+    tsr_duration_text(estimate, e, sizeof e);
+    tsr_duration_text(low, a, sizeof a);
+    tsr_duration_text(high, b, sizeof b);
     if (!(low >= 0))
-        snprintf(buf, size, "?");
+        snprintf(buf, size, "unknown");
     else if (low >= TSR_CENTURY_S)
         snprintf(buf, size, "more than a century");
     else if (high >= TSR_CENTURY_S)
-        snprintf(buf, size, "%s to more than a century", tsr_duration(low, a, sizeof a));
-    else if (high - low < 1)
-        snprintf(buf, size, "%s", tsr_duration(high, a, sizeof a));
+        snprintf(buf, size, "%s to more than a century", a);
+    else if (strcmp(a, b) == 0)
+        snprintf(buf, size, "%s", e);
     else
-        snprintf(buf, size, "about %s (%s - %s)",
-                 tsr_duration(tsr_eta_middle(low, high), m, sizeof m),
-                 tsr_duration(low, a, sizeof a), tsr_duration(high, b, sizeof b));
+        snprintf(buf, size, "%s (%s to %s)", e, a, b);
     return buf;
 }

@@ -363,15 +363,44 @@ static int build(fila *f, const dlx *d)
     return rc;
 }
 
+/* Build the lists and set the parity state as fila_search does; the hole
+ * parity is the colour sum of the open cells. */
+int fila_probe_begin(fila *f, const dlx *d)
+{
+    int rc = build(f, d);
+    if (rc)
+        return rc;
+    f->hp = 0;
+    for (int b = 0; b < f->V; b++)
+        if (f->gcell[b] >= 0)
+            f->hp += img_color(f->ip, f->gcell[b]);
+    f->pstate = 0;
+    if (f->plan->parity_min > 0)
+        for (int s = 0; s < f->Q; s++) {
+            int cls = f->plan->type_class[f->gtype[s]];
+            if (cls >= 0)
+                f->pstate += f->N[s] * f->plan->class_radix[cls];
+        }
+    return 0;
+}
+
+void fila_descend(fila *f, uint64_t *rng, const fila_probe_hooks *h, fila_descent *out)
+{
+    if (f->V <= 64)
+        fila_probe64(f, f->top, fila_start64(f), rng, h, out);
+    else
+        fila_probe128(f, f->top, fila_start128(f), rng, h, out);
+}
+
 double fila_estimate(fila *f, const dlx *d, int probes, uint64_t *rng)
 {
-    if (probes <= 0 || build(f, d) != 0)
+    if (probes <= 0 || fila_probe_begin(f, d) != 0)
         return -1;
     int p = dlx_remaining_copies(d);
     double total = 0;
     for (int i = 0; i < probes; i++)
-        total += f->V <= 64 ? fila_probe64(f, p, fila_start64(f), rng)
-                            : fila_probe128(f, p, fila_start128(f), rng);
+        total += f->V <= 64 ? fila_probe64(f, p, fila_start64(f), rng, NULL, NULL)
+                            : fila_probe128(f, p, fila_start128(f), rng, NULL, NULL);
     return total / probes;
 }
 

@@ -100,4 +100,28 @@ int fila_donate(fila *f, int *images, int nprefix, bool all, fila_donate_fn dona
  * cell as the search, a random fitting image at each level).  -1 on error. */
 double fila_estimate(fila *f, const dlx *d, int probes, uint64_t *rng);
 
+/* Knuth's descents one at a time, for the estimator of the whole search
+ * (search.c): fila_probe_begin builds the lists for a DLX state once, then
+ * each fila_descend makes one random descent from it with the search's
+ * choices (the cell its heuristic picks, a uniform choice among the images
+ * that fit, the parity trigger) down to `tail` pieces left, and searches
+ * the whole subtree there.  Its nodes and solutions, each weighted by the
+ * product of the degrees above, are added to *out; `leaf` tells how many
+ * solutions a leaf reports (images: those FILA placed, global ids), or a
+ * negative error code, which ends up in out->err. */
+typedef struct fila_probe_hooks {
+    void *ctx;
+    int (*leaf)(void *ctx, const int *images, int n);
+    int tail;
+} fila_probe_hooks;
+typedef struct fila_descent {
+    double nodes, solutions;
+    double level[FILA_MAX_BITS]; /* [p]: the nodes with p pieces left that the
+                                    random part of the descents counted */
+    long leaves;    /* leaves that reported solutions */
+    int err;
+} fila_descent;
+int fila_probe_begin(fila *f, const dlx *d);
+void fila_descend(fila *f, uint64_t *rng, const fila_probe_hooks *h, fila_descent *out);
+
 #endif

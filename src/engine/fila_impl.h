@@ -328,13 +328,74 @@ static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **of
     return true;
 }
 
-/* One random descent for Knuth's tree-size estimate: returns the sum over
- * the levels below of the product of the numbers of fitting images. */
-static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng)
+/* The whole subtree below a node of weight w, for the estimator's exhaustive
+ * tail: every fit counts w nodes, every leaf w times the solutions the
+ * driver's leaf hook reports for it.  gids[0..ng) are the images placed by
+ * FILA above (global ids). */
+static void FLN(fila_enum)(fila *f, int p, MASK o, double w, int *gids, int ng,
+                           const fila_probe_hooks *h, fila_descent *out)
 {
+    const fila_plan *pl = f->plan;
+    if (p == pl->goal) {
+        int m = h->leaf(h->ctx, gids, ng);
+        if (m < 0)
+            out->err = m;
+        out->solutions += m > 0 ? w * m : 0;
+        out->leaves += m > 0;
+        return;
+    }
+    const uint32_t *off;
+    const MASK *em;
+    const int *ei;
+    uint64_t shapes;
+    if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
+        return;
+    bool check_parity = pl->parity_min > 0 && p - 1 >= pl->parity_min;
+    for (; shapes && out->err == 0; shapes &= shapes - 1) {
+        int s = __builtin_ctzll(shapes);
+        int cls = check_parity ? pl->type_class[f->gtype[s]] : -1;
+        bool last = --f->N[s] == 0;
+        if (last)
+            f->avail &= ~(1ull << s);
+        for (uint32_t k = off[s]; k < off[s + 1]; k++) {
+            if (o & em[k])
+                continue;
+            out->nodes += w;
+            int img = ei[k];
+            f->hp -= f->ipar[img];
+            if (cls >= 0)
+                f->pstate -= pl->class_radix[cls];
+            if (!check_parity || parity_ok(f)) {
+                gids[ng] = f->igid[img];
+                FLN(fila_enum)(f, p - 1, o | em[k], w, gids, ng + 1, h, out);
+            }
+            f->hp += f->ipar[img];
+            if (cls >= 0)
+                f->pstate += pl->class_radix[cls];
+        }
+        if (last)
+            f->avail |= 1ull << s;
+        f->N[s]++;
+    }
+}
+
+/* One random descent for Knuth's tree-size estimate: returns the sum over
+ * the levels below of the product of the numbers of fitting images.  The
+ * cell is the one the search would branch on, the image a uniform choice
+ * among those that fit (each of them is a node the search counts); a child
+ * the parity trigger rejects is a node without children, as in the search.
+ * With hooks h, the descent also adds to *out: its nodes, and once it
+ * reaches h->tail pieces left the whole subtree there (fila_enum) with the
+ * solutions of its leaves. */
+static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng, const fila_probe_hooks *h,
+                              fila_descent *out)
+{
+    const fila_plan *pl = f->plan;
     double prod = 1, sum = 0;
-    int taken[FILA_MAX_BITS], nt = 0;
-    while (p > f->plan->goal) {
+    int taken[FILA_MAX_BITS], gids[FILA_MAX_BITS], nt = 0;
+    int hp = f->hp, pstate = f->pstate;
+    bool dead = false;
+    while (p > pl->goal && !dead && (h == NULL || p > h->tail)) {
         const uint32_t *off;
         const MASK *em;
         const int *ei;
@@ -349,8 +410,11 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng)
             break;
         prod *= (double)n;
         sum += prod;
+        if (h != NULL)
+            out->level[p - 1] += prod;
         *rng ^= *rng >> 12, *rng ^= *rng << 25, *rng ^= *rng >> 27;
         long pick = (long)((*rng * 2685821657736338717ull >> 20) % (uint64_t)n);
+        int img = -1;
         for (uint64_t sh = shapes; sh && pick >= 0; sh &= sh - 1) {
             int s = __builtin_ctzll(sh);
             for (uint32_t k = off[s], e = off[s + 1]; k < e && pick >= 0; k++)
@@ -358,16 +422,32 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng)
                     o |= em[k];
                     if (--f->N[s] == 0)
                         f->avail &= ~(1ull << s);
+                    img = ei[k];
+                    gids[nt] = f->igid[img];
                     taken[nt++] = s;
                 }
         }
         p--;
+        if (pl->parity_min > 0 && p >= pl->parity_min) {
+            int cls = pl->type_class[f->gtype[taken[nt - 1]]];
+            f->hp -= f->ipar[img];
+            if (cls >= 0)
+                f->pstate -= pl->class_radix[cls];
+            dead = !parity_ok(f);
+        }
+    }
+    if (h != NULL) {
+        out->nodes += sum;
+        if (!dead)
+            FLN(fila_enum)(f, p, o, prod, gids, nt, h, out);
     }
     while (nt > 0) {
         int s = taken[--nt];
         if (f->N[s]++ == 0)
             f->avail |= 1ull << s;
     }
+    f->hp = hp;
+    f->pstate = pstate;
     return sum;
 }
 
@@ -389,6 +469,7 @@ static void FLN(fila_solve)(fila *f, int p, MASK o)
         int n = 0;
         for (int k = f->top - 1; k >= p; k--)
             f->gids[n++] = f->igid[f->stack[k]];
+        f->cur = p + 1; /* the live levels, should the leaf end the run */
         if (hk->leaf(hk->ctx, f->gids, n))
             f->stop = 1;
         return;

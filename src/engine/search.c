@@ -696,6 +696,17 @@ static int leaf(void *ctx, const int *extra, int nextra)
     return r->stop;
 }
 
+/* The leaf hook: a leaf that ends the run leaves the progress at that
+ * point as the run's last estimate (no tick comes after it). */
+static int leaf_hook(void *ctx, const int *extra, int nextra)
+{
+    run *r = ctx;
+    int stop = leaf(r, extra, nextra);
+    if (stop)
+        r->fraction = progress_now(r);
+    return stop;
+}
+
 static void trace(run *r, int img)
 {
     const img_problem *ip = r->ip;
@@ -899,7 +910,7 @@ static void dlx_rec(run *r, double w)
     if (r->nforced == 0 && r->w_task < 0)
         r->w_task = w; /* a task's replay ends here */
     if (p == s->opt.goal) {
-        leaf(r, NULL, 0);
+        leaf_hook(r, NULL, 0);
         return;
     }
     /* sampling needs DLX's random choices down to the sampling level */
@@ -999,7 +1010,7 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
         !r->path || !r->hidden || !r->rows || !r->sol || !r->scratch || !r->expand || !r->pl ||
         !r->plcells)
         return TSR_ENOMEM;
-    r->hooks = (fila_hooks){r, leaf, tick, st->attempts, st->fits};
+    r->hooks = (fila_hooks){r, leaf_hook, tick, st->attempts, st->fits};
     r->w_task = -1;
     for (int c = 0; c < ip->ncells; c++)
         r->hp += img_color(ip, c);
@@ -1075,5 +1086,287 @@ int tsr_solver_sample(const tsr_solver *s, long trials, int rr, uint64_t seed,
     st->fraction = 0; /* sampling does not cover the tree */
     st->stopped = r.stop != 0;
     run_free(&r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * Estimating a search before running it (Knuth, "Estimating the efficiency
+ * of backtrack programs", 1975)
+ *
+ * A descent walks from the root to a leaf or a dead end making exactly the
+ * search's choices: at DLX levels the same filters, column choice and
+ * triggers as dlx_rec and branch, below the handoff FILA's heuristics
+ * (fila_descend); at each node it takes one of the d children the search
+ * would count as fits, uniformly.  With d1, d2, ... the degrees along the
+ * way, d1 + d1 d2 + ... is an unbiased estimate of the search's `nodes`,
+ * and at a leaf d1 d2 ... dk times the solutions the leaf reports (what
+ * leaf() would report in the job's mode) one of its solution count.
+ *
+ * Building FILA's lists at the handoff costs as much as many descents, so
+ * each DLX descent that reaches FILA makes EST_FILA_DESCENTS descents from
+ * there and takes their mean: still an unbiased estimate of its subtree.
+ * One such DLX descent is one sample; samples are independent.
+ *
+ * Spread.  Descent values are heavy-tailed (a rare deep path carries a
+ * huge product), so the plain standard error is itself unreliable.  The
+ * samples are dealt round-robin into EST_BATCHES batches; the range is the
+ * mean +- t(0.975, EST_BATCHES - 1) standard errors of the batch means,
+ * which are much closer to normal than single samples.  It still misses
+ * when no sample has met the rare paths that hold most of the tree, and
+ * then it errs low: docs/engine.md says how to read it.
+ */
+
+#define EST_FILA_DESCENTS 16
+/* A first EST_PILOT_SAMPLES samples measure the nodes per level; then
+ * descents search the whole subtree once they reach the deepest level
+ * whose subtrees are estimated at EST_TAIL_NODES nodes at most.  A rare
+ * solution is far likelier to be met by a descent that searches a whole
+ * small subtree than by one that has to guess its way down, and the
+ * estimate stays unbiased. */
+#define EST_PILOT_SAMPLES 200
+#define EST_TAIL_NODES 300.0
+#define EST_BATCHES 30
+#define EST_T95 2.045 /* Student's t, 29 degrees of freedom */
+
+typedef struct est_walk {
+    const tsr_solver *s;
+    const img_problem *ip;
+    dlx *d;
+    fila *f;
+    flt_volume *vol;
+    int *path, depth;       /* images placed by DLX */
+    int *hidden, nhidden, *rows;
+    int *sol, *scratch, *expand;
+    int hp, pstate;
+    uint64_t rng;
+    long descents;
+    double nodes, solutions; /* of the current sample */
+    long hits;               /* descents that reached a leaf reporting solutions */
+    int tail;                /* pieces left where FILA descents search all */
+    double level[FILA_MAX_BITS]; /* [p]: nodes with p pieces left, summed over samples */
+} est_walk;
+
+static uint64_t est_next(est_walk *w)
+{
+    w->rng ^= w->rng >> 12;
+    w->rng ^= w->rng << 25;
+    w->rng ^= w->rng >> 27;
+    return w->rng * 2685821657736338717ull;
+}
+
+/* The solutions a leaf reports: the DLX path plus FILA's `extra` images,
+ * as leaf() counts them.  Negative: an error code. */
+static int est_leaf(est_walk *w, const int *extra, int nextra)
+{
+    const tsr_solver *s = w->s;
+    if (s->opt.goal > 0)
+        return 1;
+    int n = 0;
+    for (int i = 0; i < w->depth; i++)
+        w->sol[n++] = w->path[i];
+    for (int i = 0; i < nextra; i++)
+        w->sol[n++] = extra[i];
+    sym_sort(w->sol, n);
+    if (!sym_accept(w->ip, s->g, s->ctype >= 0 ? s->keep : NULL, w->sol, w->scratch))
+        return 0;
+    return sym_expand(w->ip, s->g, s->mode_mask, w->sol, w->expand);
+}
+
+static int est_fila_leaf(void *ctx, const int *images, int n)
+{
+    return est_leaf(ctx, images, n);
+}
+
+/* FILA's part of a sample: `prod` is the product of the DLX degrees. */
+static int est_fila(est_walk *w, double prod)
+{
+    int rc = fila_probe_begin(w->f, w->d);
+    fila_probe_hooks h = {w, est_fila_leaf, w->tail};
+    fila_descent fd = {0};
+    for (int k = 0; k < EST_FILA_DESCENTS && rc == 0 && fd.err == 0; k++) {
+        fila_descend(w->f, &w->rng, &h, &fd);
+        w->descents++;
+    }
+    w->nodes += prod * fd.nodes / EST_FILA_DESCENTS;
+    w->solutions += prod * fd.solutions / EST_FILA_DESCENTS;
+    w->hits += fd.leaves;
+    for (int p = 0; p < FILA_MAX_BITS; p++)
+        w->level[p] += prod * fd.level[p] / EST_FILA_DESCENTS;
+    return rc ? rc : fd.err;
+}
+
+/* One DLX level of a descent, then the levels below; restores the matrix. */
+static int est_dlx(est_walk *w, double prod)
+{
+    const tsr_solver *s = w->s;
+    dlx *d = w->d;
+    int p = dlx_remaining_copies(d);
+    if (p == s->opt.goal) {
+        int m = est_leaf(w, NULL, 0);
+        w->solutions += m > 0 ? prod * m : 0;
+        w->hits += m > 0;
+        w->descents++;
+        return m < 0 ? m : 0;
+    }
+    if (p <= s->plan.maxp && w->f != NULL && fila_can_take(w->f, d))
+        return est_fila(w, prod);
+    int mark = w->nhidden, rc = 0;
+    if (s->opt.volume > 0 && p >= s->opt.volume && p < s->P)
+        flt_volume_filter(w->vol, d, w->hidden, &w->nhidden);
+    if (s->parity && s->opt.pfilter > 0 && p >= s->opt.pfilter && p < s->P)
+        flt_parity_filter(s->parity, w->ip, d, w->pstate, w->hp, w->rows, w->hidden, &w->nhidden);
+    int options, c = dlx_choose(d, s->rank[p], &options);
+    if (c >= 0 && options >= dlx_need_of(d, c) && options > 0) {
+        prod *= options; /* every row of the column is a fit */
+        w->nodes += prod;
+        dlx_cover_column(d, c);
+        int x = dlx_first(d, c);
+        for (long pick = (long)(est_next(w) % (uint64_t)options); pick > 0; pick--)
+            x = dlx_next(d, x);
+        int img = dlx_row_of(d, x);
+        dlx_select(d, x);
+        w->path[w->depth++] = img;
+        int par = img_parity(w->ip, img);
+        int cls = s->parity ? s->parity->type_class[w->ip->img_type[img]] : -1;
+        w->hp -= par;
+        if (cls >= 0)
+            w->pstate -= s->parity->class_radix[cls];
+        bool ok = true; /* the triggers of branch() */
+        if (s->parity && s->opt.parity > 0 && p - 1 >= s->opt.parity)
+            ok = flt_parity_ok(s->parity, w->pstate, w->hp);
+        if (ok && s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger)
+            ok = flt_volume_ok(w->vol, d);
+        if (ok)
+            rc = est_dlx(w, prod);
+        else
+            w->descents++;
+        w->hp += par;
+        if (cls >= 0)
+            w->pstate += s->parity->class_radix[cls];
+        w->depth--;
+        dlx_unselect(d, x);
+        dlx_uncover_column(d, c);
+    } else {
+        w->descents++; /* a dead end */
+    }
+    while (w->nhidden > mark)
+        dlx_unhide(d, w->hidden[--w->nhidden]);
+    return rc;
+}
+
+static void est_free(est_walk *w)
+{
+    dlx_free(w->d);
+    fila_free(w->f);
+    flt_volume_free(w->vol);
+    free(w->path);
+    free(w->hidden);
+    free(w->rows);
+    free(w->sol);
+    free(w->scratch);
+    free(w->expand);
+}
+
+static int est_init(est_walk *w, const tsr_solver *s, uint64_t seed)
+{
+    const img_problem *ip = s->ip;
+    size_t ni = (size_t)(ip->nimages ? ip->nimages : 1), nc = (size_t)ip->ncopies + 1;
+    *w = (est_walk){.s = s, .ip = ip};
+    w->d = dlx_new(ip, s->alive);
+    w->f = s->plan.maxp > 0 || s->opt.fila > 0 ? fila_new(ip, &s->plan) : NULL;
+    w->vol = flt_volume_new(ip);
+    w->path = malloc(nc * sizeof *w->path);
+    w->hidden = malloc(ni * sizeof *w->hidden);
+    w->rows = malloc(ni * sizeof *w->rows);
+    w->sol = malloc(nc * sizeof *w->sol);
+    w->scratch = malloc((nc + (size_t)ip->ntypes) * sizeof *w->scratch);
+    w->expand = malloc((size_t)s->g->n * nc * sizeof *w->expand);
+    if (!w->d || (s->plan.maxp > 0 && !w->f) || !w->vol || !w->path || !w->hidden || !w->rows ||
+        !w->sol || !w->scratch || !w->expand)
+        return TSR_ENOMEM;
+    for (int c = 0; c < ip->ncells; c++)
+        w->hp += img_color(ip, c);
+    if (s->parity)
+        w->pstate = flt_parity_state(s->parity, ip, w->d);
+    w->tail = s->opt.goal;
+    w->rng = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    if (w->rng == 0)
+        w->rng = 1;
+    return 0;
+}
+
+/* Mean and 95% range of per-sample values dealt into batches (see above). */
+static void est_range(const double *bsum, const long *bcount, double sum, long n, double *mean,
+                      double *low, double *high)
+{
+    *mean = n > 0 ? sum / n : 0;
+    double var = 0;
+    int nb = 0;
+    for (int b = 0; b < EST_BATCHES; b++)
+        if (bcount[b] > 0) {
+            double dv = bsum[b] / bcount[b] - *mean;
+            var += dv * dv;
+            nb++;
+        }
+    double half = nb > 1 ? EST_T95 * sqrt(var / (nb - 1) / nb) : INFINITY;
+    *low = *mean - half > 0 ? *mean - half : 0;
+    *high = *mean + half;
+}
+
+/* The deepest level whose subtrees the pilot estimates at EST_TAIL_NODES
+ * nodes at most: the nodes below level t over the nodes at t. */
+static int est_choose_tail(const est_walk *w)
+{
+    int goal = w->s->opt.goal, tail = goal;
+    double below = 0;
+    for (int t = goal + 1; t < FILA_MAX_BITS && t <= w->s->plan.maxp; t++) {
+        below += w->level[t - 1];
+        if (w->level[t] > 0 && below / w->level[t] <= EST_TAIL_NODES)
+            tail = t;
+    }
+    return tail;
+}
+
+int tsr_solver_estimate(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
+                        tsr_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    if (probes < 1 || !(max_seconds > 0))
+        return TSR_EINVAL;
+    est_walk w;
+    double t0 = now();
+    int rc = est_init(&w, s, seed);
+    double nsum[EST_BATCHES] = {0}, ssum[EST_BATCHES] = {0}, ntot = 0, stot = 0;
+    long count[EST_BATCHES] = {0}, n = 0;
+    bool feasible = s->parity == NULL || flt_parity_ok(s->parity, w.pstate, w.hp);
+    for (long i = 0; i < EST_PILOT_SAMPLES && rc == 0 && feasible && now() - t0 < max_seconds; i++)
+        rc = est_dlx(&w, 1.0); /* the pilot: plain descents, for the tail */
+    w.tail = est_choose_tail(&w);
+    w.descents = w.hits = 0;
+    while (rc == 0 && w.descents < probes && now() - t0 < max_seconds) {
+        w.nodes = w.solutions = 0;
+        if (feasible)
+            rc = est_dlx(&w, 1.0);
+        else
+            w.descents++; /* the root itself is dead, as tsr_solver_run finds */
+        nsum[n % EST_BATCHES] += w.nodes;
+        ssum[n % EST_BATCHES] += w.solutions;
+        count[n % EST_BATCHES]++;
+        ntot += w.nodes;
+        stot += w.solutions;
+        n++;
+    }
+    if (rc == 0) {
+        est_range(nsum, count, ntot, n, &out->nodes, &out->nodes_low, &out->nodes_high);
+        est_range(ssum, count, stot, n, &out->solutions, &out->solutions_low,
+                  &out->solutions_high);
+        if (w.hits == 0) /* no descent met a solution: the count is unknown */
+            out->solutions_high = -1;
+        out->probes = w.descents;
+        out->samples = n;
+        out->hits = w.hits;
+        out->seconds = now() - t0;
+    }
+    est_free(&w);
     return rc;
 }

@@ -384,7 +384,7 @@ enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8 };
 
 enum route {
     R_NONE, R_JOBS, R_JOB, R_JOB_ACTION, R_SOLUTIONS, R_EVENTS, R_JOB_PUZZLE,
-    R_PUZZLES, R_PUZZLE, R_VALIDATE, R_HEALTH, R_METRICS, R_STATIC
+    R_PUZZLES, R_PUZZLE, R_VALIDATE, R_ESTIMATE, R_HEALTH, R_METRICS, R_STATIC
 };
 
 /* Per route: the methods it answers, the query parameters its GET takes,
@@ -402,6 +402,7 @@ static const struct {
     [R_EVENTS] = {M_GET | M_HEAD, 0, true},
     [R_JOB_PUZZLE] = {M_GET | M_HEAD, 0, true},
     [R_VALIDATE] = {M_POST, 0, true},
+    [R_ESTIMATE] = {M_POST, 0, true},
     [R_PUZZLES] = {M_GET | M_HEAD, 0, true},
     [R_PUZZLE] = {M_GET | M_HEAD, 0, true},
     [R_HEALTH] = {M_GET | M_HEAD, 0, false},
@@ -508,6 +509,8 @@ static enum route route_of(const char *url, struct req *q)
     }
     if (strcmp(url, "/api/v1/validate") == 0)
         return R_VALIDATE;
+    if (strcmp(url, "/api/v1/estimate") == 0)
+        return R_ESTIMATE;
     if ((p = after_prefix(url, "/api/v1/puzzles"))) {
         if (*p == 0)
             return R_PUZZLES;
@@ -999,7 +1002,8 @@ static enum MHD_Result take_body(srv_server *s, struct req *q, const char *data,
 {
     q->received += n;
     if (q->received <= s->max_body) {
-        if ((q->route == R_JOBS && q->method == M_POST) || q->route == R_VALIDATE)
+        if ((q->route == R_JOBS && q->method == M_POST) || q->route == R_VALIDATE ||
+            q->route == R_ESTIMATE)
             return buf_add(&q->body, data, n) == TSR_OK ? MHD_YES : MHD_NO;
         return MHD_YES;
     }
@@ -1046,6 +1050,9 @@ static enum MHD_Result dispatch(srv_server *s, struct MHD_Connection *c, struct 
         break;
     case R_VALIDATE:
         s->ops.validate(ctx, q->body.data ? q->body.data : "", q->body.len, &r);
+        break;
+    case R_ESTIMATE:
+        s->ops.estimate(ctx, q->body.data ? q->body.data : "", q->body.len, &r);
         break;
     case R_PUZZLES:
         s->ops.puzzles(ctx, NULL, &r);

@@ -76,6 +76,10 @@ typedef struct srv_ops {
     /* POST /api/v1/validate: a submit body checked as submit would, nothing
      * stored; the puzzle as read (normalised) or the error submit would give. */
     void (*validate)(void *ctx, const char *body, size_t len, srv_reply *r);
+    /* POST /api/v1/estimate: a submit body checked as submit would, then
+     * Knuth's estimate of its search and its time (a few seconds of one
+     * core at most); nothing is stored. */
+    void (*estimate)(void *ctx, const char *body, size_t len, srv_reply *r);
     /* GET /api/v1/jobs/{id}/puzzle: the job's puzzle, normalised. */
     void (*job_puzzle)(void *ctx, int64_t id, srv_reply *r);
     /* GET /api/v1/puzzles (name NULL) and GET /api/v1/puzzles/{name}. */

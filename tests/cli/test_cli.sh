@@ -121,5 +121,27 @@ check "TESSERA_SERVER used" '[ $rc -eq 1 ] && grep -q "$nowhere" "$tmp/err"'
 "$T" help >"$tmp/out"
 check "help lists daemon commands" 'grep -q "tessera submit" "$tmp/out" && grep -q "TESSERA_SERVER" "$tmp/out"'
 
+# estimate: a search the timing run finishes gives its exact counts
+"$T" estimate --seconds=0.3 "$S/puzzles/soma-cube.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "estimate exits 0" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+check "estimate lists nodes and solutions" 'grep -q "^nodes: " "$tmp/out" && grep -q "^solutions (rotations): 480 (480 to 480)" "$tmp/out"'
+check "estimate lists rate and times" 'grep -q "^node rate: " "$tmp/out" && grep -q "^time on 1 thread: " "$tmp/out"'
+check "estimate says the run was exact" 'grep -q "^exact: " "$tmp/out"'
+"$T" estimate --json --threads=4 --probes=2000 --seed=3 "$S/puzzles/tetris-cube.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "estimate --json exits 0, one line" '[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ]'
+check "estimate --json fields" 'grep -q "\"nodes\":{\"estimate\":" "$tmp/out" && grep -q "\"solutions\":{" "$tmp/out" && grep -q "\"rate\":" "$tmp/out" && grep -q "\"probes\":2000," "$tmp/out"'
+check "estimate --json times for 1 and 4 threads" 'grep -q "\"seconds\":{\"1\":{.*\"text\":.*\"4\":{" "$tmp/out"'
+check "estimate --json: the search did not finish" 'grep -q "\"exact\":null" "$tmp/out"'
+"$T" estimate --probes=0 "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "estimate bad --probes exit 2" '[ $rc -eq 2 ] && grep -q "probes" "$tmp/err"'
+"$T" estimate --seconds=-1 "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "estimate bad --seconds exit 2" '[ $rc -eq 2 ] && grep -q "seconds" "$tmp/err"'
+"$T" estimate "$tmp/bad.json" 2>"$tmp/err" >"$tmp/out"; rc=$?
+check "estimate bad json exit 2, names the path" '[ $rc -eq 2 ] && grep -q "pieces\[0\].count" "$tmp/err" && [ ! -s "$tmp/out" ]'
+"$T" estimate --order=q "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "estimate bad order exit 2" '[ $rc -eq 2 ] && grep -q "heuristic" "$tmp/err"'
+"$T" help >"$tmp/out"
+check "help documents estimate" 'grep -q "tessera estimate" "$tmp/out" && grep -q -- "--probes=N" "$tmp/out"'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -316,6 +316,82 @@ START_TEST(sampling_finds_solutions)
 }
 END_TEST
 
+/* Knuth's estimate against a real run: the 95% ranges hold the true node
+ * and solution counts (a fixed seed, enough descents for a narrow range),
+ * and the same seed gives the same estimate. */
+static void check_estimate(const char *file, enum tsr_unique mode, int fila, long probes)
+{
+    tsr_options opt;
+    tsr_puzzle *pz = load(file, &opt);
+    opt.unique = mode;
+    if (fila >= 0)
+        opt.fila = fila;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, NULL, &st), 0);
+    tsr_estimate e, again;
+    ck_assert_int_eq(tsr_solver_estimate(s, probes, 600, 1, &e), 0);
+    ck_assert_int_eq(e.probes, probes);
+    ck_assert_msg(e.nodes_low <= (double)st.nodes && (double)st.nodes <= e.nodes_high &&
+                      e.nodes_high < 2.0 * (double)st.nodes,
+                  "%s: %llu nodes, estimated %g (%g to %g)", file,
+                  (unsigned long long)st.nodes, e.nodes, e.nodes_low, e.nodes_high);
+    ck_assert_msg(e.solutions_low <= (double)st.solutions &&
+                      (double)st.solutions <= e.solutions_high,
+                  "%s: %llu solutions, estimated %g (%g to %g)", file,
+                  (unsigned long long)st.solutions, e.solutions, e.solutions_low,
+                  e.solutions_high);
+    ck_assert_int_eq(tsr_solver_estimate(s, probes, 600, 1, &again), 0);
+    ck_assert(again.nodes == e.nodes && again.solutions == e.solutions);
+    ck_assert_int_eq(tsr_solver_estimate(s, probes, 600, 2, &again), 0);
+    ck_assert(again.nodes != e.nodes);
+    tsr_stats_free(&st);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+
+START_TEST(estimate_brackets_the_true_counts)
+{
+    check_estimate("pentominoes-6x10.json", TSR_UNIQUE_ROTATIONS, -1, 20000);
+    check_estimate("pentominoes-6x10.json", TSR_UNIQUE_RAW, -1, 20000);
+    check_estimate("soma-cube.json", TSR_UNIQUE_ROTATIONS, -1, 20000);
+    check_estimate("pentominoes-3x20.json", TSR_UNIQUE_ROTATIONS, -1, 20000);
+    check_estimate("soma-cube.json", TSR_UNIQUE_ROTATIONS, 0, 20000); /* DLX only */
+}
+END_TEST
+
+START_TEST(estimate_and_durations)
+{
+    tsr_puzzle *pz = load("soma-cube.json", NULL);
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, NULL, &s, &err), 0);
+    tsr_estimate e;
+    ck_assert_int_eq(tsr_solver_estimate(s, 0, 1, 1, &e), TSR_EINVAL);
+    ck_assert_int_eq(tsr_solver_estimate(s, 10, 0, 1, &e), TSR_EINVAL);
+    tsr_rate r;
+    ck_assert_int_eq(tsr_solver_rate(s, 5, &r), 0);
+    ck_assert(r.complete && r.solutions == 480 && r.nodes_per_second > 0);
+    ck_assert_int_eq(tsr_solver_estimate(s, 1000, 60, 1, &e), 0);
+    tsr_estimate_merge(&e, &r); /* the finished run's counts are exact */
+    ck_assert(e.solutions == 480 && e.solutions_low == 480 && e.solutions_high == 480);
+    ck_assert(e.nodes == (double)r.nodes && e.nodes_low == e.nodes_high);
+    char buf[64];
+    const struct { double s; const char *text; } d[] = {
+        {42.31, "42.3s"}, {35 * 60 + 28, "35m28s"}, {3 * 3600 + 5 * 60, "3h05m"},
+        {2.4 * 86400, "2.4 days"}, {3.1 * 365.25 * 86400, "3.1 years"},
+        {1e17, "more than a century"}};
+    for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+        tsr_duration_text(d[i].s, buf, sizeof buf);
+        ck_assert_str_eq(buf, d[i].text);
+    }
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("engine");
@@ -330,6 +406,8 @@ int main(void)
     tcase_add_test(tc, goal_reports_partial_assemblies);
     tcase_add_test(tc, bad_options_are_refused);
     tcase_add_test(tc, sampling_finds_solutions);
+    tcase_add_test(tc, estimate_brackets_the_true_counts);
+    tcase_add_test(tc, estimate_and_durations);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
