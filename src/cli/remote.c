@@ -175,22 +175,20 @@ static bool is_final(const char *state)
 }
 
 /* 12s, 3m05s, 2h03m, 4d05h; "?" when unknown. */
+/* Seconds from the API in the one duration format (tessera/eta.h); "?"
+ * when there are none. */
 static const char *duration(char *buf, size_t size, const json_t *seconds)
 {
-    double s = json_number_value(seconds);
-    if (!json_is_number(seconds) || s < 0 || s > 1e12)
-        snprintf(buf, size, "?");
-    else if (s < 10)
-        snprintf(buf, size, "%.1fs", s);
-    else if (s < 60)
-        snprintf(buf, size, "%.0fs", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)s % 60);
-    else if (s < 86400)
-        snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
-    else
-        snprintf(buf, size, "%.0fd%02dh", s / 86400, (int)(s / 3600) % 24);
-    return buf;
+    if (!json_is_number(seconds))
+        return snprintf(buf, size, "?"), buf;
+    return tsr_duration_text(json_number_value(seconds), buf, size);
+}
+
+/* The time left with its range, as the daemon words it. */
+static const char *eta_text(const json_t *progress)
+{
+    const char *t = json_string_value(json_object_get(json_object_get(progress, "eta"), "text"));
+    return t ? t : "?";
 }
 
 /* 950, 12.5k, 3.2M, ... */
@@ -400,8 +398,7 @@ static void print_job(const json_t *job)
     char b1[32], b2[32], b3[32];
     printf("job %lld: %s\n", (long long)num(job, "id"), str(job, "name"));
     printf("  state      %s\n", str(job, "state"));
-    printf("  progress   %.1f%%  eta %s\n", 100 * num(pg, "fraction"),
-           duration(b1, sizeof b1, json_object_get(pg, "eta_s")));
+    printf("  progress   %.1f%%  eta %s\n", 100 * num(pg, "fraction"), eta_text(pg));
     printf("  nodes      %.0f in %s  (%s nodes/s)\n", num(pg, "nodes"),
            duration(b3, sizeof b3, json_object_get(pg, "seconds")),
            si(b2, sizeof b2, num(pg, "rate")));
@@ -544,15 +541,14 @@ static void show(watcher *w, json_t *job)
     const json_t *pg = json_object_get(job, "progress");
     double f = num(pg, "fraction");
     f = f < 0 ? 0 : f > 1 ? 1 : f;
-    char bar[25], rate[32], eta[32];
+    char bar[25], rate[32];
     int filled = (int)(f * 24 + 0.5);
     for (int i = 0; i < 24; i++)
         bar[i] = i < filled ? '#' : '-';
     bar[24] = '\0';
     printf("%s[%s] %5.1f%%  %s nodes/s  %.0f solutions  eta %s  %s%s", w->r->tty ? "\r\033[K" : "",
            bar, 100 * f, si(rate, sizeof rate, num(pg, "rate")), num(job, "solutions"),
-           duration(eta, sizeof eta, json_object_get(pg, "eta_s")), state,
-           w->r->tty ? "" : "\n");
+           eta_text(pg), state, w->r->tty ? "" : "\n");
     fflush(stdout);
     w->shown = w->r->tty;
     snprintf(w->state, sizeof w->state, "%s", state);

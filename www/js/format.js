@@ -32,21 +32,33 @@ export function fmtRate(r) {
 
 const pad2 = (n) => String(n).padStart(2, '0');
 
-/** Seconds → "0.4s", "42s", "3m 05s", "1h 02m", "2d 03h"; null → "—". */
+/** Seconds in the one duration format of the CLI and the API (tsr_duration_text in
+ *  src/engine/eta.c): "under 0.1s", "42.3s", "35m28s", "3h05m", "2.4 days", "3.1 years",
+ *  "more than a century"; null → "—". */
 export function fmtDuration(s) {
   if (s == null || !Number.isFinite(s) || s < 0) return '—';
-  if (s < 10) return `${s.toFixed(1)}s`;
-  s = Math.round(s);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${pad2(s % 60)}s`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ${pad2(Math.floor((s % 3600) / 60))}m`;
-  return `${Math.floor(s / 86400)}d ${pad2(Math.floor((s % 86400) / 3600))}h`;
+  const day = 86400, year = 365.25 * day;
+  if (s >= 100 * year) return 'more than a century';
+  if (s >= 2 * year) return `${(s / year).toFixed(1)} years`;
+  if (s >= 2 * day) return `${(s / day).toFixed(1)} days`;
+  if (s >= 3600) {
+    const m = Math.round(s / 60);
+    return `${Math.floor(m / 60)}h${pad2(m % 60)}m`;
+  }
+  if (s >= 60) {
+    const t = Math.round(s);
+    return `${Math.floor(t / 60)}m${pad2(t % 60)}s`;
+  }
+  if (s >= 0.1) return `${s.toFixed(1)}s`;
+  return 'under 0.1s';
 }
 
 /** 0.4213 → "42.1%". */
 export function fmtPercent(f) {
   if (f == null || !Number.isFinite(f)) return '—';
   const p = Math.max(0, Math.min(1, f)) * 100;
+  /* a deep search moves far below a tenth of a percent: show it moving */
+  if (p > 0 && p < 0.1) return `${p.toPrecision(4)}%`;
   return `${p >= 99.95 && f < 1 ? '99.9' : p.toFixed(1)}%`;
 }
 

@@ -151,7 +151,7 @@ export function mount(root, { id }) {
     nums.nodes.textContent = fmtInt(j.progress?.nodes);
     nums.rate.textContent = j.state === 'running' ? fmtRate(j.progress?.rate) : '—';
     nums.elapsed.textContent = fmtDuration(j.progress?.seconds);
-    nums.eta.textContent = isFinal(j.state) ? '—' : fmtDuration(j.progress?.eta_s);
+    nums.eta.textContent = isFinal(j.state) ? '—' : (j.progress?.eta?.text ?? '—');
     nums.threads.textContent = String(j.threads ?? 0);
     const p = j.puzzle || {};
     nums.size.textContent = `${p.dimensions || '?'}D, ${fmtInt(p.cells)} cells, ${fmtInt(p.pieces)} pieces`;

@@ -47,7 +47,7 @@ export function mount(root) {
     c.rate.textContent = job.state === 'running' ? fmtRate(job.progress?.rate) : '—';
     c.solutions.textContent = fmtInt(job.solutions);
     c.elapsed.textContent = fmtDuration(job.progress?.seconds);
-    c.eta.textContent = isFinal(job.state) ? '—' : fmtDuration(job.progress?.eta_s);
+    c.eta.textContent = isFinal(job.state) ? '—' : (job.progress?.eta?.text ?? '—');
     updateActionButtons(c.actions, job, r.busy);
     r.tr.dataset.state = job.state;
   }
