@@ -363,6 +363,18 @@ static int build(fila *f, const dlx *d)
     return rc;
 }
 
+/* The parity trigger's state for the pieces left (0 when it is off). */
+static void parity_start(fila *f)
+{
+    f->pstate = 0;
+    if (f->plan->parity_min > 0)
+        for (int s = 0; s < f->Q; s++) {
+            int cls = f->plan->type_class[f->gtype[s]];
+            if (cls >= 0)
+                f->pstate += f->N[s] * f->plan->class_radix[cls];
+        }
+}
+
 /* Build the lists and set the parity state as fila_search does; the hole
  * parity is the colour sum of the open cells. */
 int fila_probe_begin(fila *f, const dlx *d)
@@ -374,13 +386,7 @@ int fila_probe_begin(fila *f, const dlx *d)
     for (int b = 0; b < f->V; b++)
         if (f->gcell[b] >= 0)
             f->hp += img_color(f->ip, f->gcell[b]);
-    f->pstate = 0;
-    if (f->plan->parity_min > 0)
-        for (int s = 0; s < f->Q; s++) {
-            int cls = f->plan->type_class[f->gtype[s]];
-            if (cls >= 0)
-                f->pstate += f->N[s] * f->plan->class_radix[cls];
-        }
+    parity_start(f);
     return 0;
 }
 
@@ -418,13 +424,7 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     f->hooks = hooks;
     f->stop = 0;
     f->hp = hole_parity;
-    f->pstate = 0;
-    if (f->plan->parity_min > 0)
-        for (int s = 0; s < f->Q; s++) {
-            int cls = f->plan->type_class[f->gtype[s]];
-            if (cls >= 0)
-                f->pstate += f->N[s] * f->plan->class_radix[cls];
-        }
+    parity_start(f);
     int p = dlx_remaining_copies(d);
     f->top = f->solve_top = f->cur = p;
     f->w_top = w;
