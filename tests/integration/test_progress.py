@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Every search measurable and interruptible at any depth (docs/engine.md §6, §7).
+
+On deep searches whose subtrees outlast any run (the 35 hexominoes in the
+15x14 parallelogram, whose tree is astronomically large) and on the Tetris
+Cube, through the real daemon:
+  - the fraction moves between any two polls a second apart, and never goes
+    down, across the checkpoints taken every second;
+  - the ETA is a range in words, past a century said so, never 1e17 s;
+  - pause, cancel and SIGTERM take effect within a second (SIGTERM: the
+    process exits with its checkpoint written), and the job resumes where
+    it stopped.
+"""
+
+import time
+
+import tlib
+from tlib import check, check_eq
+
+HEX = "hexominoes-parallelogram-15x14.json"
+CENTURY = 100 * 365.25 * 86400
+POLLS = 4 if tlib.QUICK else 6
+
+
+def progress(d, jid):
+    return d.job(jid)["progress"]
+
+
+def watch_fraction(d, jid, what):
+    """Poll a second apart: the fraction strictly grows every time."""
+    last = progress(d, jid)["fraction"]
+    for i in range(POLLS):
+        time.sleep(1)
+        p = progress(d, jid)
+        check(p["fraction"] > last, "%s: fraction moved in poll %d (%r -> %r)" % (what, i + 1, last, p["fraction"]))
+        last = p["fraction"]
+    return p
+
+
+def timed(d, jid, action, state, bound):
+    t = time.monotonic()
+    d.action(jid, action)
+    d.wait_state(jid, state, timeout=10)
+    took = time.monotonic() - t
+    check(took <= bound * tlib.SCALE, "%s took effect in %.3fs (<= %gs)" % (action, took, bound))
+    return took
+
+
+def main(t):
+    d = t.daemon(threads=2, checkpoint=1)
+    # the deep tree on one thread: its fraction is around 1e-7 and moves by
+    # ~1e-18 a second (on two threads a worker soon finishes a shallow
+    # subtree worth 1e-4, and the moves fall to the last digit of a double)
+    jid = d.submit(tlib.puzzle_body(HEX, threads=1))["id"]
+    d.wait_for(jid, lambda j: j["progress"]["fraction"] > 0, timeout=30, what="a first fraction")
+    p = watch_fraction(d, jid, "35 hexominoes")
+    eta = p["eta"]
+    check(eta is not None and eta["text"].endswith("more than a century"),
+          "35 hexominoes: the ETA reaches 'more than a century' (%r)" % (eta,))
+    check(p["eta_s"] is None and eta["high_s"] is None and eta["estimate_s"] is None,
+          "35 hexominoes: no number past a century")
+    before = p["fraction"]
+    timed(d, jid, "pause", "paused", 1.0)
+    paused = progress(d, jid)["fraction"]
+    check(paused >= before, "the paused job kept its fraction (%r >= %r)" % (paused, before))
+    d.action(jid, "resume")
+    # the runner prepares the solver again before its search reports
+    d.wait_for(jid, lambda j: j["progress"]["fraction"] > paused, timeout=30, what="progress after resume")
+    watch_fraction(d, jid, "35 hexominoes after resume")
+    # SIGTERM: the final checkpoint is written and the process exits at once
+    f0 = progress(d, jid)["fraction"]
+    rc, took = d.stop()
+    check_eq(rc, 0, "SIGTERM: exit status 0")
+    check(took <= 5 * tlib.SCALE, "SIGTERM during the deep search: exit in %.2fs (<= 5s)" % took)
+    d.start()
+    j = d.wait_state(jid, "running")
+    check(j["progress"]["fraction"] >= f0 * (1 - 1e-12) and j["progress"]["fraction"] > 0,
+          "the restarted job resumes from its checkpoint (%r vs %r)" % (j["progress"]["fraction"], f0))
+    timed(d, jid, "cancel", "cancelled", 1.0)
+
+    # the Tetris Cube: the fraction moves, the ETA is a finite range
+    jid = d.submit(tlib.puzzle_body(tlib.LONG_PUZZLE, **tlib.LONG_OPTIONS))["id"]
+    d.wait_for(jid, lambda j: j["progress"]["fraction"] > 0, timeout=30, what="a first fraction")
+    if not tlib.QUICK:
+        p = watch_fraction(d, jid, "Tetris Cube")
+        eta = p["eta"]
+        check(eta is not None and 0 <= eta["low_s"] <= eta["estimate_s"] <= eta["high_s"] < CENTURY,
+              "Tetris Cube: a finite ETA range (%r)" % (eta,))
+        check(isinstance(eta["text"], str) and eta["text"], "Tetris Cube: the range in words")
+        timed(d, jid, "pause", "paused", 1.0)
+        d.action(jid, "resume")
+    j = d.wait_final(jid)
+    check_eq(j["state"], "completed", "Tetris Cube completed after the pause")
+    want = tlib.expected(tlib.LONG_PUZZLE, "rotations")
+    if want is not None:
+        check_eq(j["solutions"], want, "Tetris Cube: the published count after a pause")
+    check_eq(j["progress"]["fraction"], 1.0, "completed: fraction exactly 1")
+
+
+if __name__ == "__main__":
+    tlib.run(main)
