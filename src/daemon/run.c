@@ -119,10 +119,13 @@ typedef struct run {
     double base_fraction, base_seconds;
     int levels;
     uint64_t *base_attempts, *base_fits, *cur_attempts, *cur_fits;
-    /* rate measurement and the time left */
+    /* rate measurement and the time left (eta under m->mu) */
     double last_t;
     uint64_t last_nodes;
     tsr_eta eta;
+    /* the tree-size estimate behind the ETA, on a thread of its own */
+    pthread_t estimator;
+    bool has_estimator, estimator_stop; /* estimator_stop under m->mu */
     int end_state;            /* state a checkpoint that ended the run stored, or -1 */
 } run;
 
@@ -351,6 +354,56 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
     return end;
 }
 
+/* The tree-size estimate behind the ETA (tessera/eta.h): Knuth's
+ * estimator over the job's search, once it has run for ESTIMATE_AFTER_S
+ * (short jobs never pay for it), bounded to ESTIMATE_SECONDS of one core.
+ * It runs beside the search on a thread of its own, so that pause, cancel
+ * and checkpoints never wait for it. */
+#define ESTIMATE_AFTER_S 5.0
+#define ESTIMATE_SECONDS 2.0
+#define ESTIMATE_SPREAD 3.0
+
+static void *estimator_main(void *arg)
+{
+    run *r = arg;
+    jm_manager *m = r->m;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)ESTIMATE_AFTER_S;
+    pthread_mutex_lock(&m->mu);
+    while (!r->estimator_stop && pthread_cond_timedwait(&m->changed, &m->mu, &until) == 0)
+        ;
+    bool go = !r->estimator_stop;
+    pthread_mutex_unlock(&m->mu);
+    tsr_estimate e;
+    /* a range wider than ESTIMATE_SPREAD says nothing the fraction does not
+     * (a heavy tail met by too few descents): it is left out */
+    if (go && tsr_solver_estimate(r->s, 1000000, ESTIMATE_SECONDS, (uint64_t)r->id, &e) == 0 &&
+        e.nodes_low > 0 && e.nodes_high <= ESTIMATE_SPREAD * e.nodes_low) {
+        pthread_mutex_lock(&m->mu);
+        tsr_eta_set_tree(&r->eta, e.nodes_low, e.nodes_high);
+        pthread_mutex_unlock(&m->mu);
+    }
+    return NULL;
+}
+
+static void estimator_start(run *r)
+{
+    r->has_estimator = pthread_create(&r->estimator, NULL, estimator_main, r) == 0;
+}
+
+static void estimator_join(run *r)
+{
+    if (!r->has_estimator)
+        return;
+    pthread_mutex_lock(&r->m->mu);
+    r->estimator_stop = true;
+    pthread_cond_broadcast(&r->m->changed);
+    pthread_mutex_unlock(&r->m->mu);
+    pthread_join(r->estimator, NULL);
+    r->has_estimator = false;
+}
+
 /* Prepare the solver.  The first preparation resolves the automatic choices;
  * they are stored and the search runs on a solver built from them, which
  * every later preparation reproduces. */
@@ -495,6 +548,8 @@ static void run_job(run *r)
     jm_manager *m = r->m;
     tsr_err err = {{0}};
     int rc = prepare(r, &err);
+    if (rc == 0)
+        estimator_start(r);
     while (rc == 0) {
         tsr_task *tasks = NULL;
         int ntasks = 0;
@@ -607,6 +662,7 @@ void *jm_runner_main(void *arg)
     pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
     pthread_mutex_init(&r.sol_mu, NULL);
     run_job(&r);
+    estimator_join(&r);
     tsr_solver_free(r.s);
     tsr_puzzle_free(r.pz);
     free(r.puzzle_text);
