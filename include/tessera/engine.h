@@ -110,9 +110,11 @@ int tsr_solver_max_members(const tsr_solver *s);
  * limit cut it), in the order the search reports them, or TSR_EINVAL for
  * ids that are not a solution's of this solver, TSR_ENOMEM. */
 int tsr_solver_members(const tsr_solver *s, const int *images, int n, int *out);
+/* The room tsr_solver_solution needs: placements and cells. */
+void tsr_solver_solution_room(const tsr_solver *s, int *placements, long *cells);
 /* The solution made of n mobile image ids plus the fixed pieces, as the
- * solution callback gets it: `pl` holds the puzzle's npieces +
- * tsr_solver_ncopies placements, `cells` tsr_puzzle_piece_volume cells.
+ * solution callback gets it, built in pl and cells (tsr_solver_solution_room
+ * says how many).
  * TSR_EINVAL for an id out of range or more ids than pieces. */
 int tsr_solver_solution(const tsr_solver *s, const int *images, int n, tsr_placement *pl,
                         tsr_cell *cells, tsr_solution *out);

@@ -518,6 +518,12 @@ static tsr_solution build_solution(const tsr_solver *s, const int *ids, int n, t
 
 int tsr_solver_max_members(const tsr_solver *s) { return s->g->n; }
 
+void tsr_solver_solution_room(const tsr_solver *s, int *placements, long *cells)
+{
+    *placements = s->pz->npieces + s->P; /* as run_init sizes report()'s */
+    *cells = tsr_puzzle_piece_volume(s->pz) + 1;
+}
+
 /* Valid ids for a solution of s: in range, at most one per piece copy. */
 static bool valid_ids(const tsr_solver *s, const int *images, int n)
 {

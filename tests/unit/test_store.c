@@ -6,14 +6,15 @@
  * calls and their rules (paging, the state filter, final states, what may be
  * deleted), reopening, the schema version and identity checks, the caps,
  * checkpoint atomicity (a checkpoint that fails half way leaves the previous
- * one intact), duplicate solution keys, exact frontier round trips and
- * solution paging.
+ * one intact), class records and their chunks (paging across chunks, CRC-32
+ * check values that catch a changed byte or a chunk in the wrong place),
+ * exact frontier round trips and the in-place upgrade of a schema 1 file.
  *
  * Two tests exercise what the daemon depends on most:
  *   crash safety - a child process writes checkpoints in a loop, each one a
  *     numbered "generation" g: a frontier of TASKS(g) tasks whose first image
- *     is g, SOLS(g) new solutions keyed "g:j", one repeated key of g - 1, and
- *     progress nodes = g.  The parent kills it with SIGKILL at random moments
+ *     is g, SOLS(g) new classes (g, j) of j + 1 solutions each, and progress
+ *     nodes = g.  The parent kills it with SIGKILL at random moments
  *     (30 times; sometimes while it is still opening the file, mostly a few
  *     milliseconds into its checkpoints), then checks PRAGMA integrity_check
  *     and that what is stored is exactly generation g for one g: the
