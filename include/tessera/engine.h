@@ -51,6 +51,15 @@ typedef struct tsr_callbacks {
     /* A reported solution (placements of fixed pieces included); return
      * nonzero to stop. */
     int (*solution)(void *ctx, const tsr_solution *s);
+    /* When set, used instead of `solution`: one call per symmetry class
+     * found, with no solution built.  `images` are the class
+     * representative's n mobile image ids, sorted (a partial assembly's,
+     * when the goal is one); `count` is how many solutions of the counting
+     * mode it stands for (1 for a partial assembly), cut short where the
+     * solver's limit ends the run.  tsr_solver_members and
+     * tsr_solver_solution turn a class back into those solutions later.
+     * Return nonzero to stop. */
+    int (*found)(void *ctx, const int *images, int n, int count);
     /* Called about every progress_seconds with the run's statistics so
      * far; return nonzero to stop. */
     int (*progress)(void *ctx, const tsr_stats *st);
@@ -91,6 +100,25 @@ int tsr_solver_ncopies(const tsr_solver *s);
  * only the piece and the count are set).  Image ids are stable for a given
  * puzzle and engine version. */
 int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *cells);
+
+/* Classes back into solutions (what tsr_callbacks.found reported).  The
+ * most members a class can have: `out` of tsr_solver_members holds this
+ * many times n ints. */
+int tsr_solver_max_members(const tsr_solver *s);
+/* The solutions of the counting mode that the class of `images` (n sorted
+ * mobile image ids, as found reported them) stands for, each as n sorted
+ * ids, into out; returns how many (the count found reported, unless the
+ * limit cut it), in the order the search reports them, or TSR_EINVAL for
+ * ids that are not a solution's of this solver, TSR_ENOMEM. */
+int tsr_solver_members(const tsr_solver *s, const int *images, int n, int *out);
+/* The room tsr_solver_solution needs: placements and cells. */
+void tsr_solver_solution_room(const tsr_solver *s, int *placements, long *cells);
+/* The solution made of n mobile image ids plus the fixed pieces, as the
+ * solution callback gets it, built in pl and cells (tsr_solver_solution_room
+ * says how many).
+ * TSR_EINVAL for an id out of range or more ids than pieces. */
+int tsr_solver_solution(const tsr_solver *s, const int *images, int n, tsr_placement *pl,
+                        tsr_cell *cells, tsr_solution *out);
 
 /* The order of the puzzle's symmetry group: board symmetries that map every
  * placement of every piece to a placement of a piece. */

@@ -15,7 +15,7 @@
 #include "engine.h"
 
 /* Search the whole puzzle (or the subtree below `start`, nstart images) with
- * `threads` workers (0: one per online CPU).  cb->solution is called from
+ * `threads` workers (0: one per online CPU).  cb->solution (or cb->found) is called from
  * the workers one at a time; cb->progress from the calling thread, with the
  * statistics of all workers together.  The solver's limit counts solutions
  * over all workers.  Returns 0 or a negative TSR_E* code. */

@@ -111,6 +111,8 @@ typedef struct tsr_options {
     int goal;               /* report partial assemblies when this many pieces remain; 0 = off */
     int threads;            /* daemon only; 0 = one per core */
     int priority;           /* daemon only */
+    long long store;        /* daemon only: solutions kept, -1 all (default), 0 none
+                               (counted only), N the first N (all counted) */
 } tsr_options;
 
 void tsr_options_init(tsr_options *opt);

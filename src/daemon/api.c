@@ -447,7 +447,196 @@ static void op_job_puzzle(void *ctx, int64_t id, srv_reply *rep)
         reply_json(rep, 200, j);
 }
 
-/* A stored solution body back into placements of pz. */
+/* ---- solutions: stored classes expanded at read time ------------------------------- */
+
+static void decoder_free(jm_decoder *d)
+{
+    if (d != NULL) {
+        tsr_solver_free(d->s);
+        tsr_puzzle_free(d->pz);
+        free(d);
+    }
+}
+
+void jm_decoders_free(jm_manager *m)
+{
+    for (int i = 0; i < DECODERS_MAX; i++) {
+        decoder_free(m->decoders[i]);
+        m->decoders[i] = NULL;
+    }
+}
+
+/* Build job id's decoder from its stored puzzle and options: the same
+ * images and symmetry group as its search (the limit does not matter:
+ * counts come from the store). */
+static jm_decoder *decoder_build(jm_manager *m, int64_t id, tsr_err *err)
+{
+    sto_job doc = {0};
+    jm_decoder *d = calloc(1, sizeof *d);
+    pthread_mutex_lock(&m->rd_mu);
+    int rc = d == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory")
+                       : sto_job_get(m->rdb, id, &doc, err);
+    pthread_mutex_unlock(&m->rd_mu);
+    tsr_options opt;
+    if (rc == 0)
+        rc = tsr_puzzle_read(doc.puzzle, strlen(doc.puzzle), "stored puzzle", &d->pz, NULL, err);
+    if (rc == 0)
+        rc = tsr_options_read_json(doc.options, strlen(doc.options), "stored options", d->pz,
+                                   &opt, err);
+    if (rc == 0) {
+        opt.limit = 0;
+        rc = tsr_solver_new(d->pz, &opt, &d->s, err);
+    }
+    sto_job_clear(&doc);
+    if (rc != 0) {
+        decoder_free(d);
+        return NULL;
+    }
+    d->id = id;
+    return d;
+}
+
+/* Job id's decoder, from the cache or built (outside the cache's lock);
+ * give it back with decoder_put. */
+static jm_decoder *decoder_get(jm_manager *m, int64_t id, tsr_err *err)
+{
+    pthread_mutex_lock(&m->dec_mu);
+    for (int i = 0; i < DECODERS_MAX; i++) {
+        jm_decoder *d = m->decoders[i];
+        if (d != NULL && d->id == id) {
+            d->refs++;
+            d->used = ++m->dec_clock;
+            pthread_mutex_unlock(&m->dec_mu);
+            return d;
+        }
+    }
+    pthread_mutex_unlock(&m->dec_mu);
+    jm_decoder *d = decoder_build(m, id, err);
+    if (d == NULL)
+        return NULL;
+    pthread_mutex_lock(&m->dec_mu);
+    int slot = -1;
+    for (int i = 0; i < DECODERS_MAX; i++) {
+        jm_decoder *o = m->decoders[i];
+        if (o != NULL && o->id == id) { /* another reader built it meanwhile */
+            decoder_free(d);
+            d = o;
+            slot = -2;
+            break;
+        }
+        if (o == NULL || (o->refs == 0 && (slot < 0 || m->decoders[slot] == NULL ||
+                                           o->used < m->decoders[slot]->used)))
+            if (slot < 0 || m->decoders[slot] != NULL)
+                slot = i;
+    }
+    if (slot >= 0) {
+        decoder_free(m->decoders[slot]);
+        m->decoders[slot] = d;
+    } else if (slot == -1) {
+        d->refs = -1; /* every slot busy: this reader's own, freed by decoder_put */
+    }
+    if (d->refs >= 0)
+        d->refs++;
+    d->used = ++m->dec_clock;
+    pthread_mutex_unlock(&m->dec_mu);
+    return d;
+}
+
+static void decoder_put(jm_manager *m, jm_decoder *d)
+{
+    pthread_mutex_lock(&m->dec_mu);
+    bool own = d->refs < 0;
+    if (!own)
+        d->refs--;
+    pthread_mutex_unlock(&m->dec_mu);
+    if (own)
+        decoder_free(d);
+}
+
+typedef int (*solution_fn)(void *ctx, const tsr_puzzle *pz, int64_t seq, const tsr_solution *sol);
+
+/* Solutions after+1 .. after+limit of job id, in order, to fn; *n gets how
+ * many there were. */
+static int each_solution(jm_manager *m, jm_decoder *d, int64_t id, int64_t after, int limit,
+                         solution_fn fn, void *ctx, int *n, tsr_err *err)
+{
+    sto_classes c;
+    *n = 0;
+    pthread_mutex_lock(&m->rd_mu);
+    int rc = sto_classes_read(m->rdb, id, after, limit, &c, err);
+    pthread_mutex_unlock(&m->rd_mu);
+    if (rc != 0)
+        return rc;
+    int ncopies = tsr_solver_ncopies(d->s);
+    int *members = malloc((size_t)tsr_solver_max_members(d->s) * (size_t)(ncopies + 1) *
+                          sizeof *members);
+    tsr_placement *pl = malloc((size_t)(d->pz->npieces + ncopies + 1) * sizeof *pl);
+    tsr_cell *cells = malloc((size_t)(tsr_puzzle_piece_volume(d->pz) + 1) * sizeof *cells);
+    if (members == NULL || pl == NULL || cells == NULL)
+        rc = tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    for (int i = 0; rc == 0 && i < c.n; i++) {
+        const int *ids = c.ids + c.start[i];
+        int k = c.start[i + 1] - c.start[i];
+        int nm = tsr_solver_members(d->s, ids, k, members);
+        if (nm < c.count[i]) {
+            rc = tsr_err_set(err, TSR_EIO, "job %lld: stored solution %lld is not one of this "
+                             "puzzle's", (long long)id, (long long)c.first[i]);
+            break;
+        }
+        for (int j = 0; rc == 0 && j < c.count[i]; j++) {
+            int64_t seq = c.first[i] + j;
+            if (seq <= after || seq > after + limit)
+                continue;
+            tsr_solution sol;
+            rc = tsr_solver_solution(d->s, members + (size_t)j * k, k, pl, cells, &sol);
+            if (rc == 0)
+                rc = fn(ctx, d->pz, seq, &sol);
+            if (rc == 0)
+                ++*n;
+            else
+                tsr_err_set(err, rc, "job %lld: solution %lld: %s", (long long)id,
+                            (long long)seq, tsr_strerror(rc));
+        }
+    }
+    free(members);
+    free(pl);
+    free(cells);
+    sto_classes_free(&c);
+    return rc;
+}
+
+/* One solution as a JSON line with its "seq", or as text, to a stream. */
+static int write_json_line(void *ctx, const tsr_puzzle *pz, int64_t seq, const tsr_solution *sol)
+{
+    FILE *f = ctx;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem == NULL)
+        return TSR_ENOMEM;
+    int rc = tsr_write_solution_json(mem, pz, sol);
+    fclose(mem);
+    while (len > 0 && buf[len - 1] == '\n')
+        len--;
+    if (rc == 0 && (len < 2 || buf[len - 1] != '}'))
+        rc = TSR_EIO;
+    if (rc == 0) /* the object reopened for its number */
+        fprintf(f, "%.*s%s\"seq\":%lld}\n", (int)len - 1, buf, len > 2 ? "," : "",
+                (long long)seq);
+    free(buf);
+    return rc;
+}
+
+static int write_text(void *ctx, const tsr_puzzle *pz, int64_t seq, const tsr_solution *sol)
+{
+    FILE *f = ctx;
+    fprintf(f, "# solution %lld\n", (long long)seq);
+    int rc = tsr_write_solution_text(f, pz, sol);
+    fputc('\n', f);
+    return rc;
+}
+
+/* A stored schema-1 body back into placements of pz. */
 static int body_to_solution(const tsr_puzzle *pz, json_t *body, tsr_solution *sol,
                             tsr_placement *pl, tsr_cell *cells, int maxcells)
 {
@@ -479,75 +668,113 @@ static int body_to_solution(const tsr_puzzle *pz, json_t *body, tsr_solution *so
     return 0;
 }
 
+/* A page of a schema-1 job's stored text bodies, as before schema 2. */
+static int legacy_page(jm_manager *m, int64_t id, int64_t after, int limit, bool text, FILE *f,
+                       int64_t *last, int *n, tsr_err *err)
+{
+    char **bodies = NULL;
+    int64_t *seqs = NULL;
+    pthread_mutex_lock(&m->rd_mu);
+    int rc = sto_solutions_page(m->rdb, id, after, limit, &bodies, &seqs, n, err);
+    pthread_mutex_unlock(&m->rd_mu);
+    tsr_puzzle *pz = rc == 0 && text ? job_puzzle(m, id, err) : NULL;
+    if (rc == 0 && text && pz == NULL)
+        rc = TSR_EIO;
+    int maxcells = pz ? pz->ncells + 1 : 0;
+    tsr_placement *pl = pz ? malloc((size_t)(pz->npieces * 64 + 1) * sizeof *pl) : NULL;
+    tsr_cell *cells = pz ? malloc((size_t)maxcells * sizeof *cells) : NULL;
+    for (int i = 0; rc == 0 && i < *n; i++) {
+        json_t *b = json_loads(bodies[i], 0, NULL);
+        tsr_solution sol;
+        if (!text) {
+            json_t *o = b ? b : json_object();
+            json_object_set_new(o, "seq", json_integer(seqs[i]));
+            char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            fprintf(f, "%s,", line ? line : "{}");
+            free(line);
+            json_decref(o);
+            continue;
+        }
+        fprintf(f, "# solution %lld\n", (long long)seqs[i]);
+        if (b && pl && cells && body_to_solution(pz, b, &sol, pl, cells, maxcells) == 0)
+            tsr_write_solution_text(f, pz, &sol);
+        else
+            fprintf(f, "(unreadable)\n");
+        fputc('\n', f);
+        json_decref(b);
+    }
+    *last = rc == 0 && *n > 0 ? seqs[*n - 1] : after;
+    free(pl);
+    free(cells);
+    tsr_puzzle_free(pz);
+    sto_solutions_free(bodies, seqs, *n);
+    return rc;
+}
+
 static void op_solutions(void *ctx, int64_t id, int64_t after, int limit, bool text,
                          srv_reply *rep)
 {
     jm_manager *m = ctx;
     tsr_err err = {{0}};
     pthread_mutex_lock(&m->mu);
-    bool exists = jm_find(m, id) != NULL;
+    jm_job *j = jm_find(m, id);
+    bool legacy = j != NULL && j->legacy;
     pthread_mutex_unlock(&m->mu);
-    if (!exists) {
+    if (j == NULL) {
         srv_reply_error(rep, 404, "no job %lld", (long long)id);
         return;
     }
-    tsr_puzzle *pz = text ? job_puzzle(m, id, &err) : NULL;
-    if (text && pz == NULL) {
-        srv_reply_error(rep, 500, "%s", err.msg);
-        return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int n = 0, rc = f == NULL ? tsr_err_set(&err, TSR_ENOMEM, "out of memory") : 0;
+    int64_t last = after;
+    if (rc == 0 && legacy) {
+        if (!text)
+            fputc('[', f);
+        rc = legacy_page(m, id, after, limit, text, f, &last, &n, &err);
+    } else if (rc == 0) {
+        jm_decoder *d = decoder_get(m, id, &err);
+        rc = d == NULL ? TSR_EIO : 0;
+        if (rc == 0) {
+            rc = each_solution(m, d, id, after, limit, text ? write_text : write_json_line, f,
+                               &n, &err);
+            decoder_put(m, d);
+        }
+        last = after + n;
     }
-    char **bodies = NULL;
-    int64_t *seqs = NULL;
-    int n = 0;
-    pthread_mutex_lock(&m->rd_mu);
-    int rc = sto_solutions_page(m->rdb, id, after, limit, &bodies, &seqs, &n, &err);
-    pthread_mutex_unlock(&m->rd_mu);
+    if (f != NULL)
+        fclose(f);
     if (rc != 0) {
+        free(buf);
         srv_reply_error(rep, rc == TSR_EINVAL ? 404 : 500, "%s", err.msg);
         return;
     }
-    if (!text) {
-        json_t *arr = json_array();
-        for (int i = 0; i < n; i++) {
-            json_t *b = json_loads(bodies[i], 0, NULL);
-            if (b == NULL)
-                b = json_object();
-            json_object_set_new(b, "seq", json_integer(seqs[i]));
-            json_array_append_new(arr, b);
-        }
-        json_t *o = json_object();
-        json_object_set_new(o, "solutions", arr);
-        json_object_set_new(o, "next", n == limit && n > 0 ? json_integer(seqs[n - 1]) : json_null());
-        reply_json(rep, 200, o);
-    } else {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        int maxcells = pz->ncells + 1;
-        tsr_placement *pl = malloc((size_t)(pz->npieces * 64 + 1) * sizeof *pl);
-        tsr_cell *cells = malloc((size_t)maxcells * sizeof *cells);
-        for (int i = 0; f && pl && cells && i < n; i++) {
-            json_t *b = json_loads(bodies[i], 0, NULL);
-            tsr_solution sol;
-            fprintf(f, "# solution %lld\n", (long long)seqs[i]);
-            if (b && body_to_solution(pz, b, &sol, pl, cells, maxcells) == 0)
-                tsr_write_solution_text(f, pz, &sol);
-            else
-                fprintf(f, "(unreadable)\n");
-            fputc('\n', f);
-            json_decref(b);
-        }
-        free(pl);
-        free(cells);
-        if (f)
-            fclose(f);
+    if (text) {
         rep->status = 200;
         rep->text = buf;
         rep->text_len = len;
         rep->content_type = "text/plain; charset=utf-8";
+        return;
     }
-    sto_solutions_free(bodies, seqs, n);
-    tsr_puzzle_free(pz);
+    /* JSON lines (or the legacy "[a,b," list) into the documented object */
+    json_t *arr = json_array();
+    if (legacy) {
+        if (len > 1)
+            buf[len - 1] = ']';
+        else
+            strcpy(buf, "[]");
+        json_decref(arr);
+        arr = json_loads(buf, 0, NULL);
+    } else {
+        for (char *p = buf, *nl; p != NULL && (nl = strchr(p, '\n')) != NULL; p = nl + 1)
+            json_array_append_new(arr, json_loadb(p, (size_t)(nl - p), 0, NULL));
+    }
+    free(buf);
+    json_t *o = json_object();
+    json_object_set_new(o, "solutions", arr ? arr : json_array());
+    json_object_set_new(o, "next", n == limit && n > 0 ? json_integer(last) : json_null());
+    reply_json(rep, 200, o);
 }
 
 static void op_puzzles(void *ctx, const char *name, srv_reply *rep)

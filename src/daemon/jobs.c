@@ -181,6 +181,7 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(o, "created", json_integer(j->created));
     json_object_set_new(o, "updated", json_integer(j->updated));
     json_object_set_new(o, "solutions", json_integer(j->solutions));
+    json_object_set_new(o, "stored", json_integer(j->stored));
     json_t *p = json_object();
     json_object_set_new(p, "fraction", json_real(j->fraction));
     json_object_set_new(p, "nodes", json_integer((json_int_t)j->nodes));
@@ -423,7 +424,8 @@ static int load_jobs(jm_manager *m, tsr_err *err)
             }
             *j = (jm_job){.m = m, .id = s->id, .state = s->state, .priority = s->priority,
                           .engine_version = s->engine_version, .created = s->created,
-                          .updated = s->updated, .solutions = s->solutions, .nodes = s->nodes,
+                          .updated = s->updated, .solutions = s->solutions,
+                          .stored = s->stored, .legacy = s->legacy, .nodes = s->nodes,
                           .fraction = s->fraction, .seconds = s->seconds};
             j->error = s->error ? strdup(s->error) : NULL;
             jm_set_options(j, doc.options);
@@ -487,6 +489,7 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     m->started = jm_now();
     pthread_mutex_init(&m->db_mu, NULL);
     pthread_mutex_init(&m->rd_mu, NULL);
+    pthread_mutex_init(&m->dec_mu, NULL);
     pthread_mutex_init(&m->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -555,6 +558,8 @@ void jm_close(jm_manager *m)
     sto_close(m->db);
     pthread_mutex_destroy(&m->db_mu);
     pthread_mutex_destroy(&m->rd_mu);
+    jm_decoders_free(m);
+    pthread_mutex_destroy(&m->dec_mu);
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->changed);
     free(m);

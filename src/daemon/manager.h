@@ -20,7 +20,8 @@
 #include "store/store.h"
 #include "tessera/tessera.h"
 
-#define SOLUTION_BUFFER_MAX 20000 /* solutions held before a checkpoint is forced */
+#define SOLUTION_BUFFER_BYTES (8 << 20) /* a batch this big asks for a checkpoint */
+#define SOLUTION_DELAY_S 1.0            /* and so does a solution waiting this long */
 #define ACTION_WAIT_MS 15000      /* how long pause/cancel wait for the runner */
 
 enum want { WANT_NONE, WANT_PAUSE, WANT_CANCEL };
@@ -40,7 +41,9 @@ typedef struct jm_job {
     json_t *options_json;     /* the same, parsed once (copied into answers) */
     char *config;             /* the engine's configuration line, once prepared */
     char *error;
-    int64_t solutions;        /* stored */
+    int64_t solutions;        /* found, committed */
+    int64_t stored;           /* of which stored (options.store) */
+    bool legacy;              /* solutions stored as text by schema 1 */
     uint64_t nodes;           /* searched, stored plus the run in progress */
     double fraction, seconds;
     double rate;              /* nodes/s, smoothed */
@@ -62,6 +65,17 @@ typedef struct jm_job {
     pthread_t runner;
 } jm_job;
 
+/* A job's solution decoder: a solver built from its stored puzzle and
+ * options, which turns stored classes back into solutions (api.c). */
+typedef struct jm_decoder {
+    int64_t id;
+    tsr_puzzle *pz;
+    tsr_solver *s;
+    int refs;                 /* readers using it (dec_mu) */
+    uint64_t used;            /* for eviction: the least recently used goes */
+} jm_decoder;
+#define DECODERS_MAX 8
+
 typedef struct library_entry {
     char *file, *path;
     json_t *summary;
@@ -81,6 +95,9 @@ struct jm_manager {
     bool has_scheduler;
     uint64_t checkpoints;
     double checkpoint_seconds_sum;
+    pthread_mutex_t dec_mu;   /* the decoder cache; taken with no other lock held */
+    jm_decoder *decoders[DECODERS_MAX];
+    uint64_t dec_clock;
     library_entry *library;
     int nlibrary;
 };
@@ -105,6 +122,9 @@ json_t *jm_job_json(const jm_job *j, bool with_stats); /* under mu */
 char *jm_stats_text(int levels, const uint64_t *attempts, const uint64_t *fits,
                     const char *config);
 void jm_stats_parse(const char *text, int levels, uint64_t *attempts, uint64_t *fits);
+
+/* api.c */
+void jm_decoders_free(jm_manager *m);
 
 /* run.c: a job's runner thread (arg: the jm_job) */
 void *jm_runner_main(void *arg);

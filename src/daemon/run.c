@@ -4,10 +4,12 @@
  * The runner prepares the solver (pinning the engine's automatic choices in
  * the stored options the first time, so that every later run builds the
  * same tree and stored tasks keep their meaning), then runs the pool from
- * the job's stored frontier (none: the root).  Solutions wait in a buffer;
- * each checkpoint commits the pool's frontier, the buffer and the progress
- * in one transaction, which is what makes results exactly-once across
- * crashes.  A pause, a new thread count, preemption or shutdown ends the
+ * the job's stored frontier (none: the root).  Solutions come as classes
+ * (tsr_callbacks.found) and wait, a few bytes each, in a batch; each
+ * checkpoint commits the pool's frontier, the batch and the progress in one
+ * transaction, which is what makes results exactly-once across crashes.  A
+ * checkpoint is asked for as soon as the batch is big or a second old, so
+ * memory stays bounded and the stored count close behind the search.  A pause, a new thread count, preemption or shutdown ends the
  * pool at a checkpoint; a cancel stops it at once and commits what was
  * found; the end of the search commits the last solutions with the final
  * state.
@@ -25,79 +27,6 @@
 
 #include "daemon/manager.h"
 
-/* The canonical key of a solution: its placements as "piece:cells" with
- * cells sorted, the placements sorted, joined by '|'. */
-static int cell_cmp(const void *a, const void *b)
-{
-    const tsr_cell *x = a, *y = b;
-    if (x->z != y->z)
-        return x->z < y->z ? -1 : 1;
-    if (x->y != y->y)
-        return x->y < y->y ? -1 : 1;
-    return (x->x > y->x) - (x->x < y->x);
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *solution_key(const tsr_solution *s)
-{
-    char **parts = calloc((size_t)s->nplacements + 1, sizeof *parts);
-    size_t total = 1;
-    int ok = parts != NULL;
-    for (int i = 0; ok && i < s->nplacements; i++) {
-        const tsr_placement *pl = &s->placements[i];
-        tsr_cell *c = malloc((size_t)pl->ncells * sizeof *c + 1);
-        size_t size = 16 + (size_t)pl->ncells * 36, len;
-        parts[i] = malloc(size);
-        if (c == NULL || parts[i] == NULL) {
-            free(c);
-            ok = 0;
-            break;
-        }
-        memcpy(c, pl->cells, (size_t)pl->ncells * sizeof *c);
-        qsort(c, (size_t)pl->ncells, sizeof *c, cell_cmp);
-        len = (size_t)snprintf(parts[i], size, "%d:", pl->piece);
-        for (int k = 0; k < pl->ncells; k++)
-            len += (size_t)snprintf(parts[i] + len, size - len, "%d,%d,%d;", c[k].x, c[k].y,
-                                    c[k].z);
-        total += len + 1;
-        free(c);
-    }
-    char *key = ok ? malloc(total) : NULL;
-    if (key != NULL) {
-        qsort(parts, (size_t)s->nplacements, sizeof *parts, str_cmp);
-        size_t len = 0;
-        for (int i = 0; i < s->nplacements; i++)
-            len += (size_t)sprintf(key + len, "%s|", parts[i]);
-        key[len] = '\0';
-    }
-    for (int i = 0; parts && i < s->nplacements; i++)
-        free(parts[i]);
-    free(parts);
-    return key;
-}
-
-static char *solution_body(const tsr_puzzle *pz, const tsr_solution *s)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        return NULL;
-    int rc = tsr_write_solution_json(f, pz, s);
-    fclose(f);
-    if (rc != 0) {
-        free(buf);
-        return NULL;
-    }
-    while (len > 0 && buf[len - 1] == '\n')
-        buf[--len] = '\0';
-    return buf;
-}
-
 /* ---- a run: one job's search, on its runner thread ---------------------------- */
 
 typedef struct run {
@@ -110,10 +39,12 @@ typedef struct run {
     long long limit;
     /* solutions found since the last checkpoint (sol_mu) */
     pthread_mutex_t sol_mu;
-    sto_solution *sols;
-    int nsols, capsols;
+    sto_batch batch;
+    double pending_since;     /* when the batch got its first solution */
     long long found;          /* stored when the run began + reported since */
+    long long keep;           /* solutions still to store: -1 all (options.store) */
     bool limit_hit;
+    bool batch_failed;        /* a class could not be kept: the job fails */
     /* progress committed before the pool call in progress */
     uint64_t base_nodes;
     double base_fraction, base_seconds;
@@ -129,49 +60,35 @@ typedef struct run {
     int end_state;            /* state a checkpoint that ended the run stored, or -1 */
 } run;
 
-static void free_sols(sto_solution *sols, int n)
-{
-    for (int i = 0; i < n; i++) {
-        free((char *)sols[i].key);
-        free((char *)sols[i].body);
-    }
-    free(sols);
-}
-
-static int on_solution(void *ctx, const tsr_solution *s)
+/* A class found by a pool worker (one at a time): into the batch, its
+ * count cut at the job's limit and, for storage, at options.store. */
+static int on_found(void *ctx, const int *images, int n, int count)
 {
     run *r = ctx;
-    char *key = solution_key(s), *body = solution_body(r->pz, s);
     pthread_mutex_lock(&r->sol_mu);
     int stop = 0;
-    if (r->limit > 0 && r->found >= r->limit) {
+    if (r->limit > 0 && r->found + count > r->limit)
+        count = (int)(r->limit - r->found);
+    if (count <= 0) {
         stop = 1; /* a worker that had not yet seen the stop */
-    } else if (key == NULL || body == NULL) {
-        stop = 1;
     } else {
-        if (r->nsols == r->capsols) {
-            int ncap = r->capsols ? 2 * r->capsols : 256;
-            sto_solution *p = realloc(r->sols, (size_t)ncap * sizeof *p);
-            if (p != NULL) {
-                r->sols = p;
-                r->capsols = ncap;
-            }
-        }
-        if (r->nsols < r->capsols) {
-            r->sols[r->nsols++] = (sto_solution){key, body};
-            key = body = NULL;
-            r->found++;
+        int keep = r->keep < 0 || r->keep > count ? count : (int)r->keep;
+        if (r->batch.found == 0)
+            r->pending_since = jm_now();
+        if (sto_batch_add(&r->batch, images, n, count, keep) != 0) {
+            stop = 1; /* out of memory: the run fails below */
+            r->batch_failed = true;
+        } else {
+            r->found += count;
+            if (r->keep > 0)
+                r->keep -= keep;
             if (r->limit > 0 && r->found >= r->limit) {
                 r->limit_hit = true;
                 stop = 1;
             }
-        } else {
-            stop = 1; /* out of memory: the run fails below */
         }
     }
     pthread_mutex_unlock(&r->sol_mu);
-    free(key);
-    free(body);
     return stop;
 }
 
@@ -242,7 +159,8 @@ static int on_progress(void *ctx, const tsr_stats *st)
 }
 
 /* A checkpoint is due early when the run must end (pause, cancel, a new
- * thread count, preemption, shutdown) or many solutions wait. */
+ * thread count, preemption, shutdown), when the batch is big (memory) or
+ * when solutions have waited a second (clients see only what is stored). */
 static int checkpoint_wanted(void *ctx)
 {
     run *r = ctx;
@@ -251,7 +169,8 @@ static int checkpoint_wanted(void *ctx)
                jm_target_threads(r->m, r->j) != r->j->threads;
     pthread_mutex_unlock(&r->m->mu);
     pthread_mutex_lock(&r->sol_mu);
-    want = want || r->nsols >= SOLUTION_BUFFER_MAX;
+    want = want || r->batch.len >= SOLUTION_BUFFER_BYTES ||
+           (r->batch.found > 0 && jm_now() - r->pending_since >= SOLUTION_DELAY_S);
     pthread_mutex_unlock(&r->sol_mu);
     return want;
 }
@@ -273,10 +192,8 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     /* the store's task type has the same fields */
     sto_task *t = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *t);
     pthread_mutex_lock(&r->sol_mu);
-    sto_solution *sols = r->sols;
-    int nsols = r->nsols;
-    r->sols = NULL;
-    r->nsols = r->capsols = 0;
+    sto_batch batch = r->batch;
+    r->batch = (sto_batch){0};
     pthread_mutex_unlock(&r->sol_mu);
     int rc = t == NULL || stats == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory") : 0;
     for (int i = 0; rc == 0 && i < ntasks; i++)
@@ -287,7 +204,7 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     int nlist = 0;
     if (rc == 0) {
         pthread_mutex_lock(&m->db_mu);
-        rc = sto_checkpoint(m->db, r->id, t, ntasks, sols, nsols, &prog, new_state, err);
+        rc = sto_checkpoint(m->db, r->id, t, ntasks, &batch, &prog, new_state, err);
         if (rc == 0 && sto_job_list(m->db, NULL, r->id - 1, 1, &list, &nlist, NULL) == 0 &&
             nlist == 1)
             summary = list[0];
@@ -296,28 +213,26 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     double dt = jm_now() - t0;
     free(t);
     free(stats);
-    if (rc != 0) { /* keep the solutions for the next attempt */
+    if (rc != 0) { /* keep the solutions for the next attempt, in their order */
         pthread_mutex_lock(&r->sol_mu);
-        sto_solution *merged = realloc(sols, (size_t)(nsols + r->nsols + 1) * sizeof *merged);
-        if (merged != NULL) {
-            memcpy(merged + nsols, r->sols, (size_t)r->nsols * sizeof *merged);
-            free(r->sols);
-            r->sols = merged;
-            r->nsols += nsols;
-            r->capsols = r->nsols + 1;
+        if (sto_batch_append(&batch, &r->batch) == 0) {
+            sto_batch_free(&r->batch);
+            r->batch = batch;
+            batch = (sto_batch){0};
         } else {
-            free_sols(sols, nsols);
+            r->batch_failed = true; /* lost: the job must fail, not undercount */
         }
         pthread_mutex_unlock(&r->sol_mu);
-    } else {
-        free_sols(sols, nsols);
     }
+    sto_batch_free(&batch);
     pthread_mutex_lock(&m->mu);
     if (rc == 0) {
         m->checkpoints++;
         m->checkpoint_seconds_sum += dt;
-        if (nlist == 1)
+        if (nlist == 1) {
             r->j->solutions = summary.solutions;
+            r->j->stored = summary.stored;
+        }
         if (new_state)
             r->j->state = *new_state;
         jm_set_str(&r->j->error, NULL);
@@ -426,6 +341,7 @@ static int prepare(run *r, tsr_err *err)
     if (rc == 0) {
         r->limit = opt.limit;
         opt.limit = 0; /* the job's limit counts over every run: enforced here */
+        r->keep = opt.store < 0 ? -1 : opt.store > doc.stored ? opt.store - doc.stored : 0;
         rc = tsr_solver_new(r->pz, &opt, &r->s, err);
     }
     char *resolved = NULL;
@@ -588,7 +504,7 @@ static void run_job(run *r)
             }
             break;
         }
-        tsr_callbacks cb = {.ctx = r, .solution = on_solution, .progress = on_progress,
+        tsr_callbacks cb = {.ctx = r, .found = on_found, .progress = on_progress,
                             .progress_seconds = 1.0};
         tsr_pool_hooks hk = {.ctx = r, .checkpoint_seconds = m->cfg.checkpoint_seconds,
                              .checkpoint_wanted = checkpoint_wanted,
@@ -610,6 +526,8 @@ static void run_job(run *r)
             rc = tsr_pool_search(r->s, threads, tasks, ntasks, &cb, &hk, &st);
         }
         free_tasks(tasks, ntasks);
+        if (rc == 0 && r->batch_failed)
+            rc = tsr_err_set(&err, TSR_ENOMEM, "out of memory holding solutions");
         if (rc != 0) {
             char why[TSR_ERR_MAX];
             snprintf(why, sizeof why, "%s", err.msg[0] ? err.msg : tsr_strerror(rc));
@@ -666,7 +584,7 @@ void *jm_runner_main(void *arg)
     tsr_solver_free(r.s);
     tsr_puzzle_free(r.pz);
     free(r.puzzle_text);
-    free_sols(r.sols, r.nsols);
+    sto_batch_free(&r.batch);
     free(r.base_attempts);
     free(r.base_fits);
     free(r.cur_attempts);

@@ -516,6 +516,50 @@ int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *
     return 0;
 }
 
+static tsr_solution build_solution(const tsr_solver *s, const int *ids, int n, tsr_placement *pl,
+                                   tsr_cell *cells);
+
+int tsr_solver_max_members(const tsr_solver *s) { return s->g->n; }
+
+void tsr_solver_solution_room(const tsr_solver *s, int *placements, long *cells)
+{
+    *placements = s->pz->npieces + s->P; /* as run_init sizes report()'s */
+    *cells = tsr_puzzle_piece_volume(s->pz) + 1;
+}
+
+/* Valid ids for a solution of s: in range, at most one per piece copy. */
+static bool valid_ids(const tsr_solver *s, const int *images, int n)
+{
+    if (n < 0 || n > s->ip->ncopies)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (images[i] < 0 || images[i] >= s->ip->nimages)
+            return false;
+    return true;
+}
+
+int tsr_solver_members(const tsr_solver *s, const int *images, int n, int *out)
+{
+    if (!valid_ids(s, images, n))
+        return TSR_EINVAL;
+    if (s->opt.goal > 0) { /* a partial assembly stands for itself */
+        memcpy(out, images, (size_t)n * sizeof *out);
+        return 1;
+    }
+    if (n != s->ip->ncopies)
+        return TSR_EINVAL;
+    return sym_expand(s->ip, s->g, s->mode_mask, images, out);
+}
+
+int tsr_solver_solution(const tsr_solver *s, const int *images, int n, tsr_placement *pl,
+                        tsr_cell *cells, tsr_solution *out)
+{
+    if (!valid_ids(s, images, n))
+        return TSR_EINVAL;
+    *out = build_solution(s, images, n, pl, cells);
+    return 0;
+}
+
 void tsr_stats_free(tsr_stats *st)
 {
     if (st == NULL)
@@ -642,29 +686,50 @@ static int tick(void *ctx)
     return r->stop;
 }
 
-/* Build the public solution for `n` image ids plus the fixed pieces. */
-static void report(run *r, const int *ids, int n)
+/* The public solution for `n` image ids plus the fixed pieces, in pl and
+ * cells (sized as tsr_solver_solution says). */
+static tsr_solution build_solution(const tsr_solver *s, const int *ids, int n, tsr_placement *pl,
+                                   tsr_cell *cells)
 {
-    const tsr_puzzle *pz = r->s->pz;
-    const img_problem *ip = r->ip;
+    const tsr_puzzle *pz = s->pz;
+    const img_problem *ip = s->ip;
     int k = 0;
-    tsr_cell *cells = r->plcells;
     for (int p = 0; p < pz->npieces; p++)
         if (pz->pieces[p].fixed)
-            r->pl[k++] = (tsr_placement){p, pz->pieces[p].ncells, pz->pieces[p].cells};
+            pl[k++] = (tsr_placement){p, pz->pieces[p].ncells, pz->pieces[p].cells};
     for (int i = 0; i < n; i++) {
         const int *c = img_cells_of(ip, ids[i]);
         int size = img_size(ip, ids[i]);
         for (int j = 0; j < size; j++)
             cells[j] = ip->cells[c[j]];
-        r->pl[k++] = (tsr_placement){ip->types[ip->img_type[ids[i]]].piece, size, cells};
+        pl[k++] = (tsr_placement){ip->types[ip->img_type[ids[i]]].piece, size, cells};
         cells += size;
     }
-    tsr_solution sol = {k, r->pl};
+    return (tsr_solution){k, pl};
+}
+
+static void report(run *r, const int *ids, int n)
+{
+    tsr_solution sol = build_solution(r->s, ids, n, r->pl, r->plcells);
     r->st->solutions++;
     if (r->cb && r->cb->solution && r->cb->solution(r->cb->ctx, &sol))
         r->stop = 1;
     if (r->s->opt.limit > 0 && r->st->solutions >= (uint64_t)r->s->opt.limit)
+        r->stop = 1;
+}
+
+/* A class of `count` solutions to the found callback, cut to the limit. */
+static void report_class(run *r, const int *ids, int n, int count)
+{
+    uint64_t limit = r->s->opt.limit > 0 ? (uint64_t)r->s->opt.limit : 0;
+    if (limit > 0 && r->st->solutions + (uint64_t)count > limit)
+        count = (int)(limit - r->st->solutions);
+    if (count <= 0)
+        return;
+    r->st->solutions += (uint64_t)count;
+    if (r->cb->found(r->cb->ctx, ids, n, count))
+        r->stop = 1;
+    if (limit > 0 && r->st->solutions >= limit)
         r->stop = 1;
 }
 
@@ -673,25 +738,33 @@ static int leaf(void *ctx, const int *extra, int nextra)
 {
     run *r = ctx;
     const tsr_solver *s = r->s;
+    bool classes = r->cb && r->cb->found;
     int n = 0;
     for (int i = 0; i < r->depth; i++)
         r->sol[n++] = r->path[i];
     for (int i = 0; i < nextra; i++)
         r->sol[n++] = extra[i];
     if (s->opt.goal > 0) { /* partial assemblies are reported as found */
-        report(r, r->sol, n);
+        if (classes) {
+            sym_sort(r->sol, n);
+            report_class(r, r->sol, n, 1);
+        } else {
+            report(r, r->sol, n);
+        }
         return r->stop;
     }
     sym_sort(r->sol, n);
     if (!sym_accept(r->ip, s->g, s->ctype >= 0 ? s->keep : NULL, r->sol, r->scratch))
         return r->stop;
     r->st->classes++;
-    int m = sym_expand(r->ip, s->g, s->mode_mask, r->sol, r->expand);
+    int m = sym_expand(r->ip, s->g, s->mode_mask, r->sol, classes ? NULL : r->expand);
     if (m < 0) {
         r->err = m;
         r->stop = 1;
+    } else if (classes) {
+        report_class(r, r->sol, n, m);
     }
-    for (int i = 0; i < m && !r->stop; i++)
+    for (int i = 0; i < m && !r->stop && !classes; i++)
         report(r, r->expand + (size_t)i * r->ip->ncopies, r->ip->ncopies);
     return r->stop;
 }

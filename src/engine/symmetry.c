@@ -358,7 +358,8 @@ int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, co
                     report = false;
             }
         if (report) {
-            memcpy(out + (size_t)count * nc, ke, (size_t)nc * sizeof *ke);
+            if (out != NULL) /* NULL: only count them */
+                memcpy(out + (size_t)count * nc, ke, (size_t)nc * sizeof *ke);
             count++;
         }
     }

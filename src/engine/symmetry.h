@@ -73,7 +73,8 @@ bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *
 
 /* Expand an accepted solution into the solutions a mode reports: writes them
  * (each ncopies sorted ids) into out, which holds g->n solutions, and returns
- * how many (or TSR_ENOMEM).  Each is the smallest key of its class. */
+ * how many (or TSR_ENOMEM); out NULL only counts them.  Each is the smallest
+ * key of its class. */
 int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,
                int *out);
 

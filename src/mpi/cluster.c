@@ -112,9 +112,9 @@ struct clu_cluster {
     int err, err_rank;
     char err_msg[TSR_ERR_MAX];
     buf jobmsg;            /* the JOB message of this search */
-    tsr_placement *pl;     /* a decoded solution */
+    int *ids, *members;    /* a decoded class and its solutions */
+    tsr_placement *pl;
     tsr_cell *cells;
-    int plcap, cellcap;
     tsr_worker_stats *ws;  /* per-rank doings for progress reports */
 };
 
@@ -328,54 +328,56 @@ static int hand_out(clu_cluster *c, int k, int nworkers)
     return 0;
 }
 
-/* Report a done batch's solutions through cb, up to the limit; returns
- * how many it held (reported or not). */
+/* Report a done batch's classes through cb (found, or expanded into
+ * solution calls), up to the limit; returns how many solutions it held
+ * (reported or not). */
 static uint64_t report_solutions(clu_cluster *c, const buf *sols, bool *bad)
 {
     reader r = {sols->p, sols->n, 0, false};
     uint64_t count = 0;
+    int ncopies = tsr_solver_ncopies(c->s);
+    if (c->ids == NULL) { /* room for one class and its solutions, once */
+        int np;
+        long nc;
+        tsr_solver_solution_room(c->s, &np, &nc);
+        c->ids = malloc((size_t)(ncopies + 1) * sizeof *c->ids);
+        c->members = malloc((size_t)tsr_solver_max_members(c->s) * (size_t)(ncopies + 1) *
+                            sizeof *c->members);
+        c->pl = malloc((size_t)np * sizeof *c->pl);
+        c->cells = malloc((size_t)nc * sizeof *c->cells);
+        if (!c->ids || !c->members || !c->pl || !c->cells) {
+            fail(c, TSR_ENOMEM, 0, NULL);
+            return count;
+        }
+    }
     while (r.pos < r.n && !r.bad) {
-        int np = clu_get_count(&r, 8, false);
-        if (np > c->plcap) {
-            tsr_placement *pl = realloc(c->pl, (size_t)np * sizeof *pl);
-            if (pl == NULL) {
-                fail(c, TSR_ENOMEM, 0, NULL);
-                return count;
-            }
-            c->pl = pl;
-            c->plcap = np;
-        }
-        int ncells = 0; /* cells first (their array may move), then point at them */
-        for (int i = 0; i < np && !r.bad; i++) {
-            c->pl[i].piece = clu_get32(&r);
-            c->pl[i].ncells = clu_get_count(&r, 12, false);
-            if (ncells + c->pl[i].ncells > c->cellcap) {
-                int ncap = 2 * (ncells + c->pl[i].ncells);
-                tsr_cell *nc = realloc(c->cells, (size_t)ncap * sizeof *nc);
-                if (nc == NULL) {
-                    fail(c, TSR_ENOMEM, 0, NULL);
-                    return count;
-                }
-                c->cells = nc;
-                c->cellcap = ncap;
-            }
-            for (int j = 0; j < c->pl[i].ncells; j++, ncells++) {
-                c->cells[ncells].x = clu_get32(&r);
-                c->cells[ncells].y = clu_get32(&r);
-                c->cells[ncells].z = clu_get32(&r);
-            }
-        }
+        int n_sol = (int)clu_get32(&r);
+        int n = clu_get_count(&r, 4, false);
+        if (n_sol < 1 || n > ncopies)
+            r.bad = true;
+        for (int i = 0; i < n && !r.bad; i++)
+            c->ids[i] = (int)clu_get32(&r);
         if (r.bad)
             break;
-        for (int i = 0, at = 0; i < np; at += c->pl[i++].ncells)
-            c->pl[i].cells = c->cells + at;
-        count++;
+        count += (uint64_t)n_sol;
         if (c->stopping)
             continue; /* the search is over: count only */
-        tsr_solution sol = {np, c->pl};
-        c->reported++;
-        if ((c->cb && c->cb->solution && c->cb->solution(c->cb->ctx, &sol)) ||
-            (c->limit > 0 && c->reported >= (uint64_t)c->limit))
+        if (c->limit > 0 && c->reported + (uint64_t)n_sol > (uint64_t)c->limit)
+            n_sol = (int)((uint64_t)c->limit - c->reported);
+        c->reported += (uint64_t)n_sol;
+        int stop = 0;
+        if (c->cb && c->cb->found) {
+            stop = c->cb->found(c->cb->ctx, c->ids, n, n_sol);
+        } else if (c->cb && c->cb->solution) {
+            int m = tsr_solver_members(c->s, c->ids, n, c->members);
+            for (int k = 0; k < n_sol && k < m && !stop; k++) {
+                tsr_solution sol;
+                if (tsr_solver_solution(c->s, c->members + (size_t)k * n, n, c->pl, c->cells,
+                                        &sol) == 0)
+                    stop = c->cb->solution(c->cb->ctx, &sol);
+            }
+        }
+        if (stop || (c->limit > 0 && c->reported >= (uint64_t)c->limit))
             c->stopping = true;
     }
     *bad = r.bad;
@@ -685,6 +687,13 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
     double t0 = clu_now();
     c->last_listen = t0;
     c->s = s;
+    free(c->ids); /* sized for another solver: report_solutions makes new ones */
+    free(c->members);
+    free(c->pl);
+    free(c->cells);
+    c->ids = c->members = NULL;
+    c->pl = NULL;
+    c->cells = NULL;
     c->job = job;
     c->cb = cb;
     c->levels = tsr_solver_ncopies(s) + 1;
@@ -947,6 +956,8 @@ void clu_close(clu_cluster *c)
     free(c->in.p);
     free(c->out.p);
     free(c->jobmsg.p);
+    free(c->ids);
+    free(c->members);
     free(c->pl);
     free(c->cells);
     pthread_mutex_unlock(&c->mu);

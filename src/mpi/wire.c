@@ -240,19 +240,12 @@ int clu_alloc_stats(tsr_stats *st, int levels)
     return st->attempts && st->fits ? 0 : TSR_ENOMEM;
 }
 
-void clu_put_solution(buf *b, const tsr_solution *sol)
+void clu_put_class(buf *b, const int *images, int n, int count)
 {
-    clu_put32(b, sol->nplacements);
-    for (int i = 0; i < sol->nplacements; i++) {
-        const tsr_placement *p = &sol->placements[i];
-        clu_put32(b, p->piece);
-        clu_put32(b, p->ncells);
-        for (int j = 0; j < p->ncells; j++) {
-            clu_put32(b, p->cells[j].x);
-            clu_put32(b, p->cells[j].y);
-            clu_put32(b, p->cells[j].z);
-        }
-    }
+    clu_put32(b, count);
+    clu_put32(b, n);
+    for (int i = 0; i < n; i++)
+        clu_put32(b, images[i]);
 }
 
 /* A fingerprint of a solver's images: every rank must number them alike,

@@ -14,8 +14,8 @@
  *   0 -> k  STOP   batch id: end that batch now, drop what is left
  *   0 -> k  PING   the timeout: rank 0 lives (idle workers, every second)
  *   0 -> k  EXIT   leave (and whether to skip MPI_Finalize: a rank was lost)
- *   k -> 0  SOL    batch id, solutions (per solution nplacements, then per
- *                  placement piece, ncells, x y z per cell)
+ *   k -> 0  SOL    batch id, solution classes (per class its count, n, then
+ *                  n image ids: tsr_callbacks.found)
  *   k -> 0  PROG   batch id, CPU time, the batch's statistics so far
  *   k -> 0  DONE   batch id, return code, CPU time, the batch's statistics
  *                  and, when STEAL ended it, the tasks left
@@ -82,8 +82,8 @@ void clu_get_stats(reader *r, tsr_stats *out);
 void clu_add_stats(tsr_stats *acc, const tsr_stats *add);
 int clu_alloc_stats(tsr_stats *st, int levels);
 
-/* A solution: nplacements, then per placement piece, ncells, x y z. */
-void clu_put_solution(buf *b, const tsr_solution *sol);
+/* A class as tsr_callbacks.found reports it: count, n, the n image ids. */
+void clu_put_class(buf *b, const int *images, int n, int count);
 
 /* A fingerprint of a solver's images: every rank must number them alike. */
 int64_t clu_fingerprint(const tsr_solver *s);

@@ -90,11 +90,11 @@ static int wk_recv(wk *w)
     return clu_recv_msg(0, &w->in, w->timeout_s);
 }
 
-static int wk_solution(void *ctx, const tsr_solution *sol)
+static int wk_found(void *ctx, const int *images, int n, int count)
 {
     wk *w = ctx;
     pthread_mutex_lock(&w->mu);
-    clu_put_solution(&w->sols, sol);
+    clu_put_class(&w->sols, images, n, count);
     int stop = w->sols.oom;
     pthread_mutex_unlock(&w->mu);
     return stop;
@@ -320,7 +320,7 @@ static int wk_batch(wk *w)
     clu_put64(&w->spare, w->batch);
     w->last_flush = clu_now();
     tsr_stats st = {0};
-    tsr_callbacks cb = {.ctx = w, .solution = wk_solution, .progress = wk_progress,
+    tsr_callbacks cb = {.ctx = w, .found = wk_found, .progress = wk_progress,
                         .progress_seconds = PROG_S};
     tsr_pool_hooks hk = {.ctx = w, .checkpoint_wanted = wk_checkpoint_wanted,
                          .checkpoint = wk_checkpoint};

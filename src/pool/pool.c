@@ -165,6 +165,31 @@ static int w_solution(void *ctx, const tsr_solution *sol)
     return stop;
 }
 
+/* A class, as w_solution: one worker at a time, its count cut so that the
+ * total never passes the limit. */
+static int w_found(void *ctx, const int *images, int n, int count)
+{
+    worker *w = ctx;
+    pool *pl = w->pl;
+    int stop = 0;
+    pthread_mutex_lock(&pl->out_mu);
+    if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit) {
+        stop = 1;
+    } else {
+        if (pl->limit > 0 && pl->reported + (uint64_t)count > (uint64_t)pl->limit)
+            count = (int)((uint64_t)pl->limit - pl->reported);
+        pl->reported += (uint64_t)count;
+        if (pl->user->found(pl->user->ctx, images, n, count))
+            stop = 1;
+        if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit)
+            stop = 1;
+    }
+    pthread_mutex_unlock(&pl->out_mu);
+    if (stop)
+        atomic_store(&pl->stop, 1);
+    return stop;
+}
+
 static int w_progress(void *ctx, const tsr_stats *st)
 {
     worker *w = ctx;
@@ -289,6 +314,8 @@ static void *worker_main(void *arg)
     tsr_callbacks cb = {.ctx = w, .solution = w_solution, .progress = w_progress,
                         .progress_seconds = 0.05, .split_wanted = w_split_wanted,
                         .donate = w_donate};
+    if (pl->user && pl->user->found)
+        cb.found = w_found; /* classes, passed on as they come */
     for (;;) {
         task t;
         pthread_mutex_lock(&pl->mu);

@@ -692,7 +692,7 @@ static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
 static const char *const option_keys[] = {"unique",   "limit",  "threads",    "priority",
                                           "fila",     "order",  "nof",        "volume",
                                           "vtrigger", "parity", "pfilter",    "fit",
-                                          "goal",     "redundancy", NULL};
+                                          "goal",     "redundancy", "store",   NULL};
 
 #define ORDER_CHARS "abcdefghijklmnopqrstuvwxyz0123456789=:@.,-"
 
@@ -742,6 +742,25 @@ static int read_filter_switches(reader *r, const json_t *obj, tsr_options *o)
     return 0;
 }
 
+/* store: "all" (-1) | "none" (0) | N >= 0, the first N solutions. */
+static int read_store(reader *r, const json_t *obj, tsr_options *o)
+{
+    const json_t *v = json_object_get(obj, "store");
+    if (v == NULL)
+        return 0;
+    size_t mark = path_push_key(&r->path, "store");
+    if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0)
+        o->store = -1;
+    else if (json_is_string(v) && strcmp(json_string_value(v), "none") == 0)
+        o->store = 0;
+    else if (is_int_in(v, 0, LLONG_MAX))
+        o->store = (long long)json_integer_value(v);
+    else
+        return fail_type(r, v, "\"all\", \"none\" or an integer >= 0");
+    path_pop(&r->path, mark);
+    return 0;
+}
+
 /* redundancy: false ("off") | true ("" = auto) | the name of a piece. */
 static int read_redundancy(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_options *o)
 {
@@ -783,7 +802,7 @@ static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_
         (rc = opt_int(r, obj, "pfilter", 0, INT_MAX, &o->pfilter)) != 0 ||
         (rc = opt_bool(r, obj, "fit", &fit)) != 0 ||
         (rc = opt_int(r, obj, "goal", 0, INT_MAX, &o->goal)) != 0 ||
-        (rc = read_redundancy(r, obj, pz, o)) != 0)
+        (rc = read_redundancy(r, obj, pz, o)) != 0 || (rc = read_store(r, obj, o)) != 0)
         return rc;
     o->unique = (enum tsr_unique)unique;
     if (json_object_get(obj, "nof") != NULL)

@@ -130,6 +130,7 @@ void tsr_options_init(tsr_options *opt)
     opt->volume = -1;
     opt->parity = -1;
     opt->fit = -1;
+    opt->store = -1;
 }
 
 long tsr_puzzle_piece_volume(const tsr_puzzle *pz)

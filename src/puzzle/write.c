@@ -621,6 +621,10 @@ char *tsr_options_write_json(const tsr_options *o)
         json_object_set_new(j, "redundancy", json_false());
     else if (o->redundancy[0] != '\0')
         json_object_set_new(j, "redundancy", json_string(o->redundancy));
+    if (o->store == 0)
+        json_object_set_new(j, "store", json_string("none"));
+    else if (o->store > 0)
+        json_object_set_new(j, "store", json_integer(o->store));
     char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(j);
     return text;

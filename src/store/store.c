@@ -7,10 +7,12 @@
  * invariant below is an invariant of the file.
  *
  * Invariants of the file (each kept by the code that writes it):
- *   I1  jobs.solutions equals the number of solutions rows of the job:
- *       solutions are only inserted by sto_checkpoint, which adds the
- *       number of rows SQLite reports inserted to the count in the same
- *       transaction, and only deleted with the whole job.
+ *   I1  jobs.stored equals the solutions the job's chunks stand for, and
+ *       the chunks number them 1..stored without gap or overlap: chunks are
+ *       only inserted by sto_checkpoint, which numbers them from the stored
+ *       count it reads and adds their solutions to it in the same
+ *       transaction, and only deleted with the whole job.  jobs.solutions
+ *       (found, stored or not) moves in the same transaction.
  *   I2  the frontier and the solutions of a job are those of one complete
  *       checkpoint: sto_checkpoint replaces the frontier and inserts the
  *       solutions in one BEGIN IMMEDIATE transaction and rolls it back on
@@ -20,8 +22,10 @@
  *       the frontier in the same transaction; set_state and checkpoint read
  *       the current state inside their write transaction and refuse to move
  *       out of it.
- *   I4  job ids and solution sequence numbers are never reused
- *       (AUTOINCREMENT), so a client's id or page cursor never aliases.
+ *   I4  job ids are never reused (AUTOINCREMENT), and a solution's number
+ *       within its job never changes, so a client's cursor never aliases.
+ *   I5  every chunk carries a CRC-32 of its job, first number and data,
+ *       checked on every read: a damaged chunk is an error, never served.
  *
  * Reads that need more than one statement (does the job exist, then its
  * rows) run in one read transaction, so they see one snapshot: in WAL mode
@@ -84,6 +88,28 @@ static const char *const migrations[STO_SCHEMA_VERSION] = {
     " UNIQUE (job, key)"
     ") STRICT;"
     "CREATE INDEX solutions_page ON solutions (job, seq);",
+    /* 1 -> 2: solutions as compact chunks of classes.  Text bodies stay,
+     * read-only, in solutions_v1 for the jobs that have them ("legacy");
+     * an unfinished job with some cannot go on in the new encoding without
+     * mixing the two, so it fails and must be resubmitted. */
+    "ALTER TABLE solutions RENAME TO solutions_v1;"
+    "ALTER TABLE jobs ADD COLUMN stored INTEGER NOT NULL DEFAULT 0 CHECK (stored >= 0);"
+    "ALTER TABLE jobs ADD COLUMN legacy INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE jobs SET legacy = 1, stored = solutions WHERE solutions > 0;"
+    "UPDATE jobs SET state = 'failed', updated = CAST(strftime('%s', 'now') AS INTEGER),"
+    " error = 'its solutions were stored by an older tesserad (store schema 1), which this "
+    "version cannot extend; resubmit the job'"
+    " WHERE legacy = 1 AND state IN ('queued', 'running', 'paused');"
+    "DELETE FROM frontier WHERE job IN (SELECT id FROM jobs WHERE state = 'failed');"
+    "CREATE TABLE chunks ("
+    " job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,"
+    " first INTEGER NOT NULL," /* the number of its first solution, from 1 */
+    " nsol INTEGER NOT NULL CHECK (nsol > 0),"
+    " nclass INTEGER NOT NULL CHECK (nclass > 0),"
+    " data BLOB NOT NULL," /* class records, see sto_batch_add */
+    " crc INTEGER NOT NULL"
+    ") STRICT;"
+    "CREATE UNIQUE INDEX chunks_first ON chunks (job, first);",
 };
 
 /* ---- prepared statements --------------------------------------------------- */
@@ -105,16 +131,19 @@ enum stmt_id {
     S_FRONTIER_CLEAR,
     S_FRONTIER_INSERT,
     S_FRONTIER_LOAD,
-    S_SOLUTION_INSERT,
     S_SOLUTIONS_CLEAR,
     S_SOLUTIONS_PAGE,
+    S_JOB_STORED,
+    S_CHUNK_INSERT,
+    S_CHUNKS_CLEAR,
+    S_CHUNKS_READ,
     S_COUNT
 };
 
 /* The column order of job rows, shared by S_JOB_GET and the listings
  * (which leave out the documents) and read by read_job_row. */
 #define JOB_COLUMNS_TAIL \
-    "error, created, updated, solutions, nodes, fraction, seconds, stats FROM jobs "
+    "error, created, updated, solutions, nodes, fraction, seconds, stats, stored, legacy FROM jobs "
 
 static const char *const stmt_sql[S_COUNT] = {
     [S_BEGIN] = "BEGIN",
@@ -132,7 +161,7 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_JOB_STATE] = "SELECT state, engine_version FROM jobs WHERE id = ?1",
     [S_JOB_SET_STATE] = "UPDATE jobs SET state = ?2, error = ?3, updated = ?4 WHERE id = ?1",
     /* NULL parameters keep the stored value (no progress, no stats, no new state). */
-    [S_JOB_PROGRESS] = "UPDATE jobs SET solutions = solutions + ?2,"
+    [S_JOB_PROGRESS] = "UPDATE jobs SET solutions = solutions + ?2, stored = stored + ?9,"
                        " nodes = coalesce(?3, nodes), fraction = coalesce(?4, fraction),"
                        " seconds = coalesce(?5, seconds), stats = coalesce(?6, stats),"
                        " state = coalesce(?7, state), updated = ?8 WHERE id = ?1",
@@ -143,12 +172,17 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_FRONTIER_CLEAR] = "DELETE FROM frontier WHERE job = ?1",
     [S_FRONTIER_INSERT] = "INSERT INTO frontier (job, seq, images, weight) VALUES (?1, ?2, ?3, ?4)",
     [S_FRONTIER_LOAD] = "SELECT images, weight FROM frontier WHERE job = ?1 ORDER BY seq",
-    /* Only the (job, key) uniqueness is ignored; any other violation is an error. */
-    [S_SOLUTION_INSERT] = "INSERT INTO solutions (job, key, body) VALUES (?1, ?2, ?3)"
-                          " ON CONFLICT (job, key) DO NOTHING",
-    [S_SOLUTIONS_CLEAR] = "DELETE FROM solutions WHERE job = ?1",
-    [S_SOLUTIONS_PAGE] = "SELECT seq, body FROM solutions WHERE job = ?1 AND seq > ?2"
+    [S_SOLUTIONS_CLEAR] = "DELETE FROM solutions_v1 WHERE job = ?1",
+    [S_SOLUTIONS_PAGE] = "SELECT seq, body FROM solutions_v1 WHERE job = ?1 AND seq > ?2"
                          " ORDER BY seq LIMIT ?3",
+    [S_JOB_STORED] = "SELECT stored FROM jobs WHERE id = ?1",
+    [S_CHUNK_INSERT] = "INSERT INTO chunks (job, first, nsol, nclass, data, crc)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [S_CHUNKS_CLEAR] = "DELETE FROM chunks WHERE job = ?1",
+    /* the chunk holding solution ?2 and those after it, up to solution ?3 */
+    [S_CHUNKS_READ] = "SELECT first, nsol, nclass, data, crc FROM chunks WHERE job = ?1"
+                      " AND first >= coalesce((SELECT max(first) FROM chunks"
+                      " WHERE job = ?1 AND first <= ?2), 1) AND first <= ?3 ORDER BY first",
 };
 
 struct sto_db {
@@ -393,6 +427,8 @@ static int read_job_row(sqlite3_stmt *st, sto_job *j, const char *ctx, tsr_err *
     j->nodes = (uint64_t)sqlite3_column_int64(st, 10); /* stored as its int64 bit pattern */
     j->fraction = sqlite3_column_double(st, 11);
     j->seconds = sqlite3_column_double(st, 12);
+    j->stored = sqlite3_column_int64(st, 14);
+    j->legacy = sqlite3_column_int(st, 15) != 0;
     return 0;
 }
 
@@ -827,7 +863,8 @@ int sto_job_delete(sto_db *s, int64_t id, tsr_err *err)
                         ctx, state_names[cur]);
     /* Explicit deletes (the foreign keys' cascade is the backstop), children
      * first. */
-    static const enum stmt_id steps[] = {S_SOLUTIONS_CLEAR, S_FRONTIER_CLEAR, S_JOB_DELETE};
+    static const enum stmt_id steps[] = {S_SOLUTIONS_CLEAR, S_CHUNKS_CLEAR, S_FRONTIER_CLEAR,
+                                         S_JOB_DELETE};
     for (size_t i = 0; r == 0 && i < sizeof steps / sizeof steps[0]; i++) {
         sqlite3_stmt *st = NULL;
         if ((r = prep(s, steps[i], &st, ctx, err)) == 0) {
@@ -866,6 +903,190 @@ int sto_jobs_unfinished(sto_db *s, int64_t **ids, int *n, tsr_err *err)
     *ids = v;
     *n = count;
     return 0;
+}
+
+/* ---- classes: records, batches, chunks ------------------------------------------
+ * A class record is unsigned LEB128 varints: n, count, the first image id,
+ * then each next id minus the one before (ids are strictly increasing, so
+ * the steps are >= 1 and mostly one byte).  A batch is records back to
+ * back; a chunk is up to STO_CHUNK_CLASSES records of one batch. */
+
+static void put_varint(unsigned char *p, size_t *pos, uint64_t v)
+{
+    while (v >= 0x80) {
+        p[(*pos)++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p[(*pos)++] = (unsigned char)v;
+}
+
+/* A varint of at most 35 bits at p[*pos..len); false when cut short or too
+ * long (every value stored fits in an int). */
+static bool get_varint(const unsigned char *p, size_t len, size_t *pos, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+        if (*pos >= len)
+            return false;
+        unsigned char b = p[(*pos)++];
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if ((b & 0x80) == 0)
+            return true;
+    }
+    return false;
+}
+
+int sto_batch_add(sto_batch *b, const int *images, int n, int count, int keep)
+{
+    if (n < 0 || n > STO_MAX_TASK_IMAGES || count < 1 || keep < 0 || keep > count ||
+        (n > 0 && images == NULL))
+        return TSR_EINVAL;
+    for (int i = 0; i < n; i++)
+        if (images[i] < 0 || (i > 0 && images[i] <= images[i - 1]))
+            return TSR_EINVAL;
+    b->found += count;
+    if (keep == 0)
+        return 0;
+    size_t need = b->len + 10 * ((size_t)n + 2);
+    if (need > b->cap) {
+        size_t ncap = b->cap ? 2 * b->cap : 4096;
+        while (ncap < need)
+            ncap *= 2;
+        unsigned char *d = realloc(b->data, ncap);
+        if (d == NULL) {
+            b->found -= count;
+            return TSR_ENOMEM;
+        }
+        b->data = d;
+        b->cap = ncap;
+    }
+    put_varint(b->data, &b->len, (uint64_t)n);
+    put_varint(b->data, &b->len, (uint64_t)keep);
+    for (int i = 0; i < n; i++)
+        put_varint(b->data, &b->len, (uint64_t)(images[i] - (i > 0 ? images[i - 1] : 0)));
+    b->classes++;
+    b->stored += keep;
+    return 0;
+}
+
+int sto_batch_append(sto_batch *b, const sto_batch *more)
+{
+    if (b->len + more->len > b->cap) {
+        unsigned char *d = realloc(b->data, b->len + more->len);
+        if (d == NULL && b->len + more->len > 0)
+            return TSR_ENOMEM;
+        b->data = d;
+        b->cap = b->len + more->len;
+    }
+    if (more->len > 0)
+        memcpy(b->data + b->len, more->data, more->len);
+    b->len += more->len;
+    b->classes += more->classes;
+    b->stored += more->stored;
+    b->found += more->found;
+    return 0;
+}
+
+void sto_batch_free(sto_batch *b)
+{
+    if (b != NULL) {
+        free(b->data);
+        *b = (sto_batch){0};
+    }
+}
+
+/* Read the record at data[*pos..len): its size and count, and its ids into
+ * ids (when not NULL, room for STO_MAX_TASK_IMAGES).  False when it is not
+ * a well-formed record. */
+static bool read_record(const unsigned char *data, size_t len, size_t *pos, int *n, int *count,
+                        int *ids)
+{
+    uint64_t vn, vc, v, id = 0;
+    if (!get_varint(data, len, pos, &vn) || !get_varint(data, len, pos, &vc) ||
+        vn > STO_MAX_TASK_IMAGES || vc < 1 || vc > INT_MAX)
+        return false;
+    for (uint64_t i = 0; i < vn; i++) {
+        if (!get_varint(data, len, pos, &v) || (i > 0 && v == 0) || (id += v) > INT_MAX)
+            return false;
+        if (ids != NULL)
+            ids[i] = (int)id;
+    }
+    *n = (int)vn;
+    *count = (int)vc;
+    return true;
+}
+
+/* CRC-32 (IEEE 802.3, the zlib one), continuing from crc. */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t len)
+{
+    static uint32_t table[256];
+    static bool ready; /* a benign race: every thread computes the same table */
+    if (!ready) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++)
+                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+        ready = true;
+    }
+    crc = ~crc;
+    for (size_t i = 0; i < len; i++)
+        crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
+
+/* A chunk's check value: covers which job and where, not only the bytes,
+ * so a chunk copied into another place does not pass either. */
+static uint32_t chunk_crc(int64_t job, int64_t first, const unsigned char *data, size_t len)
+{
+    unsigned char head[16];
+    for (int i = 0; i < 8; i++) {
+        head[i] = (unsigned char)((uint64_t)job >> (8 * i));
+        head[8 + i] = (unsigned char)((uint64_t)first >> (8 * i));
+    }
+    return crc32_update(crc32_update(0, head, sizeof head), data, len);
+}
+
+/* Insert the batch as chunks numbered from *first; *first ends past them. */
+static int insert_chunks(sto_db *s, int64_t job, const sto_batch *b, int64_t *first,
+                         const char *ctx, tsr_err *err)
+{
+    size_t pos = 0;
+    int64_t classes = 0, sols = 0;
+    int r = 0;
+    while (r == 0 && pos < b->len) {
+        size_t start = pos;
+        int64_t nsol = 0;
+        int nclass = 0;
+        while (pos < b->len && nclass < STO_CHUNK_CLASSES) {
+            int n, count;
+            if (!read_record(b->data, b->len, &pos, &n, &count, NULL))
+                return tsr_err_set(err, TSR_EINVAL, "store: %s: class %lld of the batch is "
+                                   "malformed", ctx, (long long)(classes + nclass));
+            nsol += count;
+            nclass++;
+        }
+        sqlite3_stmt *st = NULL;
+        if ((r = prep(s, S_CHUNK_INSERT, &st, ctx, err)) != 0)
+            break;
+        sqlite3_bind_int64(st, 1, job);
+        sqlite3_bind_int64(st, 2, *first);
+        sqlite3_bind_int64(st, 3, nsol);
+        sqlite3_bind_int(st, 4, nclass);
+        int rc = sqlite3_bind_blob64(st, 5, b->data + start, pos - start, SQLITE_STATIC);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int64(st, 6, chunk_crc(job, *first, b->data + start, pos - start));
+        r = bound_step(s, st, rc, ctx, "insert chunk", err);
+        *first += nsol;
+        classes += nclass;
+        sols += nsol;
+    }
+    if (r == 0 && (classes != b->classes || sols != b->stored))
+        r = tsr_err_set(err, TSR_EINVAL, "store: %s: the batch holds %lld classes of %lld "
+                        "solutions, not %lld of %lld", ctx, (long long)classes, (long long)sols,
+                        (long long)b->classes, (long long)b->stored);
+    return r;
 }
 
 /* ---- checkpoints --------------------------------------------------------------- */
@@ -930,41 +1151,6 @@ static int insert_task(sto_db *s, int64_t job, const sto_task *t, int i, const c
     return bound_step(s, st, rc, ctx, "insert task", err);
 }
 
-/* Insert one solution; *added gets 1 when stored, 0 when its key was. */
-static int insert_solution(sto_db *s, int64_t job, const sto_solution *sol, int i, int *added,
-                           const char *ctx, tsr_err *err)
-{
-    char what[48];
-    snprintf(what, sizeof what, "solution %d", i);
-    if (sol->key == NULL || sol->body == NULL)
-        return tsr_err_set(err, TSR_EINVAL, "store: %s: %s has no key or no body", ctx, what);
-    size_t klen = 0, blen = 0;
-    sqlite3_stmt *st = NULL;
-    int r = check_len(sol->key, STO_MAX_KEY, &klen, ctx, "a solution key", err);
-    if (r == 0)
-        r = check_len(sol->body, STO_MAX_DOC, &blen, ctx, "a solution body", err);
-    if (r == 0)
-        r = prep(s, S_SOLUTION_INSERT, &st, ctx, err);
-    if (r != 0)
-        return r;
-    sqlite3_bind_int64(st, 1, job);
-    int rc = bind_text(st, 2, sol->key, klen);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 3, sol->body, blen);
-    if (rc != SQLITE_OK) {
-        r = sql_err(s, rc, err, ctx, what);
-        release(st);
-        return r;
-    }
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE)
-        *added = sqlite3_changes(s->db); /* 0 when DO NOTHING applied */
-    else
-        r = sql_err(s, rc == SQLITE_ROW ? SQLITE_ERROR : rc, err, ctx, what);
-    release(st);
-    return r;
-}
-
 static int check_progress(const sto_progress *p, const char *ctx, size_t *slen, tsr_err *err)
 {
     *slen = 0;
@@ -981,7 +1167,7 @@ static int check_progress(const sto_progress *p, const char *ctx, size_t *slen, 
 }
 
 int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
-                   const sto_solution *sols, int nsols, const sto_progress *prog,
+                   const sto_batch *batch, const sto_progress *prog,
                    const enum sto_state *new_state, tsr_err *err)
 {
     char ctx[64];
@@ -990,14 +1176,18 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
         return tsr_err_set(err, TSR_EINVAL, "store: %s: no database", ctx);
     /* Cheap checks first; each task and solution is checked as it is
      * written, and a failure there rolls the whole transaction back. */
-    if (ntasks < 0 || (ntasks > 0 && tasks == NULL) || nsols < 0 || (nsols > 0 && sols == NULL))
-        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad task or solution array", ctx);
+    static const sto_batch none = {0};
+    if (batch == NULL)
+        batch = &none;
+    if (ntasks < 0 || (ntasks > 0 && tasks == NULL) || batch->classes < 0 || batch->stored < 0 ||
+        batch->found < batch->stored || (batch->len > 0 && batch->data == NULL))
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad task array or solution batch", ctx);
     if (ntasks > STO_MAX_TASKS)
         return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %d tasks (at most %d)", ctx, ntasks,
                            STO_MAX_TASKS);
-    if (nsols > STO_MAX_SOLUTIONS)
-        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %d new solutions (at most %d)", ctx,
-                           nsols, STO_MAX_SOLUTIONS);
+    if (batch->len > STO_MAX_BATCH)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: a batch of %zu bytes (at most %d)", ctx,
+                           batch->len, STO_MAX_BATCH);
     if (new_state != NULL && !state_valid(*new_state))
         return tsr_err_set(err, TSR_EINVAL, "store: %s: bad state %d", ctx, (int)*new_state);
     if (new_state != NULL && sto_state_final(*new_state) && ntasks > 0)
@@ -1026,16 +1216,25 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
     }
     for (int i = 0; r == 0 && i < ntasks; i++)
         r = insert_task(s, job, &tasks[i], i, ctx, err);
-    int64_t added = 0;
-    for (int i = 0; r == 0 && i < nsols; i++) {
-        int a = 0;
-        r = insert_solution(s, job, &sols[i], i, &a, ctx, err);
-        added += a;
+    /* I1: chunks numbered from the stored count, which moves with them */
+    int64_t first = 1;
+    if (r == 0 && batch->len > 0 && (r = prep(s, S_JOB_STORED, &st, ctx, err)) == 0) {
+        sqlite3_bind_int64(st, 1, job);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            first = sqlite3_column_int64(st, 0) + 1;
+        else
+            r = sql_err(s, sqlite3_errcode(s->db), err, ctx, "read stored count");
+        release(st);
     }
-    /* I1: the count moves with the rows, in the same transaction. */
+    if (r == 0 && batch->len > 0)
+        r = insert_chunks(s, job, batch, &first, ctx, err);
+    if (r == 0 && batch->len == 0 && (batch->classes != 0 || batch->stored != 0))
+        r = tsr_err_set(err, TSR_EINVAL, "store: %s: an empty batch of %lld classes", ctx,
+                        (long long)batch->classes);
     if (r == 0 && (r = prep(s, S_JOB_PROGRESS, &st, ctx, err)) == 0) {
         sqlite3_bind_int64(st, 1, job);
-        sqlite3_bind_int64(st, 2, added);
+        sqlite3_bind_int64(st, 2, batch->found);
+        sqlite3_bind_int64(st, 9, batch->stored);
         int rc = SQLITE_OK;
         if (prog != NULL) {
             sqlite3_bind_int64(st, 3, (int64_t)prog->nodes); /* the uint64 bit pattern */
@@ -1183,4 +1382,130 @@ int sto_solutions_page(sto_db *s, int64_t job, int64_t after, int limit, char **
     *seqs = q;
     *n = count;
     return 0;
+}
+
+void sto_classes_free(sto_classes *c)
+{
+    if (c != NULL) {
+        free(c->first);
+        free(c->count);
+        free(c->start);
+        free(c->ids);
+        *c = (sto_classes){0};
+    }
+}
+
+/* Make room for one more class of up to `n` ids in c (capacities in caps). */
+static int classes_grow(sto_classes *c, int caps[2], int n, const char *ctx, tsr_err *err)
+{
+    if (c->n + 1 >= caps[0]) {
+        int ncap = caps[0] ? 2 * caps[0] : 256;
+        int64_t *f = realloc(c->first, (size_t)ncap * sizeof *f);
+        if (f != NULL)
+            c->first = f;
+        int *k = realloc(c->count, (size_t)ncap * sizeof *k);
+        if (k != NULL)
+            c->count = k;
+        int *st = realloc(c->start, (size_t)(ncap + 1) * sizeof *st);
+        if (st != NULL)
+            c->start = st;
+        if (f == NULL || k == NULL || st == NULL)
+            return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+        caps[0] = ncap;
+    }
+    int used = c->start[c->n];
+    if (used + n > caps[1]) {
+        if (used > INT_MAX / 4)
+            return tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many image ids", ctx);
+        int ncap = caps[1] ? 2 * caps[1] : 4096;
+        while (ncap < used + n)
+            ncap *= 2;
+        int *ids = realloc(c->ids, (size_t)ncap * sizeof *ids);
+        if (ids == NULL)
+            return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+        c->ids = ids;
+        caps[1] = ncap;
+    }
+    return 0;
+}
+
+/* Decode one chunk row, checking its check value and its totals, keeping
+ * the classes that hold solutions in (after, last]. */
+static int decode_chunk(sqlite3_stmt *st, int64_t job, int64_t after, int64_t last,
+                        sto_classes *c, int caps[2], int *scratch, const char *ctx, tsr_err *err)
+{
+    int64_t first = sqlite3_column_int64(st, 0), nsol = sqlite3_column_int64(st, 1);
+    int nclass = sqlite3_column_int(st, 2);
+    const unsigned char *data = sqlite3_column_blob(st, 3);
+    size_t len = (size_t)sqlite3_column_bytes(st, 3);
+    uint32_t crc = (uint32_t)sqlite3_column_int64(st, 4);
+    if (len > 0 && data == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    if (chunk_crc(job, first, data, len) != crc)
+        return tsr_err_set(err, TSR_EIO, "store: %s: the chunk of job %lld from solution %lld "
+                           "is damaged (check value mismatch)", ctx, (long long)job,
+                           (long long)first);
+    size_t pos = 0;
+    int64_t at = first, seen = 0;
+    int r = 0;
+    for (int k = 0; k < nclass && r == 0; k++) {
+        int n, count;
+        if (!read_record(data, len, &pos, &n, &count, scratch))
+            break;
+        seen++;
+        if (at + count > after + 1 && at <= last) {
+            if ((r = classes_grow(c, caps, n, ctx, err)) != 0)
+                break;
+            c->first[c->n] = at;
+            c->count[c->n] = count;
+            memcpy(c->ids + c->start[c->n], scratch, (size_t)n * sizeof *scratch);
+            c->start[c->n + 1] = c->start[c->n] + n;
+            c->n++;
+        }
+        at += count;
+    }
+    if (r == 0 && (seen != nclass || pos != len || at - first != nsol))
+        r = tsr_err_set(err, TSR_EIO, "store: %s: the chunk of job %lld from solution %lld is "
+                        "malformed", ctx, (long long)job, (long long)first);
+    return r;
+}
+
+int sto_classes_read(sto_db *s, int64_t job, int64_t after, int limit, sto_classes *out,
+                     tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "read solutions of job %lld", (long long)job);
+    if (s == NULL || out == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    *out = (sto_classes){0};
+    if (limit < 1 || limit > STO_MAX_PAGE)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: page size %d is not in 1..%d", ctx, limit,
+                           STO_MAX_PAGE);
+    if (after < 0)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad cursor %lld", ctx, (long long)after);
+    int *scratch = malloc(STO_MAX_TASK_IMAGES * sizeof *scratch);
+    out->start = calloc(1, sizeof *out->start);
+    if (scratch == NULL || out->start == NULL) {
+        free(scratch);
+        sto_classes_free(out);
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    }
+    sqlite3_stmt *st = NULL;
+    int r = read_job_rows(s, job, S_CHUNKS_READ, &st, ctx, err);
+    int caps[2] = {0, 0};
+    if (r == 0) {
+        sqlite3_bind_int64(st, 2, after + 1);
+        sqlite3_bind_int64(st, 3, after + limit);
+        int rc;
+        while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+            r = decode_chunk(st, job, after, after + limit, out, caps, scratch, ctx, err);
+        if (r == 0 && rc != SQLITE_DONE)
+            r = sql_err(s, rc, err, ctx, "select");
+        release(st);
+        r = tx_end(s, r, ctx, err);
+    }
+    free(scratch);
+    if (r != 0)
+        sto_classes_free(out);
+    return r;
 }

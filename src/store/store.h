@@ -8,16 +8,19 @@
  * recorded at its last checkpoint.  A search task is a subtree of the job's
  * search named by an order-independent set of image ids plus a weight, the
  * fraction of the whole tree it stands for; the job's frontier is the set of
- * tasks still to search.  Solutions are stored once per job under a canonical
- * key.
+ * tasks still to search.  Solutions are stored as classes (a symmetry
+ * class's representative, sorted image ids, and how many solutions it stands
+ * for), packed into chunks that number the job's solutions 1, 2, ...; the
+ * daemon expands them into solutions when they are read.
  *
  * Exactly-once results rest on one rule: the frontier and the solutions found
  * since the previous checkpoint are committed together by sto_checkpoint, in
  * one transaction.  After a crash the daemon resumes from the last committed
  * frontier, so every solution is either stored and outside the frontier, or
- * not stored and inside it; the UNIQUE key per job absorbs the re-discovery
- * of a solution the daemon may report twice.  docs/store.md explains the
- * schema and the argument in full.
+ * not stored and inside it, provided that a batch holds only the solutions
+ * of work outside the frontier it is committed with (the pool's parked
+ * checkpoints give exactly that).  docs/store.md explains the schema and
+ * the argument in full.
  *
  * Connections.  An sto_db is one SQLite connection and must be used by one
  * thread at a time (different sto_db objects may be used by different threads
@@ -42,16 +45,16 @@
 
 /* The schema this build writes (PRAGMA user_version) and the SQLite
  * application id that marks a Tessera store ("TSSR"). */
-#define STO_SCHEMA_VERSION 1
+#define STO_SCHEMA_VERSION 2
 #define STO_APPLICATION_ID 0x54535352
 
 /* Caps: larger inputs are refused with TSR_ETOOBIG (or TSR_EINVAL for a bad
  * page size) and a message naming the cap. */
-#define STO_MAX_DOC (16 * 1024 * 1024) /* puzzle, options, stats, error, solution body: bytes */
-#define STO_MAX_KEY (1024 * 1024)      /* a solution key: bytes */
+#define STO_MAX_DOC (16 * 1024 * 1024) /* puzzle, options, stats, error: bytes */
 #define STO_MAX_TASKS 1000000          /* tasks in one checkpoint's frontier */
 #define STO_MAX_TASK_IMAGES 100000     /* images in one task */
-#define STO_MAX_SOLUTIONS 1000000      /* new solutions in one checkpoint */
+#define STO_MAX_BATCH (256 * 1024 * 1024) /* bytes of class records in one checkpoint */
+#define STO_CHUNK_CLASSES 1024         /* classes in one stored chunk */
 #define STO_MAX_PAGE 100000            /* rows in one page of sto_job_list / sto_solutions_page */
 
 #define STO_BUSY_TIMEOUT_MS 10000
@@ -91,7 +94,9 @@ typedef struct sto_job {
     char *options;           /* the job options as JSON text */
     char *error;             /* why the job failed, or NULL */
     int64_t created, updated; /* unix seconds */
-    int64_t solutions;       /* solutions stored for the job */
+    int64_t solutions;       /* solutions found (and committed), stored or not */
+    int64_t stored;          /* solutions stored: numbers 1..stored can be read */
+    bool legacy;             /* stored by schema 1 as text: read with sto_solutions_page */
     uint64_t nodes;          /* progress at the last checkpoint: */
     double fraction, seconds; /*   nodes searched, fraction done, seconds */
     char *stats;             /* free-form JSON text of statistics, or NULL */
@@ -168,12 +173,29 @@ typedef struct sto_task {
     double weight;
 } sto_task;
 
-/* A solution: `key` is the canonical form (UNIQUE per job), `body` the text
- * the daemon serves; both NUL-terminated, neither NULL. */
-typedef struct sto_solution {
-    const char *key;
-    const char *body;
-} sto_solution;
+/* A batch of solutions for one checkpoint: class records back to back in
+ * data[0..len) (cap bytes allocated), `classes` records standing for
+ * `stored` solutions, and `found` solutions found in all (the job's
+ * options may keep only some).  A zeroed batch is empty; free with
+ * sto_batch_free. */
+typedef struct sto_batch {
+    unsigned char *data;
+    size_t len, cap;
+    int64_t classes, stored, found;
+} sto_batch;
+
+/* Add a class: n strictly increasing image ids (n 0..STO_MAX_TASK_IMAGES)
+ * standing for `count` >= 1 solutions, of which the first `keep` (0..count)
+ * are stored: found grows by count, stored by keep, and keep 0 adds no
+ * record.  About one byte per id.  TSR_EINVAL for bad ids or counts,
+ * TSR_ENOMEM (the batch unchanged). */
+int sto_batch_add(sto_batch *b, const int *images, int n, int count, int keep);
+
+/* Append batch `more` to b (a failed checkpoint's batch back in front of
+ * what came since); TSR_ENOMEM leaves b unchanged. */
+int sto_batch_append(sto_batch *b, const sto_batch *more);
+
+void sto_batch_free(sto_batch *b);
 
 /* Progress at a checkpoint: nodes searched, fraction of the tree done and
  * seconds of search, all cumulative and finite, fraction and seconds >= 0;
@@ -187,9 +209,11 @@ typedef struct sto_progress {
 /* One transaction (BEGIN IMMEDIATE) that
  *   - replaces job `job`'s whole frontier with tasks[0..ntasks) (ntasks 0
  *     leaves it empty),
- *   - inserts sols[0..nsols), skipping silently a key already stored for the
- *     job or repeated within `sols`,
- *   - adds the number actually inserted to the job's solution count,
+ *   - stores the batch's classes (NULL: none) in chunks of up to
+ *     STO_CHUNK_CLASSES, numbering their solutions on from the job's stored
+ *     count, each chunk with a CRC-32,
+ *   - adds batch->found to the job's solution count and batch->stored to
+ *     its stored count,
  *   - records `prog` as the job's progress (NULL keeps the stored progress),
  *   - and moves the job to *new_state unless new_state is NULL.
  * Either all of it is stored or none of it.  Refused: a job in a final state
@@ -197,7 +221,7 @@ typedef struct sto_progress {
  * TSR_EINVAL and changes nothing), a job created by another engine version,
  * a final new_state with a non-empty frontier, and inputs over the caps. */
 int sto_checkpoint(sto_db *db, int64_t job, const sto_task *tasks, int ntasks,
-                   const sto_solution *sols, int nsols, const sto_progress *prog,
+                   const sto_batch *batch, const sto_progress *prog,
                    const enum sto_state *new_state, tsr_err *err);
 
 /* The job's frontier, as the last checkpoint stored it (same order, images
@@ -208,11 +232,33 @@ int sto_frontier_load(sto_db *db, int64_t job, sto_task **tasks, int *n, tsr_err
 /* Free tasks returned by sto_frontier_load (NULL is fine). */
 void sto_tasks_free(sto_task *tasks, int n);
 
-/* The job's solutions in storage order with sequence number > `after` (0 =
- * from the start), at most `limit` (1..STO_MAX_PAGE): their bodies into
- * *bodies and sequence numbers into *seqs (increasing; never reused, so a
- * client may keep the last one as a cursor).  Free with sto_solutions_free.
- * "no job N" when the job does not exist. */
+/* Classes read back: class i stands for `count[i]` solutions numbered
+ * first[i], first[i] + 1, ...; its ids are ids[start[i] .. start[i + 1]). */
+typedef struct sto_classes {
+    int n;
+    int64_t *first;
+    int *count;
+    int *start;
+    int *ids;
+} sto_classes;
+
+/* The classes holding the job's solutions numbered after+1 .. after+limit
+ * (limit 1..STO_MAX_PAGE), in order: the first may begin before after+1,
+ * the last end past after+limit, and there are fewer (or none) at the end
+ * of what is stored.  One read transaction; it decodes the chunks it needs
+ * (an index lookup, not a scan) and checks their CRC-32: a damaged chunk is
+ * TSR_EIO naming the job and the chunk's first solution.  "no job N" when
+ * the job does not exist.  Free with sto_classes_free. */
+int sto_classes_read(sto_db *db, int64_t job, int64_t after, int limit, sto_classes *out,
+                     tsr_err *err);
+
+void sto_classes_free(sto_classes *c);
+
+/* Schema 1 jobs (legacy): their text bodies in storage order with sequence
+ * number > `after` (0 = from the start), at most `limit` (1..STO_MAX_PAGE):
+ * bodies into *bodies and sequence numbers into *seqs (increasing, as
+ * schema 1 numbered them).  Free with sto_solutions_free.  "no job N" when
+ * the job does not exist. */
 int sto_solutions_page(sto_db *db, int64_t job, int64_t after, int limit, char ***bodies,
                        int64_t **seqs, int *n, tsr_err *err);
 

@@ -260,6 +260,149 @@ START_TEST(progress_grows_to_one)
 }
 END_TEST
 
+/* A running FNV-1a hash over reported solutions, in report order: two
+ * sequences of solutions agree when count and hash agree. */
+typedef struct seqhash {
+    uint64_t h;
+    long n;
+    const tsr_solver *s;
+    tsr_placement *pl;
+    tsr_cell *cells;
+    int *members;
+} seqhash;
+
+static void hash_int(seqhash *q, int v)
+{
+    for (int b = 0; b < 4; b++)
+        q->h = (q->h ^ ((unsigned)v >> (8 * b) & 0xff)) * 1099511628211ull;
+}
+
+/* A solution's placements are a set (a partial assembly's come in the
+ * order placed, a class's sorted): each placement is hashed on its own and
+ * the sum goes into the sequence hash. */
+static int hash_solution(void *ctx, const tsr_solution *sol)
+{
+    seqhash *q = ctx;
+    uint64_t sum = 0;
+    for (int i = 0; i < sol->nplacements; i++) {
+        seqhash p = {1469598103934665603ull, 0, NULL, NULL, NULL, NULL};
+        hash_int(&p, sol->placements[i].piece);
+        for (int c = 0; c < sol->placements[i].ncells; c++) {
+            hash_int(&p, sol->placements[i].cells[c].x);
+            hash_int(&p, sol->placements[i].cells[c].y);
+            hash_int(&p, sol->placements[i].cells[c].z);
+        }
+        sum += p.h;
+    }
+    hash_int(q, (int)sum);
+    hash_int(q, (int)(sum >> 32));
+    q->n++;
+    return 0;
+}
+
+/* A class: expanded as a reader of the store would, then hashed. */
+static int hash_class(void *ctx, const int *images, int n, int count)
+{
+    seqhash *q = ctx;
+    for (int i = 1; i < n; i++)
+        ck_assert_int_lt(images[i - 1], images[i]);
+    int m = tsr_solver_members(q->s, images, n, q->members);
+    ck_assert_int_ge(m, count);
+    ck_assert_int_gt(count, 0);
+    for (int k = 0; k < count; k++) {
+        tsr_solution sol;
+        ck_assert_int_eq(tsr_solver_solution(q->s, q->members + (size_t)k * n, n, q->pl,
+                                             q->cells, &sol), 0);
+        hash_solution(q, &sol);
+    }
+    return 0;
+}
+
+static seqhash run_hashed(const tsr_puzzle *pz, const tsr_options *opt, bool classes)
+{
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_msg(tsr_solver_new(pz, opt, &s, &err) == 0, "solver: %s", err.msg);
+    seqhash q = {1469598103934665603ull, 0, s, NULL, NULL, NULL};
+    q.pl = malloc((size_t)(pz->npieces + tsr_solver_ncopies(s)) * sizeof *q.pl);
+    q.cells = malloc((size_t)tsr_puzzle_piece_volume(pz) * sizeof *q.cells);
+    q.members = malloc((size_t)tsr_solver_max_members(s) * (size_t)tsr_solver_ncopies(s) *
+                       sizeof *q.members);
+    tsr_callbacks cb = {.ctx = &q};
+    if (classes)
+        cb.found = hash_class;
+    else
+        cb.solution = hash_solution;
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &st), 0);
+    ck_assert_int_eq((long)st.solutions, q.n);
+    tsr_stats_free(&st);
+    free(q.pl);
+    free(q.cells);
+    free(q.members);
+    tsr_solver_free(s);
+    q.s = NULL;
+    return q;
+}
+
+/* The class callback stands for exactly the solutions the solution
+ * callback reports, in the same order, in every mode, with the limit and
+ * for partial assemblies; and the pool passes it through with the limit. */
+START_TEST(classes_expand_to_the_solutions)
+{
+    static const char *files[] = {"soma-cube.json", "pentominoes-3x20.json",
+                                  "l-trominoes-fixed-4x3.json", "pentominoes-8x8-fixed-center.json",
+                                  "l-trominoes-4x3.json"};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        tsr_puzzle *pz = load(files[f], NULL);
+        for (int mode = 0; mode < 3; mode++)
+            for (int limit = 0; limit <= 7; limit += 7) {
+                tsr_options opt;
+                tsr_options_init(&opt);
+                opt.unique = (enum tsr_unique)mode;
+                opt.limit = limit;
+                seqhash a = run_hashed(pz, &opt, false), b = run_hashed(pz, &opt, true);
+                ck_assert_msg(a.n == b.n && a.h == b.h, "%s mode %d limit %d: %ld solutions, %ld from classes",
+                              files[f], mode, limit, a.n, b.n);
+                ck_assert(a.n > 0);
+                if (limit > 0)
+                    ck_assert_int_le(a.n, limit);
+            }
+        tsr_puzzle_free(pz);
+    }
+    tsr_puzzle *pz = load("soma-cube.json", NULL);
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.goal = 2;
+    opt.redundancy[0] = '\0';
+    seqhash a = run_hashed(pz, &opt, false), b = run_hashed(pz, &opt, true);
+    ck_assert(a.n == b.n && a.h == b.h && a.n > 0);
+    /* the pool: the same total, never past the limit */
+    tsr_options_init(&opt);
+    opt.unique = TSR_UNIQUE_RAW;
+    opt.limit = 1000;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert(tsr_solver_new(pz, &opt, &s, &err) == 0);
+    seqhash q = {0, 0, s, NULL, NULL, NULL};
+    q.pl = malloc((size_t)(pz->npieces + tsr_solver_ncopies(s)) * sizeof *q.pl);
+    q.cells = malloc((size_t)tsr_puzzle_piece_volume(pz) * sizeof *q.cells);
+    q.members = malloc((size_t)tsr_solver_max_members(s) * (size_t)tsr_solver_ncopies(s) *
+                       sizeof *q.members);
+    tsr_callbacks cb = {.ctx = &q, .found = hash_class};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_pool_run(s, 3, NULL, 0, &cb, &st), 0);
+    ck_assert_int_eq(q.n, 1000);
+    ck_assert_int_eq((long)st.solutions, 1000);
+    tsr_stats_free(&st);
+    free(q.pl);
+    free(q.cells);
+    free(q.members);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(goal_reports_partial_assemblies)
 {
     tsr_options opt;
@@ -404,6 +547,7 @@ int main(void)
     tcase_add_test(tc, limit_and_cancel);
     tcase_add_test(tc, progress_grows_to_one);
     tcase_add_test(tc, goal_reports_partial_assemblies);
+    tcase_add_test(tc, classes_expand_to_the_solutions);
     tcase_add_test(tc, bad_options_are_refused);
     tcase_add_test(tc, sampling_finds_solutions);
     tcase_add_test(tc, estimate_brackets_the_true_counts);

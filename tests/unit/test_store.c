@@ -6,14 +6,15 @@
  * calls and their rules (paging, the state filter, final states, what may be
  * deleted), reopening, the schema version and identity checks, the caps,
  * checkpoint atomicity (a checkpoint that fails half way leaves the previous
- * one intact), duplicate solution keys, exact frontier round trips and
- * solution paging.
+ * one intact), class records and their chunks (paging across chunks, CRC-32
+ * check values that catch a changed byte or a chunk in the wrong place),
+ * exact frontier round trips and the in-place upgrade of a schema 1 file.
  *
  * Two tests exercise what the daemon depends on most:
  *   crash safety - a child process writes checkpoints in a loop, each one a
  *     numbered "generation" g: a frontier of TASKS(g) tasks whose first image
- *     is g, SOLS(g) new solutions keyed "g:j", one repeated key of g - 1, and
- *     progress nodes = g.  The parent kills it with SIGKILL at random moments
+ *     is g, SOLS(g) new classes (g, j) of j + 1 solutions each, and progress
+ *     nodes = g.  The parent kills it with SIGKILL at random moments
  *     (30 times; sometimes while it is still opening the file, mostly a few
  *     milliseconds into its checkpoints), then checks PRAGMA integrity_check
  *     and that what is stored is exactly generation g for one g: the
@@ -148,20 +149,20 @@ static void set_state_ok(sto_db *db, int64_t id, enum sto_state st, const char *
 #define GEN_IMAGES 48
 #define GEN_SOLS(g) ((int)((g) % 5))
 
-/* Solutions stored after generation g. */
+/* Generation g stores GEN_SOLS(g) classes: class (g, j) has ids {j, 100 + g}
+ * and stands for j + 1 solutions. */
 static int64_t gen_expected(int64_t g)
 {
     int64_t n = 0;
     for (int64_t h = 1; h <= g; h++)
-        n += GEN_SOLS(h);
+        for (int j = 0; j < GEN_SOLS(h); j++)
+            n += j + 1;
     return n;
 }
 
 typedef struct gen_buf {
     sto_task tasks[20 + 37];
     int images[(20 + 37) * GEN_IMAGES];
-    sto_solution sols[8];
-    char keys[8][32], bodies[8][48];
 } gen_buf;
 
 /* Write generation g as one checkpoint. */
@@ -176,20 +177,15 @@ static int gen_write(sto_db *db, int64_t job, int64_t g, gen_buf *b, tsr_err *er
             im[k] = (int)(g * 7919 + t * 31 + k);
         b->tasks[t] = (sto_task){GEN_IMAGES, im, 1.0 / nt};
     }
-    int ns = 0;
-    for (int j = 0; j < GEN_SOLS(g); j++, ns++) {
-        snprintf(b->keys[ns], sizeof b->keys[ns], "%lld:%d", (long long)g, j);
-        snprintf(b->bodies[ns], sizeof b->bodies[ns], "sol %lld %d", (long long)g, j);
+    sto_batch batch = {0};
+    for (int j = 0; j < GEN_SOLS(g); j++) {
+        int ids[2] = {j, 100 + (int)g};
+        ck_assert_int_eq(sto_batch_add(&batch, ids, 2, j + 1, j + 1), 0);
     }
-    if (g > 1 && GEN_SOLS(g - 1) > 0) { /* a repeat: must be ignored */
-        snprintf(b->keys[ns], sizeof b->keys[ns], "%lld:0", (long long)(g - 1));
-        snprintf(b->bodies[ns], sizeof b->bodies[ns], "repeat %lld", (long long)g);
-        ns++;
-    }
-    for (int j = 0; j < ns; j++)
-        b->sols[j] = (sto_solution){b->keys[j], b->bodies[j]};
     sto_progress p = {(uint64_t)g, (double)g / 1e6, (double)g * 0.5, "{\"gen\":1}"};
-    return sto_checkpoint(db, job, b->tasks, nt, b->sols, ns, &p, NULL, err);
+    int r = sto_checkpoint(db, job, b->tasks, nt, &batch, &p, NULL, err);
+    sto_batch_free(&batch);
+    return r;
 }
 
 /* The generation of a loaded frontier, or -1 when it is not one whole
@@ -212,29 +208,62 @@ static int64_t frontier_generation(const sto_task *t, int n)
     return g;
 }
 
-/* Check that the solutions are exactly those of generations 1..g: each body
- * names a (generation <= g, index < SOLS) pair, keys are unique (so the
- * pairs are distinct), and there are gen_expected(g) of them. */
+/* Check that the stored classes are exactly those of generations 1..g, in
+ * order, numbering solutions 1..gen_expected(g) without gap, read in pages
+ * of 7 solutions (so classes straddle pages). */
 static void check_solutions_of(sto_db *db, int64_t job, int64_t g, const char *what)
 {
-    char **bodies;
-    int64_t *seqs;
-    int n;
     tsr_err err = {""};
-    int r = sto_solutions_page(db, job, 0, STO_MAX_PAGE, &bodies, &seqs, &n, &err);
-    ck_assert_msg(r == 0, "%s: page: %s", what, err.msg);
-    ck_assert_msg(n == gen_expected(g), "%s: %d solutions stored, generation %lld implies %lld",
-                  what, n, (long long)g, (long long)gen_expected(g));
-    for (int i = 0; i < n; i++) {
-        long long h;
-        int j;
-        ck_assert_msg(sscanf(bodies[i], "sol %lld %d", &h, &j) == 2, "%s: body '%s'", what,
-                      bodies[i]);
-        ck_assert_msg(h >= 1 && h <= g && j >= 0 && j < GEN_SOLS(h), "%s: body '%s' at gen %lld",
-                      what, bodies[i], (long long)g);
-        ck_assert(i == 0 || seqs[i] > seqs[i - 1]);
+    int64_t h = 1, want_first = 1, after = 0;
+    int j = 0;
+    while (h <= g && GEN_SOLS(h) == 0)
+        h++;
+    for (;;) {
+        sto_classes c;
+        int r = sto_classes_read(db, job, after, 7, &c, &err);
+        ck_assert_msg(r == 0, "%s: read: %s", what, err.msg);
+        if (c.n == 0) {
+            sto_classes_free(&c);
+            break;
+        }
+        for (int i = 0; i < c.n; i++) {
+            if (c.first[i] < want_first) /* the straddling class seen before */
+                continue;
+            ck_assert_msg(h <= g, "%s: a class past generation %lld", what, (long long)g);
+            ck_assert_msg(c.first[i] == want_first && c.count[i] == j + 1 &&
+                              c.start[i + 1] - c.start[i] == 2 && c.ids[c.start[i]] == j &&
+                              c.ids[c.start[i] + 1] == 100 + h,
+                          "%s: class at %lld is not (%lld, %d)", what, (long long)c.first[i],
+                          (long long)h, j);
+            want_first += j + 1;
+            if (++j == GEN_SOLS(h)) {
+                j = 0;
+                do
+                    h++;
+                while (h <= g && GEN_SOLS(h) == 0);
+            }
+        }
+        after += 7;
+        sto_classes_free(&c);
     }
-    sto_solutions_free(bodies, seqs, n);
+    ck_assert_msg(h > g && want_first - 1 == gen_expected(g),
+                  "%s: %lld solutions stored, generation %lld implies %lld", what,
+                  (long long)(want_first - 1), (long long)g, (long long)gen_expected(g));
+    sto_job jb = {0};
+    ck_assert(sto_job_get(db, job, &jb, &err) == 0);
+    ck_assert_int_eq(jb.stored, gen_expected(g));
+    ck_assert_int_eq(jb.solutions, gen_expected(g));
+    sto_job_clear(&jb);
+}
+
+/* A batch of n classes: ids {base + i, base + i + 1000}, count i % 3 + 1. */
+static void batch_of(sto_batch *b, int n, int base)
+{
+    *b = (sto_batch){0};
+    for (int i = 0; i < n; i++) {
+        int ids[2] = {base + i, base + i + 1000};
+        ck_assert_int_eq(sto_batch_add(b, ids, 2, i % 3 + 1, i % 3 + 1), 0);
+    }
 }
 
 /* ---- random numbers ------------------------------------------------------------ */
@@ -404,7 +433,7 @@ START_TEST(job_state_rules)
     /* A frontier is dropped when the job reaches a final state. */
     int im[2] = {1, 2};
     sto_task task = {2, im, 0.5};
-    ck_assert_int_eq(sto_checkpoint(db, a, &task, 1, NULL, 0, NULL, NULL, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, a, &task, 1, NULL, NULL, NULL, &err), 0);
     set_state_ok(db, a, STO_COMPLETED, NULL);
     sto_task *tasks;
     int n;
@@ -421,17 +450,17 @@ START_TEST(job_state_rules)
     ck_assert_int_eq(sto_job_set_state(db, b, (enum sto_state)-1, NULL, &err), TSR_EINVAL);
 
     /* A final job takes no checkpoint; one of another engine version neither. */
-    ck_assert_int_eq(sto_checkpoint(db, a, &task, 1, NULL, 0, NULL, NULL, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_checkpoint(db, a, &task, 1, NULL, NULL, NULL, &err), TSR_EINVAL);
     ck_assert_msg(strstr(err.msg, "takes no more checkpoints") != NULL, "%s", err.msg);
     sto_db *other;
     ck_assert_int_eq(sto_open(t.path, ENGINE + 1, &other, &err), 0);
-    ck_assert_int_eq(sto_checkpoint(other, b, &task, 1, NULL, 0, NULL, NULL, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_checkpoint(other, b, &task, 1, NULL, NULL, NULL, &err), TSR_EINVAL);
     ck_assert_msg(strstr(err.msg, "engine version 3, this is version 4") != NULL, "%s", err.msg);
     sto_close(other);
     /* A final state and a frontier together are a contradiction. */
     enum sto_state done = STO_COMPLETED;
-    ck_assert_int_eq(sto_checkpoint(db, b, &task, 1, NULL, 0, NULL, &done, &err), TSR_EINVAL);
-    ck_assert_int_eq(sto_checkpoint(db, b, NULL, 0, NULL, 0, NULL, &done, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, b, &task, 1, NULL, NULL, &done, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_checkpoint(db, b, NULL, 0, NULL, NULL, &done, &err), 0);
     ck_assert_int_eq(sto_job_get(db, b, &j, &err), 0);
     ck_assert(j.state == STO_COMPLETED);
     sto_job_clear(&j);
@@ -451,9 +480,11 @@ START_TEST(job_delete_rules)
         ids[i] = create_ok(db, "{}", 0);
     int im[3] = {7, 8, 9};
     sto_task task = {3, im, 1};
-    sto_solution sol[2] = {{"k1", "b1"}, {"k2", "b2"}};
+    sto_batch sol;
+    batch_of(&sol, 2, 0);
     for (int i = 0; i < 4; i++)
-        ck_assert_int_eq(sto_checkpoint(db, ids[i], &task, 1, sol, 2, NULL, NULL, &err), 0);
+        ck_assert_int_eq(sto_checkpoint(db, ids[i], &task, 1, &sol, NULL, NULL, &err), 0);
+    sto_batch_free(&sol);
 
     ck_assert_int_eq(sto_job_delete(db, ids[0], &err), TSR_EINVAL); /* queued */
     ck_assert_msg(strstr(err.msg, "the job is queued; only completed") != NULL, "%s", err.msg);
@@ -471,11 +502,9 @@ START_TEST(job_delete_rules)
         ck_assert_int_eq(sto_job_delete(db, ids[i], &err), 0);
     sto_job j;
     ck_assert_int_eq(sto_job_get(db, ids[2], &j, &err), TSR_EINVAL);
-    char **bodies;
-    int64_t *seqs;
-    int n;
-    ck_assert_int_eq(sto_solutions_page(db, ids[1], 0, 10, &bodies, &seqs, &n, &err), TSR_EINVAL);
-    ck_assert_int_eq(raw_query(t.path, "SELECT count(*) FROM solutions", NULL, 0), 2);
+    sto_classes cl;
+    ck_assert_int_eq(sto_classes_read(db, ids[1], 0, 10, &cl, &err), TSR_EINVAL);
+    ck_assert_int_eq(raw_query(t.path, "SELECT count(*) FROM chunks", NULL, 0), 1);
     ck_assert_int_eq(raw_query(t.path, "SELECT count(*) FROM frontier", NULL, 0), 1);
     ck_assert_int_eq(raw_query(t.path, "SELECT count(*) FROM jobs", NULL, 0), 1);
 
@@ -499,10 +528,14 @@ START_TEST(reopen_keeps_everything)
     set_state_ok(db, a, STO_RUNNING, NULL);
     int im1[] = {3, 1, 4, 1, 5}, im2[] = {9, 2, 6};
     sto_task tasks[] = {{5, im1, 0.25}, {3, im2, 0.125}, {0, NULL, 0.5}};
-    sto_solution sols[] = {{"a", "{\"s\":1}"}, {"b", "{\"s\":2}"}};
+    sto_batch sols = {0};
+    int c1[] = {1, 5}, c2[] = {2, 7, 9};
+    ck_assert_int_eq(sto_batch_add(&sols, c1, 2, 1, 1), 0);
+    ck_assert_int_eq(sto_batch_add(&sols, c2, 3, 1, 1), 0);
     sto_progress p = {UINT64_MAX - 5, 0.375, 12.5, "{\"fits\":[1,2,3]}"};
     enum sto_state paused = STO_PAUSED;
-    ck_assert_int_eq(sto_checkpoint(db, a, tasks, 3, sols, 2, &p, &paused, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, a, tasks, 3, &sols, &p, &paused, &err), 0);
+    sto_batch_free(&sols);
     sto_close(db);
 
     db = open_ok(t.path);
@@ -514,7 +547,7 @@ START_TEST(reopen_keeps_everything)
     ck_assert_str_eq(j.puzzle, "{\"board\":[6,10]}");
     sto_job_clear(&j);
     /* A checkpoint without progress keeps the progress and stats. */
-    ck_assert_int_eq(sto_checkpoint(db, a, tasks, 1, NULL, 0, NULL, NULL, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, a, tasks, 1, NULL, NULL, NULL, &err), 0);
     ck_assert_int_eq(sto_job_get(db, a, &j, &err), 0);
     ck_assert(j.nodes == UINT64_MAX - 5 && j.stats != NULL && j.state == STO_PAUSED);
     sto_job_clear(&j);
@@ -526,13 +559,10 @@ START_TEST(reopen_keeps_everything)
     ck_assert_int_eq(sto_frontier_load(db, a, &lt, &n, &err), 0);
     ck_assert(n == 1 && lt[0].nimages == 5 && lt[0].images[4] == 5);
     sto_tasks_free(lt, n);
-    char **bodies;
-    int64_t *seqs;
-    ck_assert_int_eq(sto_solutions_page(db, a, 0, 10, &bodies, &seqs, &n, &err), 0);
-    ck_assert_int_eq(n, 2);
-    ck_assert_str_eq(bodies[0], "{\"s\":1}");
-    ck_assert_str_eq(bodies[1], "{\"s\":2}");
-    sto_solutions_free(bodies, seqs, n);
+    sto_classes cl;
+    ck_assert_int_eq(sto_classes_read(db, a, 0, 10, &cl, &err), 0);
+    ck_assert(cl.n == 2 && cl.first[1] == 2 && cl.start[2] == 5 && cl.ids[4] == 9);
+    sto_classes_free(&cl);
     ck_assert_int_eq(sto_wal_checkpoint(db, false, &err), 0);
     ck_assert_int_eq(sto_wal_checkpoint(db, true, &err), 0);
     sto_close(db);
@@ -560,7 +590,7 @@ START_TEST(schema_checks)
     db = (sto_db *)1;
     ck_assert_int_eq(sto_open(t.path, ENGINE, &db, &err), TSR_EUNSUPP);
     ck_assert(db == NULL);
-    ck_assert_msg(strstr(err.msg, "schema version 2 is newer than this build understands (1)") !=
+    ck_assert_msg(strstr(err.msg, "schema version 3 is newer than this build understands (2)") !=
                           NULL &&
                       strstr(err.msg, t.path) != NULL,
                   "%s", err.msg);
@@ -571,7 +601,7 @@ START_TEST(schema_checks)
     raw_exec(other, "CREATE TABLE notes (x TEXT)");
     ck_assert_int_eq(sto_open(other, ENGINE, &db, &err), TSR_EINVAL);
     ck_assert_msg(strstr(err.msg, "not a Tessera store") != NULL, "%s", err.msg);
-    raw_exec(other, "PRAGMA user_version = 1");
+    raw_exec(other, "PRAGMA user_version = 2");
     ck_assert_int_eq(sto_open(other, ENGINE, &db, &err), TSR_EINVAL);
     ck_assert_msg(strstr(err.msg, "not a Tessera store") != NULL, "%s", err.msg);
     char mode[32]; /* refused files are left as they were */
@@ -603,13 +633,14 @@ END_TEST
 
 /* ---- checkpoints --------------------------------------------------------------------------- */
 /* The state checkpoint_atomic's first checkpoint left: a queued job with
- * progress 100 / 0.25 and stats v1, two solutions, the two tasks of `good`. */
+ * progress 100 / 0.25 and stats v1, three solutions in one chunk, the two
+ * tasks of `good`. */
 static void unchanged(sto_db *db, int64_t job, const char *path, const char *what)
 {
     tsr_err err = {""};
     sto_job j;
     ck_assert_int_eq(sto_job_get(db, job, &j, &err), 0);
-    ck_assert_msg(j.state == STO_QUEUED && j.solutions == 2 && j.nodes == 100 &&
+    ck_assert_msg(j.state == STO_QUEUED && j.solutions == 3 && j.stored == 3 && j.nodes == 100 &&
                       j.fraction == 0.25 && j.stats != NULL && strcmp(j.stats, "{\"v\":1}") == 0,
                   "%s: the job row changed", what);
     sto_job_clear(&j);
@@ -620,7 +651,7 @@ static void unchanged(sto_db *db, int64_t job, const char *path, const char *wha
                       lt[1].nimages == 1 && lt[1].weight == 0.25,
                   "%s: the frontier changed", what);
     sto_tasks_free(lt, n);
-    ck_assert_msg(raw_query(path, "SELECT count(*) FROM solutions", NULL, 0) == 2 &&
+    ck_assert_msg(raw_query(path, "SELECT count(*) FROM chunks", NULL, 0) == 1 &&
                       raw_query(path, "SELECT count(*) FROM frontier", NULL, 0) == 2,
                   "%s: rows changed", what);
 }
@@ -634,50 +665,60 @@ START_TEST(checkpoint_atomic)
     int64_t job = create_ok(db, "{}", 0);
     int im[3] = {10, 20, 30};
     sto_task good[2] = {{3, im, 0.5}, {1, im, 0.25}};
-    sto_solution sols[2] = {{"k1", "s1"}, {"k2", "s2"}};
+    sto_batch sols, more;
+    batch_of(&sols, 2, 0); /* 1 + 2 solutions */
+    batch_of(&more, 1, 5); /* 1 solution */
     sto_progress p = {100, 0.25, 1.5, "{\"v\":1}"};
-    ck_assert_int_eq(sto_checkpoint(db, job, good, 2, sols, 2, &p, NULL, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, job, good, 2, &sols, &p, NULL, &err), 0);
 
     /* A checkpoint whose fourth task is too big: the first three tasks and
      * the frontier deletion were already written when it failed. */
     int *big = calloc(STO_MAX_TASK_IMAGES + 1, sizeof *big);
     ck_assert(big != NULL);
     sto_task bad[4] = {{1, im, 0.1}, {2, im, 0.1}, {3, im, 0.1}, {STO_MAX_TASK_IMAGES + 1, big, 0.1}};
-    sto_solution more[2] = {{"k3", "s3"}, {"k4", "s4"}};
     sto_progress p2 = {200, 0.5, 3, "{\"v\":2}"};
     enum sto_state paused = STO_PAUSED;
-    ck_assert_int_eq(sto_checkpoint(db, job, bad, 4, more, 2, &p2, &paused, &err), TSR_ETOOBIG);
+    ck_assert_int_eq(sto_checkpoint(db, job, bad, 4, &more, &p2, &paused, &err), TSR_ETOOBIG);
     ck_assert_msg(strstr(err.msg, "task 3 has 100001 images (at most 100000)") != NULL, "%s",
                   err.msg);
     unchanged(db, job, t.path, "too many images");
 
-    /* Failing on the last solution, after every task and some solutions. */
-    sto_solution broken[3] = {{"k5", "s5"}, {"k6", "s6"}, {"k7", NULL}};
-    ck_assert_int_eq(sto_checkpoint(db, job, bad, 3, broken, 3, &p2, &paused, &err), TSR_EINVAL);
-    ck_assert_msg(strstr(err.msg, "solution 2 has no key or no body") != NULL, "%s", err.msg);
-    unchanged(db, job, t.path, "no body");
+    /* Failing on the batch, after every task and a whole chunk: a batch
+     * whose last record is cut short. */
+    sto_batch broken;
+    batch_of(&broken, STO_CHUNK_CLASSES + 3, 0);
+    broken.len--;
+    ck_assert_int_eq(sto_checkpoint(db, job, bad, 3, &broken, &p2, &paused, &err), TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "is malformed") != NULL, "%s", err.msg);
+    unchanged(db, job, t.path, "a malformed batch");
+    broken.len++;
+    broken.classes++; /* totals that do not match the records */
+    ck_assert_int_eq(sto_checkpoint(db, job, bad, 3, &broken, &p2, &paused, &err), TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "the batch holds") != NULL, "%s", err.msg);
+    unchanged(db, job, t.path, "a batch with wrong totals");
+    sto_batch_free(&broken);
 
     /* A bad weight, a NaN fraction, too many tasks, an oversized document. */
     sto_task nan_w = {1, im, NAN};
-    ck_assert_int_eq(sto_checkpoint(db, job, &nan_w, 1, NULL, 0, NULL, NULL, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_checkpoint(db, job, &nan_w, 1, NULL, NULL, NULL, &err), TSR_EINVAL);
     sto_task heavy = {1, im, 1.5};
-    ck_assert_int_eq(sto_checkpoint(db, job, &heavy, 1, NULL, 0, NULL, NULL, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_checkpoint(db, job, &heavy, 1, NULL, NULL, NULL, &err), TSR_EINVAL);
     sto_progress pn = {1, NAN, 0, NULL};
-    ck_assert_int_eq(sto_checkpoint(db, job, good, 1, NULL, 0, &pn, NULL, &err), TSR_EINVAL);
-    ck_assert_int_eq(sto_checkpoint(db, job, good, STO_MAX_TASKS + 1, NULL, 0, NULL, NULL, &err),
+    ck_assert_int_eq(sto_checkpoint(db, job, good, 1, NULL, &pn, NULL, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_checkpoint(db, job, good, STO_MAX_TASKS + 1, NULL, NULL, NULL, &err),
                      TSR_ETOOBIG);
-    ck_assert_int_eq(sto_checkpoint(db, job, good, -1, NULL, 0, NULL, NULL, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_checkpoint(db, job, good, -1, NULL, NULL, NULL, &err), TSR_EINVAL);
     char *huge = malloc(STO_MAX_DOC + 2);
     ck_assert(huge != NULL);
     memset(huge, 'x', STO_MAX_DOC + 1);
     huge[STO_MAX_DOC + 1] = '\0';
     sto_progress ph = {1, 0, 0, huge};
-    ck_assert_int_eq(sto_checkpoint(db, job, good, 1, NULL, 0, &ph, NULL, &err), TSR_ETOOBIG);
+    ck_assert_int_eq(sto_checkpoint(db, job, good, 1, NULL, &ph, NULL, &err), TSR_ETOOBIG);
     ck_assert_msg(strstr(err.msg, "statistics document is larger than 16777216 bytes") != NULL,
                   "%s", err.msg);
-    sto_solution hs[2] = {{"k8", "s8"}, {"big", huge}};
-    ck_assert_int_eq(sto_checkpoint(db, job, bad, 2, hs, 2, &p2, NULL, &err), TSR_ETOOBIG);
-    unchanged(db, job, t.path, "huge body");
+    sto_batch hs = {(unsigned char *)huge, (size_t)STO_MAX_BATCH + 1, 0, 1, 1, 1};
+    ck_assert_int_eq(sto_checkpoint(db, job, bad, 2, &hs, &p2, NULL, &err), TSR_ETOOBIG);
+    unchanged(db, job, t.path, "huge batch");
     int64_t id;
     ck_assert_int_eq(sto_job_create(db, huge, NULL, 0, &id, &err), TSR_ETOOBIG);
     ck_assert_msg(strstr(err.msg, "puzzle document is larger") != NULL, "%s", err.msg);
@@ -693,54 +734,128 @@ START_TEST(checkpoint_atomic)
     sto_task *lt;
     int n;
     sto_task capped = {STO_MAX_TASK_IMAGES, big, 1};
-    ck_assert_int_eq(sto_checkpoint(db, job, &capped, 1, more, 2, &p2, &paused, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, job, &capped, 1, &more, &p2, &paused, &err), 0);
     ck_assert_int_eq(sto_frontier_load(db, job, &lt, &n, &err), 0);
     ck_assert(n == 1 && lt[0].nimages == STO_MAX_TASK_IMAGES);
     sto_tasks_free(lt, n);
     ck_assert_int_eq(sto_job_get(db, job, &j, &err), 0);
-    ck_assert(j.state == STO_PAUSED && j.solutions == 4 && j.nodes == 200);
+    ck_assert(j.state == STO_PAUSED && j.solutions == 4 && j.stored == 4 && j.nodes == 200);
     sto_job_clear(&j);
+    sto_batch_free(&sols);
+    sto_batch_free(&more);
     free(big);
     sto_close(db);
     tmp_remove(&t);
 }
 END_TEST
 
-START_TEST(duplicate_keys_ignored)
+/* Records: strictly increasing ids only; ids of any size, empty classes,
+ * and keep < count (stored and found apart). */
+START_TEST(batch_records)
+{
+    tmp t;
+    tmp_make(&t);
+    sto_db *db = open_ok(t.path);
+    tsr_err err = {""};
+    int64_t job = create_ok(db, "{}", 0);
+    sto_batch b = {0};
+    int unsorted[] = {3, 2}, dup[] = {4, 4}, neg[] = {-1, 2};
+    ck_assert_int_eq(sto_batch_add(&b, unsorted, 2, 1, 1), TSR_EINVAL);
+    ck_assert_int_eq(sto_batch_add(&b, dup, 2, 1, 1), TSR_EINVAL);
+    ck_assert_int_eq(sto_batch_add(&b, neg, 2, 1, 1), TSR_EINVAL);
+    ck_assert_int_eq(sto_batch_add(&b, dup, 1, 0, 0), TSR_EINVAL);  /* count 0 */
+    ck_assert_int_eq(sto_batch_add(&b, dup, 1, 2, 3), TSR_EINVAL);  /* keep > count */
+    ck_assert(b.len == 0 && b.found == 0);
+    int wide[] = {0, 127, 128, 16384, INT_MAX - 1, INT_MAX};
+    ck_assert_int_eq(sto_batch_add(&b, wide, 6, 48, 48), 0);
+    ck_assert_int_eq(sto_batch_add(&b, NULL, 0, 1, 1), 0);          /* an empty assembly */
+    ck_assert_int_eq(sto_batch_add(&b, wide, 2, 8, 3), 0);          /* 3 of 8 kept */
+    ck_assert_int_eq(sto_batch_add(&b, wide + 1, 2, 5, 0), 0);      /* counted only */
+    ck_assert(b.classes == 3 && b.stored == 52 && b.found == 62);
+    ck_assert_int_eq(sto_checkpoint(db, job, NULL, 0, &b, NULL, NULL, &err), 0);
+    sto_job j;
+    ck_assert_int_eq(sto_job_get(db, job, &j, &err), 0);
+    ck_assert(j.solutions == 62 && j.stored == 52);
+    sto_job_clear(&j);
+    sto_classes c;
+    ck_assert_int_eq(sto_classes_read(db, job, 0, 100, &c, &err), 0);
+    ck_assert_int_eq(c.n, 3);
+    ck_assert(c.first[0] == 1 && c.count[0] == 48 && c.first[1] == 49 && c.count[1] == 1 &&
+              c.first[2] == 50 && c.count[2] == 3);
+    ck_assert(c.start[1] == 6 && c.start[2] == 6 && c.start[3] == 8);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(c.ids[i], wide[i]);
+    sto_classes_free(&c);
+    /* solution 49 alone: the empty class */
+    ck_assert_int_eq(sto_classes_read(db, job, 48, 1, &c, &err), 0);
+    ck_assert(c.n == 1 && c.first[0] == 49);
+    sto_classes_free(&c);
+    ck_assert_int_eq(sto_classes_read(db, job, 52, 10, &c, &err), 0); /* past the end */
+    ck_assert_int_eq(c.n, 0);
+    sto_classes_free(&c);
+    ck_assert_int_eq(sto_classes_read(db, job, 0, 0, &c, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_classes_read(db, job, -1, 5, &c, &err), TSR_EINVAL);
+    ck_assert_int_eq(sto_classes_read(db, 99, 0, 5, &c, &err), TSR_EINVAL);
+    /* n and count, then one byte per small step: 0, 127, +1, +16256 (2 bytes),
+     * +2147467262 (5 bytes), +1; the empty class; 0 and 127 */
+    ck_assert_int_eq(raw_query(t.path, "SELECT sum(length(data)) FROM chunks", NULL, 0),
+                     (2 + 11) + 2 + (2 + 2));
+    sto_batch_free(&b);
+    sto_close(db);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A damaged chunk is an error naming the job and the position, never data:
+ * a changed byte, and a whole chunk copied over another's place. */
+START_TEST(check_values)
 {
     tmp t;
     tmp_make(&t);
     sto_db *db = open_ok(t.path);
     tsr_err err = {""};
     int64_t a = create_ok(db, "{}", 0), b = create_ok(db, "{}", 0);
-    sto_solution s1[] = {{"x", "first x"}, {"y", "first y"}, {"x", "second x"}};
-    ck_assert_int_eq(sto_checkpoint(db, a, NULL, 0, s1, 3, NULL, NULL, &err), 0);
-    sto_solution s2[] = {{"y", "again y"}, {"z", "first z"}};
-    ck_assert_int_eq(sto_checkpoint(db, a, NULL, 0, s2, 2, NULL, NULL, &err), 0);
-    /* The same key in another job is another solution. */
-    ck_assert_int_eq(sto_checkpoint(db, b, NULL, 0, s2, 2, NULL, NULL, &err), 0);
-    sto_job j;
-    ck_assert_int_eq(sto_job_get(db, a, &j, &err), 0);
-    ck_assert_int_eq(j.solutions, 3);
-    sto_job_clear(&j);
-    ck_assert_int_eq(sto_job_get(db, b, &j, &err), 0);
-    ck_assert_int_eq(j.solutions, 2);
-    sto_job_clear(&j);
-    char **bodies;
-    int64_t *seqs;
-    int n;
-    ck_assert_int_eq(sto_solutions_page(db, a, 0, 10, &bodies, &seqs, &n, &err), 0);
-    ck_assert_int_eq(n, 3);
-    ck_assert_str_eq(bodies[0], "first x"); /* the first body stays */
-    ck_assert_str_eq(bodies[1], "first y");
-    ck_assert_str_eq(bodies[2], "first z");
-    sto_solutions_free(bodies, seqs, n);
-    /* I1 in the file: the counts equal the rows. */
+    sto_batch x;
+    batch_of(&x, 2 * STO_CHUNK_CLASSES + 10, 0);
+    ck_assert_int_eq(sto_checkpoint(db, a, NULL, 0, &x, NULL, NULL, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, b, NULL, 0, &x, NULL, NULL, &err), 0);
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT first FROM chunks WHERE job = %lld ORDER BY first LIMIT 1 "
+                              "OFFSET 1", (long long)a);
+    int64_t second = raw_query(t.path, sql, NULL, 0);
+    ck_assert(second > 1);
+    sto_classes c;
+    ck_assert_int_eq(sto_classes_read(db, a, second - 1, 5, &c, &err), 0);
+    ck_assert(c.n > 0 && c.first[0] == second);
+    sto_classes_free(&c);
+    /* one byte of job a's second chunk changed */
+    snprintf(sql, sizeof sql, "UPDATE chunks SET data = CAST(substr(data, 1, 10) || x'7f' || "
+                              "substr(data, 12) AS BLOB) WHERE job = %lld AND first = %lld",
+             (long long)a, (long long)second);
+    raw_exec(t.path, sql);
+    ck_assert_int_eq(sto_classes_read(db, a, second - 1, 5, &c, &err), TSR_EIO);
+    char want[128];
+    snprintf(want, sizeof want, "the chunk of job %lld from solution %lld is damaged",
+             (long long)a, (long long)second);
+    ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
+    ck_assert_int_eq(sto_classes_read(db, a, 0, 5, &c, &err), 0); /* the first still reads */
+    sto_classes_free(&c);
+    /* job b's first chunk, check value and all, in job a's first place: the
+     * bytes are the same, the place is not */
+    snprintf(sql, sizeof sql, "UPDATE chunks SET crc = (SELECT crc FROM chunks WHERE job = %lld "
+                              "AND first = 1) WHERE job = %lld AND first = 1",
+             (long long)b, (long long)a);
+    raw_exec(t.path, sql);
+    ck_assert_int_eq(sto_classes_read(db, a, 0, 5, &c, &err), TSR_EIO);
+    ck_assert_int_eq(sto_classes_read(db, b, 0, 5, &c, &err), 0);
+    sto_classes_free(&c);
+    /* I1 in the file: stored equals the chunks' solutions */
     ck_assert_int_eq(raw_query(t.path,
-                               "SELECT count(*) FROM jobs WHERE solutions !="
-                               " (SELECT count(*) FROM solutions WHERE job = jobs.id)",
+                               "SELECT count(*) FROM jobs WHERE stored !="
+                               " (SELECT coalesce(sum(nsol), 0) FROM chunks WHERE job = jobs.id)",
                                NULL, 0),
                      0);
+    sto_batch_free(&x);
     sto_close(db);
     tmp_remove(&t);
 }
@@ -762,7 +877,7 @@ START_TEST(frontier_round_trip)
         {9, a, ws[0]}, {1000, b, ws[1]}, {0, NULL, ws[2]},
         {0, a, ws[3]}, {1, a + 4, ws[4]}, {5, a + 2, ws[5]},
     };
-    ck_assert_int_eq(sto_checkpoint(db, job, tasks, 6, NULL, 0, NULL, NULL, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, job, tasks, 6, NULL, NULL, NULL, &err), 0);
     sto_close(db);
     db = open_ok(t.path);
     sto_task *lt;
@@ -783,7 +898,7 @@ START_TEST(frontier_round_trip)
               sizeof hex);
     ck_assert_str_eq(hex, "0000000001000000FFFFFFFF");
     /* An empty checkpoint empties the frontier. */
-    ck_assert_int_eq(sto_checkpoint(db, job, NULL, 0, NULL, 0, NULL, NULL, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, job, NULL, 0, NULL, NULL, NULL, &err), 0);
     ck_assert_int_eq(sto_frontier_load(db, job, &lt, &n, &err), 0);
     ck_assert(n == 0 && lt == NULL);
     ck_assert_int_eq(sto_frontier_load(db, job + 1, &lt, &n, &err), TSR_EINVAL);
@@ -793,6 +908,9 @@ START_TEST(frontier_round_trip)
 }
 END_TEST
 
+/* Solutions numbered 1..N in storage order across checkpoints and chunks,
+ * two jobs interleaved; every page (a few sizes, a class straddling page
+ * ends) finds the classes that hold exactly its solutions. */
 START_TEST(solutions_paging)
 {
     tmp t;
@@ -800,46 +918,140 @@ START_TEST(solutions_paging)
     sto_db *db = open_ok(t.path);
     tsr_err err = {""};
     int64_t a = create_ok(db, "{}", 0), b = create_ok(db, "{}", 0);
-    char keys[30][16], bodies_in[30][24];
-    sto_solution s[30];
-    for (int i = 0; i < 30; i++) {
-        snprintf(keys[i], sizeof keys[i], "k%02d", 29 - i); /* storage order is not key order */
-        snprintf(bodies_in[i], sizeof bodies_in[i], "body %d", i);
-        s[i] = (sto_solution){keys[i], bodies_in[i]};
+    enum { BATCHES = 5, PER = 700 };
+    int64_t firsts[BATCHES * PER + 1];
+    int ids0[BATCHES * PER];
+    int64_t total = 0;
+    for (int k = 0; k < BATCHES; k++) {
+        sto_batch x;
+        batch_of(&x, PER, k * 10000);
+        ck_assert_int_eq(sto_checkpoint(db, a, NULL, 0, &x, NULL, NULL, &err), 0);
+        ck_assert_int_eq(sto_checkpoint(db, b, NULL, 0, &x, NULL, NULL, &err), 0);
+        sto_batch_free(&x);
+        for (int i = 0; i < PER; i++) {
+            firsts[k * PER + i] = total + 1;
+            ids0[k * PER + i] = k * 10000 + i;
+            total += i % 3 + 1;
+        }
     }
-    /* Interleave two jobs so that a job's sequence numbers have gaps. */
-    for (int c = 0; c < 30; c += 6) {
-        ck_assert_int_eq(sto_checkpoint(db, a, NULL, 0, s + c, 6, NULL, NULL, &err), 0);
-        ck_assert_int_eq(sto_checkpoint(db, b, NULL, 0, s + c, 3, NULL, NULL, &err), 0);
+    firsts[BATCHES * PER] = total + 1;
+    static const int sizes[] = {1, 7, 1000, STO_MAX_PAGE};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        int64_t after = 0;
+        int cls = 0;
+        for (;;) {
+            sto_classes c;
+            ck_assert_int_eq(sto_classes_read(db, a, after, sizes[z], &c, &err), 0);
+            if (c.n == 0) {
+                sto_classes_free(&c);
+                break;
+            }
+            while (firsts[cls + 1] <= after + 1) /* the class holding after + 1 */
+                cls++;
+            for (int i = 0; i < c.n; i++, cls++) {
+                ck_assert_int_eq(c.first[i], firsts[cls]);
+                ck_assert_int_eq(c.count[i], firsts[cls + 1] - firsts[cls]);
+                ck_assert_int_eq(c.ids[c.start[i]], ids0[cls]);
+            }
+            cls--; /* the last class may go on into the next page */
+            ck_assert(c.first[c.n - 1] <= after + sizes[z]);
+            after += sizes[z];
+            sto_classes_free(&c);
+        }
+        ck_assert_msg(after >= total && after - sizes[z] < total, "size %d: ended at %lld of %lld",
+                      sizes[z], (long long)after, (long long)total);
     }
+    /* near the end, by index */
+    sto_classes c;
+    ck_assert_int_eq(sto_classes_read(db, b, total - 1, 10, &c, &err), 0);
+    ck_assert(c.n == 1 && c.first[0] + c.count[0] - 1 == total);
+    sto_classes_free(&c);
+    sto_close(db);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* ---- schema 1 ------------------------------------------------------------------------------------ */
+
+/* A real schema 1 file, made with schema 1's SQL: a completed job with
+ * text solutions, a running one with solutions and a frontier, a queued
+ * one with only a frontier.  Opening upgrades it in place: the completed
+ * job serves its bodies read-only, the running one fails with a reason
+ * (its new solutions could not join the old ones), the queued one goes on
+ * in the new encoding. */
+START_TEST(schema_1_upgrade)
+{
+    tmp t;
+    tmp_make(&t);
+    raw_exec(t.path,
+             "PRAGMA journal_mode = WAL;"
+             "CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, state TEXT NOT NULL CHECK "
+             "(state IN ('queued','running','paused','completed','cancelled','failed')), priority "
+             "INTEGER NOT NULL, engine_version INTEGER NOT NULL, puzzle TEXT NOT NULL, options "
+             "TEXT NOT NULL, error TEXT, created INTEGER NOT NULL, updated INTEGER NOT NULL, "
+             "solutions INTEGER NOT NULL DEFAULT 0 CHECK (solutions >= 0), nodes INTEGER NOT NULL "
+             "DEFAULT 0, fraction REAL NOT NULL DEFAULT 0, seconds REAL NOT NULL DEFAULT 0, stats "
+             "TEXT) STRICT;"
+             "CREATE INDEX jobs_state ON jobs (state, id);"
+             "CREATE TABLE frontier (job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE, "
+             "seq INTEGER NOT NULL, images BLOB NOT NULL, weight REAL NOT NULL, PRIMARY KEY (job, "
+             "seq)) STRICT;"
+             "CREATE TABLE solutions (seq INTEGER PRIMARY KEY AUTOINCREMENT, job INTEGER NOT NULL "
+             "REFERENCES jobs (id) ON DELETE CASCADE, key TEXT NOT NULL, body TEXT NOT NULL, "
+             "UNIQUE (job, key)) STRICT;"
+             "CREATE INDEX solutions_page ON solutions (job, seq);"
+             "PRAGMA user_version = 1; PRAGMA application_id = 1414746962;"
+             "INSERT INTO jobs (state, priority, engine_version, puzzle, options, created, "
+             "updated, solutions) VALUES ('completed', 0, 3, '{}', '{}', 1, 1, 2),"
+             " ('running', 0, 3, '{}', '{}', 1, 1, 1), ('queued', 0, 3, '{}', '{}', 1, 1, 0);"
+             "INSERT INTO solutions (job, key, body) VALUES (1, 'a', '{\"s\":1}'),"
+             " (2, 'x', '{\"s\":9}'), (1, 'b', '{\"s\":2}');"
+             "INSERT INTO frontier VALUES (2, 0, x'01000000', 0.5), (3, 0, x'02000000', 1.0);");
+    tsr_err err = {""};
+    sto_db *db = open_ok(t.path);
+    ck_assert_int_eq(raw_query(t.path, "PRAGMA user_version", NULL, 0), 2);
+    sto_job j;
+    ck_assert_int_eq(sto_job_get(db, 1, &j, &err), 0);
+    ck_assert(j.state == STO_COMPLETED && j.legacy && j.solutions == 2 && j.stored == 2);
+    sto_job_clear(&j);
     char **bodies;
     int64_t *seqs;
-    int n, seen = 0;
-    int64_t after = 0;
-    for (;;) {
-        ck_assert_int_eq(sto_solutions_page(db, a, after, 7, &bodies, &seqs, &n, &err), 0);
-        ck_assert(n <= 7);
-        for (int i = 0; i < n; i++) {
-            char want[16];
-            snprintf(want, sizeof want, "body %d", seen++);
-            ck_assert_str_eq(bodies[i], want);
-            ck_assert(seqs[i] > after);
-            after = seqs[i];
-        }
-        sto_solutions_free(bodies, seqs, n);
-        if (n < 7)
-            break;
-    }
-    ck_assert_int_eq(seen, 30);
-    ck_assert_int_eq(sto_solutions_page(db, a, after, 7, &bodies, &seqs, &n, &err), 0);
-    ck_assert(n == 0 && bodies == NULL && seqs == NULL);
-    ck_assert_int_eq(sto_solutions_page(db, b, 0, 100, &bodies, &seqs, &n, &err), 0);
-    ck_assert_int_eq(n, 15);
+    int n;
+    ck_assert_int_eq(sto_solutions_page(db, 1, 0, 10, &bodies, &seqs, &n, &err), 0);
+    ck_assert(n == 2 && seqs[0] == 1 && seqs[1] == 3);
+    ck_assert_str_eq(bodies[0], "{\"s\":1}");
+    ck_assert_str_eq(bodies[1], "{\"s\":2}");
     sto_solutions_free(bodies, seqs, n);
-    ck_assert_int_eq(sto_solutions_page(db, a, 0, 0, &bodies, &seqs, &n, &err), TSR_EINVAL);
-    ck_assert_int_eq(sto_solutions_page(db, a, -1, 5, &bodies, &seqs, &n, &err), TSR_EINVAL);
-    ck_assert_int_eq(sto_solutions_page(db, 99, 0, 5, &bodies, &seqs, &n, &err), TSR_EINVAL);
-    ck_assert_str_eq(err.msg, "store: page solutions of job 99: no job 99");
+    ck_assert_int_eq(sto_job_get(db, 2, &j, &err), 0);
+    ck_assert(j.state == STO_FAILED && j.legacy && j.error != NULL &&
+              strstr(j.error, "resubmit the job") != NULL);
+    sto_job_clear(&j);
+    sto_task *lt;
+    ck_assert_int_eq(sto_frontier_load(db, 2, &lt, &n, &err), 0);
+    ck_assert_int_eq(n, 0); /* I3: a failed job keeps no frontier */
+    ck_assert_int_eq(sto_job_get(db, 3, &j, &err), 0);
+    ck_assert(j.state == STO_QUEUED && !j.legacy && j.stored == 0);
+    sto_job_clear(&j);
+    ck_assert_int_eq(sto_frontier_load(db, 3, &lt, &n, &err), 0);
+    ck_assert(n == 1 && lt[0].images[0] == 2);
+    sto_tasks_free(lt, n);
+    /* the queued job goes on in the new encoding */
+    sto_batch x;
+    batch_of(&x, 3, 0);
+    ck_assert_int_eq(sto_checkpoint(db, 3, NULL, 0, &x, NULL, NULL, &err), 0);
+    sto_batch_free(&x);
+    sto_classes c;
+    ck_assert_int_eq(sto_classes_read(db, 3, 0, 10, &c, &err), 0);
+    ck_assert(c.n == 3 && c.first[0] == 1);
+    sto_classes_free(&c);
+    ck_assert_int_eq(sto_job_delete(db, 1, &err), 0);
+    ck_assert_int_eq(raw_query(t.path, "SELECT count(*) FROM solutions_v1", NULL, 0), 1);
+    sto_close(db);
+    /* opening again changes nothing */
+    db = open_ok(t.path);
+    ck_assert_int_eq(sto_job_get(db, 2, &j, &err), 0);
+    ck_assert(j.state == STO_FAILED);
+    sto_job_clear(&j);
     sto_close(db);
     tmp_remove(&t);
 }
@@ -1038,11 +1250,13 @@ START_TEST(reader_beside_writer)
         last_front = fg;
         sto_tasks_free(tasks, n);
 
-        char **bodies;
-        int64_t *seqs;
-        rc = sto_solutions_page(r, c.job, 0, STO_MAX_PAGE, &bodies, &seqs, &n, &err);
+        sto_classes cl; /* the solutions stored, counted from the chunks */
+        rc = sto_classes_read(r, c.job, 0, STO_MAX_PAGE, &cl, &err);
         ck_assert_msg(rc == 0, "reader: %s", err.msg);
-        sto_solutions_free(bodies, seqs, n);
+        n = 0;
+        for (int i = 0; i < cl.n; i++)
+            n += cl.count[i];
+        sto_classes_free(&cl);
         int64_t h = 0;
         while (gen_expected(h) < n)
             h++;
@@ -1072,7 +1286,9 @@ int main(void)
     tcase_add_test(tc, reopen_keeps_everything);
     tcase_add_test(tc, schema_checks);
     tcase_add_test(tc, checkpoint_atomic);
-    tcase_add_test(tc, duplicate_keys_ignored);
+    tcase_add_test(tc, batch_records);
+    tcase_add_test(tc, check_values);
+    tcase_add_test(tc, schema_1_upgrade);
     tcase_add_test(tc, frontier_round_trip);
     tcase_add_test(tc, solutions_paging);
     tcase_set_timeout(tc, 30);
