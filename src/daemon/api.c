@@ -498,42 +498,57 @@ static jm_decoder *decoder_build(jm_manager *m, int64_t id, tsr_err *err)
 
 /* Job id's decoder, from the cache or built (outside the cache's lock);
  * give it back with decoder_put. */
+/* Under dec_mu: the cached decoder of job id, or NULL. */
+static jm_decoder *decoder_find(jm_manager *m, int64_t id)
+{
+    for (int i = 0; i < DECODERS_MAX; i++)
+        if (m->decoders[i] != NULL && m->decoders[i]->id == id)
+            return m->decoders[i];
+    return NULL;
+}
+
+/* Under dec_mu: the slot for a new decoder: an empty one, else the least
+ * recently used one that no reader holds; -1 when readers hold them all. */
+static int decoder_slot(jm_manager *m)
+{
+    int best = -1;
+    for (int i = 0; i < DECODERS_MAX; i++) {
+        jm_decoder *o = m->decoders[i];
+        if (o == NULL)
+            return i;
+        if (o->refs == 0 && (best < 0 || o->used < m->decoders[best]->used))
+            best = i;
+    }
+    return best;
+}
+
+/* The decoder of job id, held until decoder_put: from the cache, else built
+ * (without the lock: building takes a while) and cached.  When readers hold
+ * every slot, the reader gets a decoder of its own (refs -1), freed by
+ * decoder_put. */
 static jm_decoder *decoder_get(jm_manager *m, int64_t id, tsr_err *err)
 {
     pthread_mutex_lock(&m->dec_mu);
-    for (int i = 0; i < DECODERS_MAX; i++) {
-        jm_decoder *d = m->decoders[i];
-        if (d != NULL && d->id == id) {
-            d->refs++;
-            d->used = ++m->dec_clock;
-            pthread_mutex_unlock(&m->dec_mu);
-            return d;
+    jm_decoder *d = decoder_find(m, id);
+    if (d == NULL) {
+        pthread_mutex_unlock(&m->dec_mu);
+        jm_decoder *built = decoder_build(m, id, err);
+        if (built == NULL)
+            return NULL;
+        pthread_mutex_lock(&m->dec_mu);
+        d = decoder_find(m, id); /* another reader may have built it meanwhile */
+        if (d != NULL) {
+            decoder_free(built);
+        } else {
+            int slot = decoder_slot(m);
+            d = built;
+            if (slot >= 0) {
+                decoder_free(m->decoders[slot]);
+                m->decoders[slot] = d;
+            } else {
+                d->refs = -1;
+            }
         }
-    }
-    pthread_mutex_unlock(&m->dec_mu);
-    jm_decoder *d = decoder_build(m, id, err);
-    if (d == NULL)
-        return NULL;
-    pthread_mutex_lock(&m->dec_mu);
-    int slot = -1;
-    for (int i = 0; i < DECODERS_MAX; i++) {
-        jm_decoder *o = m->decoders[i];
-        if (o != NULL && o->id == id) { /* another reader built it meanwhile */
-            decoder_free(d);
-            d = o;
-            slot = -2;
-            break;
-        }
-        if (o == NULL || (o->refs == 0 && (slot < 0 || m->decoders[slot] == NULL ||
-                                           o->used < m->decoders[slot]->used)))
-            if (slot < 0 || m->decoders[slot] != NULL)
-                slot = i;
-    }
-    if (slot >= 0) {
-        decoder_free(m->decoders[slot]);
-        m->decoders[slot] = d;
-    } else if (slot == -1) {
-        d->refs = -1; /* every slot busy: this reader's own, freed by decoder_put */
     }
     if (d->refs >= 0)
         d->refs++;
