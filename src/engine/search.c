@@ -733,39 +733,55 @@ static void report_class(run *r, const int *ids, int n, int count)
         r->stop = 1;
 }
 
-/* A leaf: the DLX path plus `extra` images placed by FILA. */
+/* A leaf: the images placed above (path[0..depth)) and `extra` placed by
+ * FILA, gathered into sol[0..*n).  Returns what the leaf reports in the
+ * solver's mode: for a partial assembly (--goal) 1, as found; for a whole
+ * solution (sorted into its key) the number of solutions of its class in
+ * the mode when it is the class's canonical member (written to `expand`
+ * unless that is NULL), else 0; or a negative error code.  The search and
+ * the estimator both count leaves with it. */
+static int leaf_solutions(const tsr_solver *s, const int *path, int depth, const int *extra,
+                          int nextra, int *sol, int *n, int *scratch, int *expand)
+{
+    *n = 0;
+    for (int i = 0; i < depth; i++)
+        sol[(*n)++] = path[i];
+    for (int i = 0; i < nextra; i++)
+        sol[(*n)++] = extra[i];
+    if (s->opt.goal > 0)
+        return 1;
+    sym_sort(sol, *n);
+    if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, scratch))
+        return 0;
+    return sym_expand(s->ip, s->g, s->mode_mask, sol, expand);
+}
+
+/* A leaf of the run: its solutions reported one by one, or as one class
+ * when the caller takes classes (tsr_callbacks.found). */
 static int leaf(void *ctx, const int *extra, int nextra)
 {
     run *r = ctx;
     const tsr_solver *s = r->s;
     bool classes = r->cb && r->cb->found;
-    int n = 0;
-    for (int i = 0; i < r->depth; i++)
-        r->sol[n++] = r->path[i];
-    for (int i = 0; i < nextra; i++)
-        r->sol[n++] = extra[i];
-    if (s->opt.goal > 0) { /* partial assemblies are reported as found */
-        if (classes) {
-            sym_sort(r->sol, n);
-            report_class(r, r->sol, n, 1);
-        } else {
-            report(r, r->sol, n);
-        }
-        return r->stop;
-    }
-    sym_sort(r->sol, n);
-    if (!sym_accept(r->ip, s->g, s->ctype >= 0 ? s->keep : NULL, r->sol, r->scratch))
-        return r->stop;
-    r->st->classes++;
-    int m = sym_expand(r->ip, s->g, s->mode_mask, r->sol, classes ? NULL : r->expand);
+    int n, m = leaf_solutions(s, r->path, r->depth, extra, nextra, r->sol, &n, r->scratch,
+                              classes ? NULL : r->expand);
     if (m < 0) {
         r->err = m;
         r->stop = 1;
-    } else if (classes) {
-        report_class(r, r->sol, n, m);
     }
-    for (int i = 0; i < m && !r->stop && !classes; i++)
-        report(r, r->expand + (size_t)i * r->ip->ncopies, r->ip->ncopies);
+    if (m <= 0)
+        return r->stop;
+    if (s->opt.goal == 0)
+        r->st->classes++;
+    if (classes) {
+        sym_sort(r->sol, n); /* a partial assembly too: a class is a sorted set */
+        report_class(r, r->sol, n, m);
+    } else if (s->opt.goal > 0) {
+        report(r, r->sol, n);
+    } else {
+        for (int i = 0; i < m && !r->stop; i++)
+            report(r, r->expand + (size_t)i * r->ip->ncopies, r->ip->ncopies);
+    }
     return r->stop;
 }
 
@@ -791,13 +807,16 @@ static void trace(run *r, int img)
     r->cb->trace(r->cb->ctx, r->depth - 1, &pl);
 }
 
-static inline uint64_t rng_next(run *r)
+/* xorshift64*: the random choices of sampling and of the estimator */
+static inline uint64_t rng_step(uint64_t *x)
 {
-    r->rng ^= r->rng >> 12;
-    r->rng ^= r->rng << 25;
-    r->rng ^= r->rng >> 27;
-    return r->rng * 2685821657736338717ull;
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 2685821657736338717ull;
 }
+
+static inline uint64_t rng_next(run *r) { return rng_step(&r->rng); }
 
 static void dlx_rec(run *r, double w);
 
@@ -1209,7 +1228,7 @@ typedef struct est_walk {
     flt_volume *vol;
     int *path, depth;       /* images placed by DLX */
     int *hidden, nhidden, *rows;
-    int *sol, *scratch, *expand;
+    int *sol, *scratch;
     int hp, pstate;
     uint64_t rng;
     long descents;
@@ -1219,30 +1238,14 @@ typedef struct est_walk {
     double level[FILA_MAX_BITS]; /* [p]: nodes with p pieces left, summed over samples */
 } est_walk;
 
-static uint64_t est_next(est_walk *w)
-{
-    w->rng ^= w->rng >> 12;
-    w->rng ^= w->rng << 25;
-    w->rng ^= w->rng >> 27;
-    return w->rng * 2685821657736338717ull;
-}
+static uint64_t est_next(est_walk *w) { return rng_step(&w->rng); }
 
-/* The solutions a leaf reports: the DLX path plus FILA's `extra` images,
- * as leaf() counts them.  Negative: an error code. */
+/* The solutions a leaf reports (leaf_solutions): the DLX path plus FILA's
+ * `extra` images.  Negative: an error code. */
 static int est_leaf(est_walk *w, const int *extra, int nextra)
 {
-    const tsr_solver *s = w->s;
-    if (s->opt.goal > 0)
-        return 1;
-    int n = 0;
-    for (int i = 0; i < w->depth; i++)
-        w->sol[n++] = w->path[i];
-    for (int i = 0; i < nextra; i++)
-        w->sol[n++] = extra[i];
-    sym_sort(w->sol, n);
-    if (!sym_accept(w->ip, s->g, s->ctype >= 0 ? s->keep : NULL, w->sol, w->scratch))
-        return 0;
-    return sym_expand(w->ip, s->g, s->mode_mask, w->sol, w->expand);
+    int n;
+    return leaf_solutions(w->s, w->path, w->depth, extra, nextra, w->sol, &n, w->scratch, NULL);
 }
 
 static int est_fila_leaf(void *ctx, const int *images, int n)
@@ -1337,7 +1340,6 @@ static void est_free(est_walk *w)
     free(w->rows);
     free(w->sol);
     free(w->scratch);
-    free(w->expand);
 }
 
 static int est_init(est_walk *w, const tsr_solver *s, uint64_t seed)
@@ -1353,9 +1355,8 @@ static int est_init(est_walk *w, const tsr_solver *s, uint64_t seed)
     w->rows = malloc(ni * sizeof *w->rows);
     w->sol = malloc(nc * sizeof *w->sol);
     w->scratch = malloc((nc + (size_t)ip->ntypes) * sizeof *w->scratch);
-    w->expand = malloc((size_t)s->g->n * nc * sizeof *w->expand);
     if (!w->d || (s->plan.maxp > 0 && !w->f) || !w->vol || !w->path || !w->hidden || !w->rows ||
-        !w->sol || !w->scratch || !w->expand)
+        !w->sol || !w->scratch)
         return TSR_ENOMEM;
     for (int c = 0; c < ip->ncells; c++)
         w->hp += img_color(ip, c);
