@@ -504,8 +504,10 @@ static void run_job(run *r)
             }
             break;
         }
+        /* progress twice a second, so that any two polls a second apart
+         * see it move */
         tsr_callbacks cb = {.ctx = r, .found = on_found, .progress = on_progress,
-                            .progress_seconds = 1.0};
+                            .progress_seconds = 0.5};
         tsr_pool_hooks hk = {.ctx = r, .checkpoint_seconds = m->cfg.checkpoint_seconds,
                              .checkpoint_wanted = checkpoint_wanted,
                              .checkpoint = on_checkpoint};
