@@ -218,8 +218,9 @@ uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode)
     return m;
 }
 
-bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out,
-               int *tally)
+/* g_k(sol) into out, unsorted; false when it is not a solution. */
+static bool map_solution(const img_problem *ip, const sym_group *g, int k, const int *sol,
+                         int *out, int *tally)
 {
     const int *map = g->imgmap + (size_t)k * ip->nimages;
     bool ok = true;
@@ -236,8 +237,35 @@ bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol,
     if (!g->full[k])
         for (int t = 0; t < ip->ntypes && ok; t++)
             ok = tally[t] == ip->types[t].count;
+    return ok;
+}
+
+bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out,
+               int *tally)
+{
+    bool ok = map_solution(ip, g, k, sol, out, tally);
     sym_sort(out, ip->ncopies);
     return ok;
+}
+
+/* The key of the set out[0..n) (distinct ids, in any order) against the
+ * key b: the set is sorted only as far as the first difference, which
+ * usually comes at the first id, so a leaf's canonical test costs a pass
+ * over each image of it instead of a sort. */
+static int set_cmp(int *out, const int *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int m = i;
+        for (int j = i + 1; j < n; j++)
+            if (out[j] < out[m])
+                m = j;
+        int v = out[m];
+        out[m] = out[i];
+        out[i] = v;
+        if (v != b[i])
+            return v < b[i] ? -1 : 1;
+    }
+    return 0;
 }
 
 /* Is image i of type t the smallest of its orbit under the full elements
@@ -306,7 +334,7 @@ void sym_filter_keep(const img_problem *ip, const sym_group *g, int t, unsigned 
         keep[i] = orbit_rep(ip, g, t, i);
 }
 
-/* Can the filtered search find this (sorted) solution? */
+/* Can the filtered search find this solution (its ids in any order)? */
 static bool findable(const img_problem *ip, const unsigned char *keep, const int *sol)
 {
     for (int i = 0; i < ip->ncopies; i++)
@@ -320,7 +348,7 @@ bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *
 {
     int *tally = scratch + ip->ncopies;
     for (int e = 1; e < g->n; e++)
-        if (sym_apply(ip, g, e, sol, scratch, tally) && key_cmp(scratch, sol, ip->ncopies) < 0 &&
+        if (map_solution(ip, g, e, sol, scratch, tally) && set_cmp(scratch, sol, ip->ncopies) < 0 &&
             (keep == NULL || findable(ip, keep, scratch)))
             return false;
     return true;
