@@ -134,11 +134,12 @@ bool cli_parse_long(const char *s, long long lo, long long hi, long long *out)
     return true;
 }
 
+/* -q: the engine counts classes of solutions; nothing is built or printed */
+static int on_found_quiet(void *ctx, const int *images, int n, int count) { return 0; }
+
 static int on_solution(void *ctx, const tsr_solution *s)
 {
     cli *c = ctx;
-    if (c->quiet)
-        return 0;
     if (c->progress_shown && c->tty) {
         fprintf(stderr, "\r\033[K");
         c->progress_shown = 0;
@@ -469,8 +470,12 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         free(text);
         return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
     }
-    tsr_callbacks cb = {.ctx = &c, .solution = on_solution, .progress = on_progress,
+    tsr_callbacks cb = {.ctx = &c, .progress = on_progress,
                         .progress_seconds = c.tty ? 0.5 : 10};
+    if (c.quiet)
+        cb.found = on_found_quiet;
+    else
+        cb.solution = on_solution;
     if (c.trace)
         cb.trace = on_trace;
     tsr_stats st;
