@@ -19,7 +19,8 @@ enum {
     TSR_EIO = -3,       /* reading or writing a file failed */
     TSR_ECANCELED = -4, /* a callback asked the search to stop */
     TSR_ETOOBIG = -5,   /* input exceeds a size limit */
-    TSR_EUNSUPP = -6    /* a valid request this build cannot honour */
+    TSR_EUNSUPP = -6,   /* a valid request this build cannot honour */
+    TSR_EBUSY = -7      /* held by another process (a store's claim) */
 };
 
 #define TSR_ERR_MAX 512

@@ -408,8 +408,10 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     }
     if (rc != 0 && store && j != NULL && !(j->has_runner && !j->runner_done))
         j->want = WANT_NONE; /* nothing changed: schedulable again */
+    /* a runner that has not acted within ACTION_WAIT_MS: accepted, not done */
     if (rc == 0 && j != NULL)
-        reply_json(rep, 200, jm_job_json(j, false));
+        reply_json(rep, j->want != WANT_NONE && j->has_runner && !j->runner_done ? 202 : 200,
+                   jm_job_json(j, false));
     pthread_mutex_unlock(&m->mu);
     if (rc != 0)
         srv_reply_error(rep, rc == TSR_EINVAL ? 409 : 500, "%s", err.msg);

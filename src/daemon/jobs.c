@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/manager.h"
 
@@ -475,6 +476,25 @@ static int load_jobs(jm_manager *m, tsr_err *err)
     }
 }
 
+/* The check of an existing store at start-up, bounded to a few seconds
+ * (tesserad --check runs the whole of it): a damaged store is refused,
+ * never resumed. */
+#define START_CHECK_SECONDS 3.0
+
+static int check_store(const char *path, tsr_err *err)
+{
+    if (access(path, F_OK) != 0)
+        return 0; /* a new store */
+    char *report = NULL;
+    int rc = sto_check(path, false, START_CHECK_SECONDS, &report, err);
+    if (rc == TSR_EIO && report != NULL)
+        rc = tsr_err_set(err, TSR_EIO, "the store %s is damaged; nothing was changed.  Run "
+                         "'tesserad --check --db %s' for the whole report and docs/store.md "
+                         "(recovery) for what to do.  Found:\n%s", path, path, report);
+    free(report);
+    return rc;
+}
+
 int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
 {
     *out = NULL;
@@ -495,7 +515,11 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     pthread_condattr_init(&ca);
     pthread_cond_init(&m->changed, &ca);
     pthread_condattr_destroy(&ca);
-    int rc = sto_open(cfg->db_path, TESSERA_ENGINE_VERSION, &m->db, err);
+    int rc = sto_claim_take(cfg->db_path, &m->claim, err);
+    if (rc == 0)
+        rc = check_store(cfg->db_path, err);
+    if (rc == 0)
+        rc = sto_open(cfg->db_path, TESSERA_ENGINE_VERSION, &m->db, err);
     if (rc == 0)
         rc = sto_open(cfg->db_path, TESSERA_ENGINE_VERSION, &m->rdb, err);
     if (rc == 0)
@@ -556,6 +580,7 @@ void jm_close(jm_manager *m)
     free(m->library);
     sto_close(m->rdb);
     sto_close(m->db);
+    sto_claim_release(m->claim);
     pthread_mutex_destroy(&m->db_mu);
     pthread_mutex_destroy(&m->rd_mu);
     jm_decoders_free(m);

@@ -35,6 +35,7 @@
 
 #include "daemon/jobs.h"
 #include "server/server.h"
+#include "store/store.h"
 #include "tessera/tessera.h"
 #ifdef HAVE_MPI
 #include "mpi/cluster.h"
@@ -78,6 +79,8 @@ static const char *usage_text =
     "                           --threads is then per rank; see docs/cluster.md)\n"
     "  --mpi-timeout S          seconds of silence after which a busy rank is given up\n"
     "                           and its work searched again elsewhere (default 30)\n"
+    "  --check                  check the store (--db or --state-dir) without changing it,\n"
+    "                           print the report and exit: 0 sound, 1 damaged, 2 unreadable\n"
     "  --version, --help\n";
 
 static bool is_dir(const char *path)
@@ -106,6 +109,21 @@ static int parse_number(const char *opt, const char *text, double min, double ma
     return 0;
 }
 
+/* tesserad --check: the whole check of the store, without changing it (it
+ * may run beside a live daemon: it only reads). */
+static int check_main(const char *db)
+{
+    tsr_err err = {{0}};
+    char *report = NULL;
+    int rc = sto_check(db, true, 0, &report, &err);
+    if (report != NULL)
+        fputs(report, stdout);
+    free(report);
+    if (err.msg[0] != '\0') /* unreadable, not merely damaged */
+        fprintf(stderr, "tesserad: %s\n", err.msg);
+    return rc == 0 ? 0 : err.msg[0] == '\0' ? 1 : 2;
+}
+
 /* The daemon.  cl: NULL without --mpi; with it, rank 0's place for the
  * cluster, opened here once the options are read (main closes it). */
 static int daemon_main(int argc, char **argv, clu_cluster **cl)
@@ -118,11 +136,11 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         {"checkpoint-seconds", required_argument, NULL, 'c'},
         {"mpi", no_argument, NULL, 'm'},           {"mpi-timeout", required_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"check", no_argument, NULL, 'C'},         {NULL, 0, NULL, 0}};
     const char *listen = SRV_DEFAULT_LISTEN, *db = NULL, *token = getenv("TESSERAD_TOKEN");
     const char *state_dir = getenv("STATE_DIRECTORY"), *www = NULL, *puzzles = NULL;
     double threads = 0, checkpoint = JM_CHECKPOINT_SECONDS, mpi_timeout = 30;
-    bool mpi = false;
+    bool mpi = false, check = false;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -141,6 +159,7 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
                 return 2;
             break;
         case 'm': mpi = true; break;
+        case 'C': check = true; break;
         case 'o':
             if (parse_number("--mpi-timeout", optarg, 0.5, 86400, &mpi_timeout) != 0)
                 return 2;
@@ -186,6 +205,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         snprintf(dbbuf, sizeof dbbuf, "%s/tessera.db", statebuf);
         db = dbbuf;
     }
+    if (check)
+        return check_main(db);
     if (www == NULL)
         www = default_dir("www", TSR_DATADIR "/www");
     if (puzzles == NULL)

@@ -87,6 +87,7 @@ struct jm_manager {
     double started;
     pthread_mutex_t db_mu, rd_mu, mu;
     pthread_cond_t changed;
+    sto_claim *claim;         /* the store file is this process's (store.h) */
     sto_db *db, *rdb;
     jm_job **jobs;            /* sorted by id */
     int njobs, capjobs;

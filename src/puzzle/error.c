@@ -31,6 +31,7 @@ const char *tsr_strerror(int code)
     case TSR_ECANCELED: return "canceled";
     case TSR_ETOOBIG: return "input too large";
     case TSR_EUNSUPP: return "not supported";
+    case TSR_EBUSY: return "in use by another process";
     default: return "unknown error";
     }
 }

@@ -36,12 +36,17 @@
  * use a statement is reset and its bindings cleared, so no statement keeps
  * a read open or points into a caller's buffer between calls.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -569,6 +574,46 @@ static int schema_upgrade(sto_db *s, const char *ctx, tsr_err *err)
     return tx_end(s, r, ctx, err);
 }
 
+/* Refuse, before SQLite sees it, a file that exists but is empty: SQLite
+ * would take it for a new database, and the jobs it should hold would be
+ * silently gone. */
+static int not_empty(const char *path, const char *ctx, tsr_err *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        if (S_ISREG(sb.st_mode) && sb.st_size == 0)
+            return tsr_err_set(err, TSR_EIO, "store: %s: the file is empty (0 bytes), so it is "
+                               "not a Tessera store; a new store starts where there is no file: "
+                               "move it away (docs/store.md, recovery)", ctx);
+    } else if (errno != ENOENT) {
+        return tsr_err_set(err, TSR_EIO, "store: %s: %s", ctx, strerror(errno));
+    }
+    return 0;
+}
+
+/* ... nor a store whose directory cannot be written: WAL keeps files beside
+ * the database. */
+static int usable_file(const char *path, const char *ctx, tsr_err *err)
+{
+    int r = not_empty(path, ctx, err);
+    if (r != 0)
+        return r;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    if (access(dir, W_OK) != 0)
+        return tsr_err_set(err, TSR_EIO, "store: %s: cannot write in the directory %s (%s): "
+                           "the store keeps its write-ahead log beside the database", ctx, dir,
+                           strerror(errno));
+    return 0;
+}
+
 int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err)
 {
     if (out == NULL)
@@ -584,6 +629,9 @@ int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err)
                            path);
     char ctx[320];
     snprintf(ctx, sizeof ctx, "open %s", path);
+    int r = usable_file(path, ctx, err);
+    if (r != 0)
+        return r;
 
     sto_db *s = calloc(1, sizeof *s);
     if (s == NULL)
@@ -596,9 +644,13 @@ int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err)
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
                                  SQLITE_OPEN_EXRESCODE,
                              NULL);
-    int r = 0;
     if (rc != SQLITE_OK) {
         r = sql_err(s, rc, err, ctx, "open");
+        goto fail;
+    }
+    if (sqlite3_db_readonly(s->db, "main") == 1) {
+        r = tsr_err_set(err, TSR_EIO, "store: %s: the file is read-only (its permissions or its "
+                        "file system): the store must be able to write it", ctx);
         goto fail;
     }
     sqlite3_extended_result_codes(s->db, 1);
@@ -1508,4 +1560,224 @@ int sto_classes_read(sto_db *s, int64_t job, int64_t after, int limit, sto_class
     if (r != 0)
         sto_classes_free(out);
     return r;
+}
+
+/* ---- the claim on a store file ------------------------------------------------- */
+
+struct sto_claim {
+    int fd;
+};
+
+int sto_claim_take(const char *path, sto_claim **out, tsr_err *err)
+{
+    *out = NULL;
+    char lock[PATH_MAX];
+    if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: claim %s: path too long", path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tsr_err_set(err, TSR_EIO, "store: claim %s: cannot open %s: %s", path, lock,
+                           strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        char pid[32] = "";
+        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return tsr_err_set(err, TSR_EBUSY, "store: %s is in use by another tesserad (pid %s): "
+                               "stop it first, or give this one another --db", path,
+                               pid[0] ? pid : "unknown");
+        return tsr_err_set(err, TSR_EIO, "store: claim %s: cannot lock %s: %s", path, lock,
+                           strerror(e));
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    sto_claim *c = malloc(sizeof *c);
+    if (c == NULL || ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+        free(c);
+        close(fd); /* drops the lock */
+        return tsr_err_set(err, TSR_EIO, "store: claim %s: cannot write %s", path, lock);
+    }
+    c->fd = fd;
+    *out = c;
+    return 0;
+}
+
+void sto_claim_release(sto_claim *c)
+{
+    if (c == NULL)
+        return;
+    /* the file stays: removing it while another process waits to open it
+     * would let two processes lock two different files */
+    close(c->fd);
+    free(c);
+}
+
+/* ---- checking a store ------------------------------------------------------------ */
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int past_deadline(void *arg)
+{
+    double deadline = *(const double *)arg;
+    return deadline > 0 && mono_now() > deadline;
+}
+
+/* SQLite's structure check: its lines into f; *problems counts them. */
+static int check_structure(sto_db *s, bool full, double deadline, FILE *f, long *problems,
+                           const char *ctx, tsr_err *err)
+{
+    if (deadline > 0)
+        sqlite3_progress_handler(s->db, 10000, past_deadline, &deadline);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, full ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(100)",
+                                -1, &st, NULL);
+    int r = rc == SQLITE_OK ? 0 : sql_err(s, rc, err, ctx, "structure check");
+    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *line = (const char *)sqlite3_column_text(st, 0);
+        if (line != NULL && strcmp(line, "ok") != 0) {
+            fprintf(f, "structure: %s\n", line);
+            (*problems)++;
+        }
+    }
+    if (r == 0 && rc == SQLITE_INTERRUPT)
+        fprintf(f, "structure: not finished in time (the rest is unchecked, not damaged)\n");
+    else if (r == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+        r = sql_err(s, rc, err, ctx, "structure check");
+    sqlite3_finalize(st);
+    sqlite3_progress_handler(s->db, 0, NULL, NULL);
+    return r;
+}
+
+/* Every chunk: its check value, its encoding, and that each job's chunks
+ * number its solutions 1..stored without gap. */
+static int check_chunks(sto_db *s, double deadline, FILE *f, long *problems, const char *ctx,
+                        tsr_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT first, nsol, nclass, data, crc, job FROM chunks "
+                                "ORDER BY job, first", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return sql_err(s, rc, err, ctx, "read chunks");
+    int *scratch = malloc(STO_MAX_TASK_IMAGES * sizeof *scratch);
+    if (scratch == NULL) {
+        sqlite3_finalize(st);
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    }
+    int r = 0;
+    int64_t job = -1, next = 1;
+    long chunks = 0;
+    bool late = false;
+    while (r == 0 && !(late = past_deadline(&deadline)) && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t j = sqlite3_column_int64(st, 5), first = sqlite3_column_int64(st, 0);
+        if (j != job) {
+            job = j;
+            next = 1;
+        }
+        if (first != next) {
+            fprintf(f, "job %lld: solutions %lld to %lld are missing\n", (long long)job,
+                    (long long)next, (long long)first - 1);
+            (*problems)++;
+        }
+        next = first + sqlite3_column_int64(st, 1);
+        sto_classes none = {0};
+        int caps[2] = {0, 0};
+        tsr_err e = {{0}};
+        /* a cursor past every solution keeps none: only the checks run */
+        int d = decode_chunk(st, job, INT64_MAX - 1, 0, &none, caps, scratch, ctx, &e);
+        sto_classes_free(&none);
+        if (d == TSR_EIO) {
+            fprintf(f, "job %lld: the chunk from solution %lld is damaged\n", (long long)job,
+                    (long long)first);
+            (*problems)++;
+        } else if (d != 0) {
+            r = tsr_err_set(err, d, "%s", e.msg);
+        }
+        chunks++;
+    }
+    if (r == 0 && !late && rc != SQLITE_DONE)
+        r = sql_err(s, rc, err, ctx, "read chunks");
+    sqlite3_finalize(st);
+    free(scratch);
+    if (r == 0)
+        fprintf(f, "chunks: %ld checked%s\n", chunks,
+                late ? ", then out of time (the rest is unchecked, not damaged)" : "");
+    if (late)
+        return r;
+    /* the count each job keeps against its chunks */
+    rc = r == 0 ? sqlite3_prepare_v2(s->db,
+                                     "SELECT id, stored, (SELECT coalesce(sum(nsol), 0) FROM "
+                                     "chunks WHERE job = jobs.id), solutions FROM jobs "
+                                     "WHERE legacy = 0 ORDER BY id", -1, &st, NULL)
+                : SQLITE_OK;
+    if (r == 0 && rc != SQLITE_OK)
+        return sql_err(s, rc, err, ctx, "read jobs");
+    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0), stored = sqlite3_column_int64(st, 1);
+        int64_t in_chunks = sqlite3_column_int64(st, 2), found = sqlite3_column_int64(st, 3);
+        if (stored != in_chunks || stored > found) {
+            fprintf(f, "job %lld: %lld solutions stored by its count, %lld in its chunks, "
+                       "%lld found\n", (long long)id, (long long)stored, (long long)in_chunks,
+                    (long long)found);
+            (*problems)++;
+        }
+    }
+    if (r == 0 && rc != SQLITE_DONE)
+        r = sql_err(s, rc, err, ctx, "read jobs");
+    sqlite3_finalize(st);
+    return r;
+}
+
+int sto_check(const char *path, bool full, double max_seconds, char **report, tsr_err *err)
+{
+    *report = NULL;
+    char ctx[320];
+    snprintf(ctx, sizeof ctx, "check %s", path);
+    if (access(path, F_OK) != 0)
+        return tsr_err_set(err, TSR_EIO, "store: %s: %s", ctx, strerror(errno));
+    int r = not_empty(path, ctx, err);
+    if (r != 0)
+        return r;
+    sto_db *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    int version = 0;
+    r = rc == SQLITE_OK ? 0 : sql_err(s, rc, err, ctx, "open");
+    if (r == 0)
+        r = identify(s, &version, ctx, err);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = r == 0 ? open_memstream(&text, &len) : NULL;
+    if (r == 0 && f == NULL)
+        r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    long problems = 0;
+    double deadline = max_seconds > 0 ? mono_now() + max_seconds : 0;
+    if (r == 0) {
+        fprintf(f, "%s: schema %d\n", path, version);
+        r = check_structure(s, full, deadline, f, &problems, ctx, err);
+    }
+    if (r == 0 && version == STO_SCHEMA_VERSION)
+        r = check_chunks(s, deadline, f, &problems, ctx, err);
+    else if (r == 0 && version > 0)
+        fprintf(f, "solutions: schema %d is upgraded when tesserad opens the store\n", version);
+    if (f != NULL) {
+        fprintf(f, "%s\n", problems ? "damaged" : "ok");
+        fclose(f);
+    }
+    sto_close(s);
+    if (r != 0) {
+        free(text);
+        return r;
+    }
+    *report = text;
+    return problems ? TSR_EIO : 0;
 }

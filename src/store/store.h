@@ -124,6 +124,27 @@ int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err);
 /* Close the connection and free it (NULL is fine). */
 void sto_close(sto_db *db);
 
+/* The claim of one process on a store file: an advisory lock (flock) on
+ * PATH.lock beside the database, which holds the holder's pid.  The kernel
+ * drops the lock when the process ends, kill -9 included, so a claim never
+ * outlives its holder; a stale .lock file is simply taken over.  SQLite's
+ * own locking is left alone, so reader connections, sqlite3 and backups
+ * keep working beside it.  TSR_EBUSY, naming the holder's pid, when
+ * another process holds it. */
+typedef struct sto_claim sto_claim;
+int sto_claim_take(const char *path, sto_claim **out, tsr_err *err);
+void sto_claim_release(sto_claim *c); /* NULL is fine */
+
+/* Check the store at `path` without changing it (opened read-only, no
+ * upgrade): SQLite's structure check (PRAGMA quick_check; integrity_check
+ * when `full`), then every solution chunk's check value and encoding, and
+ * every job's counts against its chunks.  `max_seconds` > 0 bounds the
+ * structure check (what it could not reach in time is said, not counted as
+ * damage).  *report gets the findings, one per line (free it).  Returns 0
+ * when the store is sound, TSR_EIO when it is damaged (the report says
+ * where: job, solution number), or another code when it cannot be read. */
+int sto_check(const char *path, bool full, double max_seconds, char **report, tsr_err *err);
+
 /* Create a queued job with no frontier, no solutions and zero progress;
  * `options` NULL stores "{}".  The new id goes to *id. */
 int sto_job_create(sto_db *db, const char *puzzle, const char *options, int priority,

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -577,6 +578,28 @@ START_TEST(reopen_keeps_everything)
 }
 END_TEST
 
+/* The claim: one holder at a time (flock works per open file, so a second
+ * claim in this process conflicts like another process's), named by pid,
+ * free again once released. */
+START_TEST(claim_is_exclusive)
+{
+    tmp t;
+    tmp_make(&t);
+    sto_claim *a = NULL, *b = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(sto_claim_take(t.path, &a, &err), 0);
+    ck_assert_int_eq(sto_claim_take(t.path, &b, &err), TSR_EBUSY);
+    char pid[64];
+    snprintf(pid, sizeof pid, "(pid %ld)", (long)getpid());
+    ck_assert_msg(strstr(err.msg, pid) != NULL && strstr(err.msg, t.path) != NULL, "%s", err.msg);
+    ck_assert(b == NULL);
+    sto_claim_release(a);
+    ck_assert_int_eq(sto_claim_take(t.path, &b, &err), 0);
+    sto_claim_release(b);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(schema_checks)
 {
     tmp t;
@@ -624,7 +647,16 @@ START_TEST(schema_checks)
     char missing[700];
     snprintf(missing, sizeof missing, "%s/no/such/dir/x.db", t.dir);
     ck_assert_int_eq(sto_open(missing, ENGINE, &db, &err), TSR_EIO);
-    ck_assert_msg(strstr(err.msg, "unable to open") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "cannot write in the directory") != NULL, "%s", err.msg);
+
+    /* An existing empty file is not a new store: refused, left as it was. */
+    char empty[700];
+    snprintf(empty, sizeof empty, "%s/empty.db", t.dir);
+    fclose(fopen(empty, "w"));
+    ck_assert_int_eq(sto_open(empty, ENGINE, &db, &err), TSR_EIO);
+    ck_assert_msg(strstr(err.msg, "empty (0 bytes)") != NULL, "%s", err.msg);
+    struct stat sb;
+    ck_assert(stat(empty, &sb) == 0 && sb.st_size == 0);
     ck_assert_int_eq(sto_open(":memory:", ENGINE, &db, &err), TSR_EINVAL);
     ck_assert_int_eq(sto_open(NULL, ENGINE, &db, &err), TSR_EINVAL);
     tmp_remove(&t);
@@ -1285,6 +1317,7 @@ int main(void)
     tcase_add_test(tc, job_delete_rules);
     tcase_add_test(tc, reopen_keeps_everything);
     tcase_add_test(tc, schema_checks);
+    tcase_add_test(tc, claim_is_exclusive);
     tcase_add_test(tc, checkpoint_atomic);
     tcase_add_test(tc, batch_records);
     tcase_add_test(tc, check_values);
