@@ -652,7 +652,8 @@ static int cmd_estimate(int argc, char **argv)
     return rc == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+/* The command named by argv[1]. */
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2)
         return cli_usage_error("missing command%s", "");
@@ -678,4 +679,17 @@ int main(int argc, char **argv)
         return 0;
     }
     return cli_usage_error("unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    /* output still buffered is written now: a full disk or a closed pipe
+     * must not pass for success */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tessera: cannot write the output: %s\n", strerror(errno));
+        if (rc == 0)
+            rc = 1;
+    }
+    return rc;
 }

@@ -143,5 +143,14 @@ check "estimate bad order exit 2" '[ $rc -eq 2 ] && grep -q "heuristic" "$tmp/er
 "$T" help >"$tmp/out"
 check "help documents estimate" 'grep -q "tessera estimate" "$tmp/out" && grep -q -- "--probes=N" "$tmp/out"'
 
+# a write error (a full disk) is an error, whatever was written before it
+if [ -w /dev/full ]; then
+    "$T" solve -q "$S/puzzles/pentominoes-6x10.json" >/dev/full 2>"$tmp/err"; rc=$?
+    check "solve to a full disk exits 1" '[ $rc -eq 1 ]'
+    check "solve to a full disk says so" 'grep -q "cannot write the output: No space left on device" "$tmp/err"'
+    "$T" solve --limit=50 "$S/puzzles/soma-cube.json" >/dev/full 2>"$tmp/err"; rc=$?
+    check "solutions to a full disk: non-zero exit" '[ $rc -ne 0 ] && [ -s "$tmp/err" ]'
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
