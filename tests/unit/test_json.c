@@ -418,7 +418,7 @@ static const struct bad_case {
     {"{" BOARD2 ", 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'count': 0}]}",
      TSR_EINVAL, "$.pieces[0].count: expected an integer from 1 to 100000, got 0"},
     {"{" BOARD2 ", 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'count': '2'}]}",
-     TSR_EINVAL, "$.pieces[0].count: expected an integer from 1 to 100000, got \"2\""},
+     TSR_EINVAL, "$.pieces[0].count: expected an integer from 1 to 100000 or a range [min, max], got \"2\""},
     {"{" BOARD2 ", 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'fixed': 1}]}",
      TSR_EINVAL, "$.pieces[0].fixed: expected true or false, got 1"},
     {"{'board': {'size': [4, 1]}, 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]],"
