@@ -27,6 +27,9 @@ rows=(
     "bedlam-cube|default|--engine=plain|1"
     "bedlam-cube|pool|--threads=1|1"
     "bedlam-cube|pool|--threads=2|2"
+    # loose puzzles (count ranges, optional cells): DLX alone
+    "pentominoes-any7-6x6-optional-centre|default|--engine=plain|1"
+    "pentominoes-any8-5x8|default|--engine=plain|1"
 )
 # thread scaling past 2 cores, where the machine has them
 ncpu=$(nproc)
@@ -39,7 +42,7 @@ if [ -n "${BENCH_ROWS:-}" ]; then
     IFS=';' read -r -a rows <<<"$BENCH_ROWS"
 fi
 
-printf '%-20s %-12s %10s %13s %9s %12s %7s\n' puzzle configuration solutions nodes seconds nodes/s threads
+printf '%-36s %-12s %10s %13s %9s %12s %7s\n' puzzle configuration solutions nodes seconds nodes/s threads
 for row in "${rows[@]}"; do
     IFS='|' read -r puzzle name flags threads <<<"$row"
     if [ "${threads:-1}" -gt 1 ]; then TIMEFORMAT=%R; else TIMEFORMAT=%U; fi
@@ -62,6 +65,6 @@ for row in "${rows[@]}"; do
     done
     median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
     rate=$(awk -v n="$nodes" -v t="$median" 'BEGIN { if (t > 0) printf "%.3g", n / t; else print "-" }')
-    printf '%-20s %-12s %10s %13s %9s %12s %7s\n' "$puzzle" "$name" "$sol" "$nodes" "$median" "$rate" "${threads:-1}"
+    printf '%-36s %-12s %10s %13s %9s %12s %7s\n' "$puzzle" "$name" "$sol" "$nodes" "$median" "$rate" "${threads:-1}"
 done
 rm -f /tmp/tessera-bench.$$

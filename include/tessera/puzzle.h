@@ -5,6 +5,11 @@
  * boards having z = 0 everywhere) and a list of pieces.  A piece is any
  * non-empty set of cells, with a count of identical copies; a fixed piece is
  * placed exactly where its cells say and occupies those board cells.
+ *
+ * Loose puzzles: a mobile piece's count may be a range (a solution uses
+ * between count_min and count copies), and some board cells may be
+ * optional (a solution may leave them empty).  A puzzle with neither is
+ * "exact": every solution is an exact cover of the free cells.
  * Coordinates of mobile pieces are only a shape: their position is ignored.
  *
  * The model is plain data owned by the caller: build it with the readers
@@ -48,7 +53,10 @@ typedef struct tsr_piece {
     char *name;       /* non-empty, at most TSR_MAX_NAME bytes, unique in the puzzle */
     tsr_cell *cells;  /* ncells distinct cells */
     int ncells;
-    int count;        /* identical copies, >= 1; fixed pieces have count 1 */
+    int count;        /* identical copies (the most a solution uses), >= 1;
+                         fixed pieces have count 1 */
+    int count_min;    /* the fewest copies a solution uses, 0 <= count_min <= count;
+                         equal to count unless the puzzle gave a range */
     bool fixed;       /* placed exactly at `cells` */
 } tsr_piece;
 
@@ -57,6 +65,9 @@ typedef struct tsr_puzzle {
     char *description;  /* may be NULL */
     tsr_cell *cells;    /* the board, distinct cells, fixed pieces' cells included */
     int ncells;
+    tsr_cell *optional; /* board cells a solution may leave empty (distinct, not
+                           under fixed pieces); NULL when noptional is 0 */
+    int noptional;
     tsr_piece *pieces;
     int npieces;
     enum tsr_rotations rotations; /* default TSR_ROT_ALL */
@@ -72,24 +83,34 @@ void tsr_puzzle_free(tsr_puzzle *pz);
 int tsr_puzzle_set_name(tsr_puzzle *pz, const char *name);
 int tsr_puzzle_set_description(tsr_puzzle *pz, const char *text);
 int tsr_puzzle_add_board_cell(tsr_puzzle *pz, tsr_cell c);
-/* Returns the new piece's index (>= 0) or a negative error code. */
+/* Marks a cell, which must also be a board cell, as optional. */
+int tsr_puzzle_add_optional_cell(tsr_puzzle *pz, tsr_cell c);
+/* Returns the new piece's index (>= 0) or a negative error code.  The
+ * piece gets exactly `count` copies (count_min = count); set a range by
+ * assigning count_min afterwards. */
 int tsr_puzzle_add_piece(tsr_puzzle *pz, const char *name, const tsr_cell *cells,
                          int ncells, int count, bool fixed);
 
 /* Consistency checks the engine relies on: a non-empty board without
  * duplicate cells, non-empty pieces without duplicate cells, unique names,
- * fixed pieces on the board and not overlapping one another, and the volume
- * of the mobile pieces equal to the free board volume.  `what` prefixes
- * messages (a file name, say); it may be NULL. */
+ * count ranges with 0 <= count_min <= count, fixed pieces on the board and
+ * not overlapping one another, optional cells on the board and off the
+ * fixed pieces, and volumes that can match: some choice of counts within
+ * the ranges covers every required free cell and fits in the free cells
+ * (for an exact puzzle: the mobile volume equals the free volume).  `what`
+ * prefixes messages (a file name, say); it may be NULL. */
 int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err);
 
-/* Number of board cells not covered by fixed pieces, and volume of the
- * mobile pieces (counts included). */
+/* Number of board cells not covered by fixed pieces (optional ones
+ * included), and volume of the mobile pieces at their largest counts. */
 long tsr_puzzle_free_volume(const tsr_puzzle *pz);
 long tsr_puzzle_piece_volume(const tsr_puzzle *pz);
 
 /* True when every board cell and every piece cell has z == 0. */
 bool tsr_puzzle_is_flat(const tsr_puzzle *pz);
+
+/* True when no cell is optional and every mobile piece has a fixed count. */
+bool tsr_puzzle_is_exact(const tsr_puzzle *pz);
 
 /* ---- Job options -------------------------------------------------------
  * What a job asks of the engine besides the puzzle.  Values of -1 (or empty
@@ -175,7 +196,8 @@ typedef struct tsr_solution {
 
 /* Text layers: one grid per z layer (z = 0 first), rows with y = 0 first,
  * each board cell showing its piece's name (padded to the longest name),
- * '.' for a cell that no placement covers and ' ' off the board.  Layers are
+ * '.' for a cell that no placement covers, '+' for an optional cell that no
+ * placement covers, and ' ' off the board.  Layers are
  * separated by a blank line. */
 int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
 

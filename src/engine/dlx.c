@@ -7,6 +7,9 @@
  * by index arithmetic (RB/RE give a node's row block), so there are no
  * left/right links for row nodes.
  *
+ * Secondary columns (optional cells) have headers linked to themselves, so
+ * covering and uncovering them touches only their rows.
+ *
  * Invariant: a row is available exactly when its type column is not
  * covered and its type node is linked into that column's list.  Covering a
  * cell column unlinks every other node of the rows through it, type node
@@ -26,6 +29,7 @@ struct dlx {
     int *U, *D, *C;    /* per node; C is the column id (not header) */
     int *RB, *RE;      /* row block of each row node */
     int *len, *need;   /* per column */
+    int *low;          /* per column: copies still required (see dlx.h) */
     unsigned char *covered;
     int *rownode;      /* image -> its type node, -1 when not in the matrix */
     int *nodeimg;      /* node -> image */
@@ -57,33 +61,40 @@ dlx *dlx_new(const img_problem *ip, const unsigned char *alive)
     d->nodeimg = malloc(nn * sizeof(int));
     d->len = calloc(nc, sizeof(int));
     d->need = calloc(nc, sizeof(int));
+    d->low = calloc(nc, sizeof(int));
     d->covered = calloc(nc, 1);
     d->rownode = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof(int));
     if (!d->L || !d->R || !d->U || !d->D || !d->C || !d->RB || !d->RE || !d->nodeimg ||
-        !d->len || !d->need || !d->covered || !d->rownode) {
+        !d->len || !d->need || !d->low || !d->covered || !d->rownode) {
         dlx_free(d);
         return NULL;
     }
+    for (int c = 0; c < d->ncols; c++) {
+        d->U[H(c)] = d->D[H(c)] = H(c);
+        d->L[H(c)] = d->R[H(c)] = H(c);
+        d->C[H(c)] = c;
+        d->need[c] = c < ip->ncells ? 1 : ip->types[c - ip->ncells].count;
+        d->low[c] = c < ip->ncells ? 1 : ip->types[c - ip->ncells].count_min;
+        /* a type allowed no copy takes no part: covered from the start */
+        d->covered[c] = d->need[c] == 0;
+    }
     /* header list: type columns first, so that min-fit ties favour pieces
-     * (a constrained piece is then placed first), then cells */
+     * (a constrained piece is then placed first), then the required cells */
     int prev = 0;
     for (int k = 0; k < d->ncols; k++) {
         int c = k < ip->ntypes ? ip->ncells + k : k - ip->ntypes;
+        if (d->covered[c] || (c < ip->ncells && ip->optional && ip->optional[c]))
+            continue;
         d->R[prev] = H(c);
         d->L[H(c)] = prev;
         prev = H(c);
     }
     d->R[prev] = 0;
     d->L[0] = prev;
-    for (int c = 0; c < d->ncols; c++) {
-        d->U[H(c)] = d->D[H(c)] = H(c);
-        d->C[H(c)] = c;
-        d->need[c] = c < ip->ncells ? 1 : ip->types[c - ip->ncells].count;
-    }
     int x = d->ncols + 1;
     for (int i = 0; i < ip->nimages; i++) {
         d->rownode[i] = -1;
-        if (alive != NULL && !alive[i])
+        if ((alive != NULL && !alive[i]) || d->covered[ip->ncells + ip->img_type[i]])
             continue;
         int n = img_size(ip, i), start = x;
         const int *cells = img_cells_of(ip, i);
@@ -120,6 +131,7 @@ void dlx_free(dlx *d)
     free(d->nodeimg);
     free(d->len);
     free(d->need);
+    free(d->low);
     free(d->covered);
     free(d->rownode);
     free(d);
@@ -134,12 +146,13 @@ int dlx_choose(const dlx *d, const double *rank, int *options)
     int ncells = d->ip->ncells;
     for (int x = d->R[0]; x != 0; x = d->R[x]) {
         int c = x - 1, len = d->len[c], need = d->need[c];
-        if (len < need || len == 0) {
+        if (len < d->low[c]) {
             *options = len;
             return c; /* dead */
         }
-        if (need > 1)
-            continue; /* only cells branch for identical copies */
+        if (need != 1 || d->low[c] != 1)
+            continue; /* only cells branch for identical copies, and types
+                         that must take exactly one more row */
         if (len == 1) {
             *options = 1;
             return c;
@@ -159,6 +172,18 @@ int dlx_choose(const dlx *d, const double *rank, int *options)
         }
     }
     *options = best_len;
+    return best;
+}
+
+int dlx_open_type(const dlx *d, int *low)
+{
+    int best = -1;
+    for (int x = d->R[0]; x != 0; x = d->R[x]) {
+        int c = x - 1;
+        if (c >= d->ip->ncells && d->len[c] > 0 && (best < 0 || d->len[c] < d->len[best]))
+            best = c;
+    }
+    *low = best >= 0 ? d->low[best] : 0;
     return best;
 }
 
@@ -214,14 +239,19 @@ void dlx_uncover_column(dlx *d, int c) { uncover(d, c); }
 void dlx_select(dlx *d, int x)
 {
     int ncells = d->ip->ncells, rb = d->RB[x], re = d->RE[x];
-    if (d->C[x] >= ncells)
-        d->need[d->C[x]]--; /* branching on a piece: its column is covered already */
+    if (d->C[x] >= ncells) { /* branching on a piece: its column is covered already */
+        d->need[d->C[x]]--;
+        d->low[d->C[x]]--;
+    }
     for (int j = x + 1 == re ? rb : x + 1; j != x; j = j + 1 == re ? rb : j + 1) {
         int c = d->C[j];
-        if (c < ncells)
+        if (c < ncells) {
             cover(d, c);
-        else if (--d->need[c] == 0)
-            cover(d, c);
+        } else {
+            d->low[c]--;
+            if (--d->need[c] == 0)
+                cover(d, c);
+        }
     }
     d->remaining--;
 }
@@ -232,13 +262,18 @@ void dlx_unselect(dlx *d, int x)
     d->remaining++;
     for (int j = x == rb ? re - 1 : x - 1; j != x; j = j == rb ? re - 1 : j - 1) {
         int c = d->C[j];
-        if (c < ncells)
+        if (c < ncells) {
             uncover(d, c);
-        else if (d->need[c]++ == 0)
-            uncover(d, c);
+        } else {
+            d->low[c]++;
+            if (d->need[c]++ == 0)
+                uncover(d, c);
+        }
     }
-    if (d->C[x] >= ncells)
+    if (d->C[x] >= ncells) {
         d->need[d->C[x]]++;
+        d->low[d->C[x]]++;
+    }
 }
 
 bool dlx_available(const dlx *d, int image)
@@ -311,7 +346,7 @@ int dlx_col_len(const dlx *d, int c) { return d->len[c]; }
 bool dlx_dead(const dlx *d)
 {
     for (int x = d->R[0]; x != 0; x = d->R[x])
-        if (d->len[x - 1] < d->need[x - 1] || d->len[x - 1] == 0)
+        if (d->len[x - 1] < d->low[x - 1])
             return true;
     return false;
 }

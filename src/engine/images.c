@@ -63,6 +63,7 @@ void img_free(img_problem *ip)
         free(ip->types[t].orient);
     free(ip->types);
     free(ip->cells);
+    free(ip->optional);
     free(ip->nbr);
     free(ip->grid);
     free(ip->img_type);
@@ -120,6 +121,13 @@ static int compile_cells(img_problem *ip, tsr_err *err)
                 }
             }
     ip->ncells = n;
+    if (pz->noptional > 0) {
+        ip->optional = calloc((size_t)n, 1);
+        if (ip->optional == NULL)
+            return TSR_ENOMEM;
+        for (int i = 0; i < pz->noptional; i++)
+            ip->optional[img_cell_at(ip, pz->optional[i])] = 1; /* validated: a free cell */
+    }
     ip->nbr = malloc((size_t)(n > 0 ? n : 1) * 6 * sizeof *ip->nbr);
     if (ip->nbr == NULL)
         return TSR_ENOMEM;
@@ -173,6 +181,7 @@ static int compile_types(img_problem *ip, long max_images, tsr_err *err)
         img_type *t = &ip->types[ip->ntypes];
         t->piece = p;
         t->count = pc->count;
+        t->count_min = pc->count_min;
         t->size = pc->ncells;
         t->orient = malloc((size_t)nallowed * (size_t)pc->ncells * sizeof *t->orient);
         if (t->orient == NULL) {
@@ -253,6 +262,7 @@ int img_compile(const tsr_puzzle *pz, long max_images, img_problem **out, tsr_er
         return TSR_ENOMEM;
     ip->pz = pz;
     ip->dims = tsr_puzzle_is_flat(pz) ? 2 : 3;
+    ip->exact = tsr_puzzle_is_exact(pz);
     int rc = compile_cells(ip, err);
     if (rc == 0)
         rc = compile_types(ip, max_images, err);

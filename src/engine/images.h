@@ -4,7 +4,7 @@
  * Compiling turns the user's model into numbers:
  *  - cells: the free board cells (board minus fixed pieces), numbered in
  *    reading order (z, then y, then x), so cell ids are stable;
- *  - types: one per mobile piece entry, with its count of identical copies
+ *  - types: one per mobile piece entry, with its range of identical copies
  *    and its distinct orientations;
  *  - images: every placement of every orientation of a type that lies on
  *    free cells ("bounded images"), numbered type by type.  An image is a
@@ -16,6 +16,7 @@
 #ifndef TSR_IMAGES_H
 #define TSR_IMAGES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "geom/geom.h"
@@ -23,7 +24,8 @@
 
 typedef struct img_type {
     int piece;        /* index into the puzzle's pieces */
-    int count;        /* identical copies */
+    int count;        /* identical copies, at most */
+    int count_min;    /* ... and at least (== count in an exact puzzle) */
     int size;         /* cells per copy */
     int norient;      /* distinct allowed orientations */
     tsr_cell *orient; /* norient * size normalised cells */
@@ -34,14 +36,18 @@ typedef struct img_type {
 typedef struct img_problem {
     const tsr_puzzle *pz;
     int dims;               /* 2 when the puzzle is flat, else 3 */
-    int ncells;             /* free cells */
+    int ncells;             /* free cells, optional ones included */
     tsr_cell *cells;        /* ncells coordinates in reading order */
+    unsigned char *optional; /* ncells flags: 1 for an optional cell; NULL when none is */
+    bool exact;             /* every count fixed and no optional cell */
     int *nbr;               /* ncells * 6 neighbour ids (-x,-y,-z,+x,+y,+z), -1 none */
     tsr_cell lo, hi;        /* bounding box of the whole board */
     int *grid;              /* box -> free cell id, -1 off the board or fixed */
     int ntypes;
     img_type *types;
-    int ncopies;            /* mobile piece copies = pieces in every solution */
+    int ncopies;            /* mobile piece copies at their largest counts: the
+                               pieces in every solution of an exact puzzle, the
+                               most in any solution of a loose one */
     int nimages;
     int *img_type;          /* nimages */
     int *img_off;           /* nimages + 1 offsets into img_cells */

@@ -14,6 +14,12 @@
  * member of its symmetry class among those this search can find
  * (symmetry.h), then expanded into the solutions the uniqueness mode
  * reports.  So every configuration reports the same solutions.
+ *
+ * Loose puzzles (count ranges, optional cells) run DLX alone, without the
+ * filters, triggers and redundancy filter (loose_options).  A leaf is a
+ * node where no required cell is open and no type can take another row;
+ * between the two, branch_subset enumerates the pieces that may still go
+ * on optional cells (docs/engine.md says why this is exact).
  */
 #include <math.h>
 #include <stdio.h>
@@ -317,6 +323,32 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
     return 0;
 }
 
+/* A loose puzzle runs DLX alone: FILA fills every cell, and the filters,
+ * triggers and the redundancy filter assume fixed counts and no optional
+ * cell.  Settles their automatic values to off and refuses explicit ones,
+ * so the options in force read back to the same configuration. */
+static int loose_options(tsr_options *o, tsr_err *err)
+{
+    const char *bad = o->fila > 0        ? "fila"
+                      : o->goal > 0      ? "goal"
+                      : o->volume > 0 || o->volume == -2 ? "volume"
+                      : o->parity > 0    ? "parity"
+                      : o->vtrigger > 0  ? "vtrigger"
+                      : o->pfilter > 0   ? "pfilter"
+                      : o->fit > 0       ? "fit"
+                      : o->redundancy[0] != '\0' && strcmp(o->redundancy, "off") != 0
+                          ? "redundancy"
+                          : NULL;
+    if (bad != NULL)
+        return tsr_err_set(err, TSR_EINVAL,
+                           "option '%s' needs fixed piece counts and no optional cells", bad);
+    o->fila = o->volume = o->parity = o->vtrigger = o->pfilter = o->fit = 0;
+    if (o->nof < 0)
+        o->nof = 0; /* a FILA filter */
+    snprintf(o->redundancy, sizeof o->redundancy, "off");
+    return 0;
+}
+
 /* Fill in every automatic choice from the puzzle's size and shape. */
 static void choose_defaults(tsr_solver *s)
 {
@@ -438,6 +470,8 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
     }
     if (rc == 0 && s->opt.goal > s->P)
         rc = tsr_err_set(err, TSR_EINVAL, "goal %d exceeds the %d pieces", s->opt.goal, s->P);
+    if (rc == 0 && !s->ip->exact)
+        rc = loose_options(&s->opt, err);
     if (rc == 0)
         rc = sym_build(s->ip, &s->g);
     int *cands = NULL, ncands = 0;
@@ -454,7 +488,7 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
         choose_defaults(s);
         /* the parity table also settles at the root that a puzzle like the
          * 35 hexominoes in a rectangle has no solution */
-        s->parity = flt_parity_new(s->ip);
+        s->parity = s->ip->exact ? flt_parity_new(s->ip) : NULL;
         rc = build_plan(s, err);
     }
     if (rc == 0)
@@ -546,9 +580,7 @@ int tsr_solver_members(const tsr_solver *s, const int *images, int n, int *out)
         memcpy(out, images, (size_t)n * sizeof *out);
         return 1;
     }
-    if (n != s->ip->ncopies)
-        return TSR_EINVAL;
-    return sym_expand(s->ip, s->g, s->mode_mask, images, out);
+    return sym_expand(s->ip, s->g, s->mode_mask, images, n, out);
 }
 
 int tsr_solver_solution(const tsr_solver *s, const int *images, int n, tsr_placement *pl,
@@ -751,9 +783,9 @@ static int leaf_solutions(const tsr_solver *s, const int *path, int depth, const
     if (s->opt.goal > 0)
         return 1;
     sym_sort(sol, *n);
-    if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, scratch))
+    if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, *n, scratch))
         return 0;
-    return sym_expand(s->ip, s->g, s->mode_mask, sol, expand);
+    return sym_expand(s->ip, s->g, s->mode_mask, sol, *n, expand);
 }
 
 /* A leaf of the run: its solutions reported one by one, or as one class
@@ -780,7 +812,7 @@ static int leaf(void *ctx, const int *extra, int nextra)
         report(r, r->sol, n);
     } else {
         for (int i = 0; i < m && !r->stop; i++)
-            report(r, r->expand + (size_t)i * r->ip->ncopies, r->ip->ncopies);
+            report(r, r->expand + (size_t)i * n, n);
     }
     return r->stop;
 }
@@ -821,8 +853,10 @@ static inline uint64_t rng_next(run *r) { return rng_step(&r->rng); }
 static void dlx_rec(run *r, double w);
 
 /* Place the row at node x, search below with weight cw, undo.  A replayed
- * placement (on a task's path) was counted by the run that gave the task. */
-static void branch(run *r, int x, int p, double cw, bool replay)
+ * placement (on a task's path) was counted by the run that gave the task.
+ * With `whole` x's column is not covered by the caller (a type column
+ * that may take more rows): the row is placed as a whole image. */
+static void branch(run *r, int x, int p, double cw, bool replay, bool whole)
 {
     const tsr_solver *s = r->s;
     const img_problem *ip = r->ip;
@@ -834,7 +868,10 @@ static void branch(run *r, int x, int p, double cw, bool replay)
         r->forced[img] = 0;
         r->nforced--;
     }
-    dlx_select(r->d, x);
+    if (whole)
+        dlx_place(r->d, img);
+    else
+        dlx_select(r->d, x);
     r->path[r->depth++] = img;
     int par = img_parity(ip, img), cls = s->parity ? s->parity->type_class[ip->img_type[img]] : -1;
     r->hp -= par;
@@ -855,7 +892,10 @@ static void branch(run *r, int x, int p, double cw, bool replay)
     if (cls >= 0)
         r->pstate += s->parity->class_radix[cls];
     r->depth--;
-    dlx_unselect(r->d, x);
+    if (whole)
+        dlx_unplace(r->d, img);
+    else
+        dlx_unselect(r->d, x);
     if (replay) {
         r->forced[img] = 1;
         r->nforced++;
@@ -890,6 +930,44 @@ static void split(run *r, bool all)
     }
 }
 
+static void replay_at_once(run *r, double w);
+
+/* Hide type column t's first rows down to (not including) node `stop`, or
+ * all of them when stop < 0, onto the filter stack. */
+static void hide_before(run *r, int t, int stop)
+{
+    for (int y = dlx_first(r->d, t); y >= 0 && y != stop; y = dlx_first(r->d, t)) {
+        int img = dlx_row_of(r->d, y);
+        dlx_hide(r->d, img);
+        r->hidden[r->nhidden++] = img;
+    }
+}
+
+/* A loose puzzle's subset node on a task's path (see branch_subset): the
+ * child that places the task's image of type t, with the rows before it
+ * hidden as the search had them, or the last child when the task has no
+ * image of type t.  False when the task is not a node of this search. */
+static bool replay_subset(run *r, int t, int p, double w)
+{
+    dlx *d = r->d;
+    const img_type *ty = &r->ip->types[t - r->ip->ncells];
+    int options = dlx_col_len(d, t) + 1, mark = r->nhidden, x;
+    for (x = dlx_first(d, t); x >= 0 && !r->forced[dlx_row_of(d, x)]; x = dlx_next(d, x))
+        ;
+    if (x < 0)
+        for (int i = ty->first; i < ty->first + ty->nimages; i++)
+            if (r->forced[i])
+                return false; /* an image of t the search cannot place here */
+    hide_before(r, t, x);
+    if (x >= 0)
+        branch(r, x, p, w / options, true, true);
+    else
+        dlx_rec(r, w / options);
+    while (r->nhidden > mark)
+        dlx_unhide(d, r->hidden[--r->nhidden]);
+    return true;
+}
+
 /* One level of a task's path: the column the search would branch on holds
  * exactly one of the task's images; take it alone.  When none is there the
  * images are not a node of this search, and they are all placed at once. */
@@ -902,10 +980,22 @@ static void replay(run *r, int p, double w)
             ;
     if (x >= 0) {
         dlx_cover_column(d, c);
-        branch(r, x, p, w / options, true);
+        branch(r, x, p, w / options, true, false);
         dlx_uncover_column(d, c);
         return;
     }
+    if (c < 0 && !r->ip->exact) {
+        int low, t = dlx_open_type(d, &low);
+        if (t >= 0 && replay_subset(r, t, p, w))
+            return;
+    }
+    replay_at_once(r, w);
+}
+
+/* The images of a task that is not a node of this search, all at once. */
+static void replay_at_once(run *r, double w)
+{
+    dlx *d = r->d;
     int placed = 0;
     for (int i = 0; i < r->ip->nimages && r->nforced > 0; i++)
         if (r->forced[i] && dlx_place(d, i)) {
@@ -951,7 +1041,7 @@ static void branch_column(run *r, int c, int options, int p, double w)
                 order[j] = t;
             }
             for (int i = 0; i < n && !r->stop && !r->trial_done; i++) {
-                branch(r, order[i], p, cw, false);
+                branch(r, order[i], p, cw, false, false);
                 if ((++r->tick & DLX_TICK_MASK) == 0)
                     tick(r);
             }
@@ -968,7 +1058,7 @@ static void branch_column(run *r, int c, int options, int p, double w)
         r->lvl_dirty_done[depth] = 0;
         for (int x = dlx_first(d, c); x >= 0 && !r->stop; x = dlx_next(d, x)) {
             r->lvl_node[depth] = x;
-            branch(r, x, p, cw, false);
+            branch(r, x, p, cw, false, false);
             r->lvl_done[depth]++;
             if (r->dirty) {
                 r->lvl_ndirty[depth]++;
@@ -994,6 +1084,53 @@ static void branch_column(run *r, int c, int options, int p, double w)
     dlx_uncover_column(d, c);
 }
 
+/* A loose puzzle's node where no column can be branched on: every
+ * required cell is covered and type column t still has rows, all on
+ * optional cells.  Its children place t's rows in order, each hidden once
+ * its subtree is done, and the last child places no more of t (it is dead
+ * when t still needs copies).  So every set of t's copies is met once, in
+ * increasing row order, never in k! orders.  The children are not tasks
+ * (each assumes the rows before it hidden), so split() passes this loop
+ * by; replay_subset rebuilds them on a task's path. */
+static void branch_subset(run *r, int t, int p, double w)
+{
+    dlx *d = r->d;
+    int depth = r->depth, mark = r->nhidden, options = dlx_col_len(d, t) + 1;
+    double cw = w / options;
+    r->lvl_active[depth] = 1;
+    r->lvl_cut[depth] = 1;
+    r->lvl_w[depth] = cw;
+    r->lvl_given[depth] = 0;
+    r->lvl_done[depth] = 0;
+    r->lvl_ndirty[depth] = 0;
+    r->lvl_dirty_done[depth] = 0;
+    for (int child = 0; child < options && !r->stop && !r->trial_done; child++) {
+        int x = dlx_first(d, t);
+        if (x >= 0) {
+            r->lvl_node[depth] = x;
+            branch(r, x, p, cw, false, true);
+            hide_before(r, t, dlx_next(d, x));
+        } else {
+            dlx_rec(r, cw);
+        }
+        r->lvl_done[depth]++;
+        if (r->dirty) {
+            r->lvl_ndirty[depth]++;
+            r->lvl_dirty_done[depth] += r->dirty_done;
+            r->dirty = false;
+        }
+        if ((++r->tick & DLX_TICK_MASK) == 0)
+            tick(r);
+    }
+    r->lvl_active[depth] = 0;
+    if (r->lvl_ndirty[depth] > 0 && !r->stop) {
+        r->dirty = true;
+        r->dirty_done = loop_done(r, depth, options);
+    }
+    while (r->nhidden > mark)
+        dlx_unhide(d, r->hidden[--r->nhidden]);
+}
+
 static void dlx_rec(run *r, double w)
 {
     const tsr_solver *s = r->s;
@@ -1001,7 +1138,7 @@ static void dlx_rec(run *r, double w)
     int p = dlx_remaining_copies(d);
     if (r->nforced == 0 && r->w_task < 0)
         r->w_task = w; /* a task's replay ends here */
-    if (p == s->opt.goal) {
+    if (p == s->opt.goal && r->ip->exact) {
         leaf_hook(r, NULL, 0);
         return;
     }
@@ -1028,9 +1165,13 @@ static void dlx_rec(run *r, double w)
     if (r->nforced > 0) {
         replay(r, p, w);
     } else {
-        int options, c = dlx_choose(d, s->rank[p], &options);
+        int options, c = dlx_choose(d, s->rank[p], &options), low;
         if (c >= 0 && options >= dlx_need_of(d, c) && options > 0)
             branch_column(r, c, options, p, w);
+        else if (c < 0 && !r->ip->exact && (c = dlx_open_type(d, &low)) >= 0)
+            branch_subset(r, c, p, w);
+        else if (c < 0 && !r->ip->exact)
+            leaf_hook(r, NULL, 0); /* the dead check of dlx_choose saw every minimum met */
     }
     while (r->nhidden > mark)
         dlx_unhide(d, r->hidden[--r->nhidden]);
@@ -1271,19 +1412,59 @@ static int est_fila(est_walk *w, double prod)
     return rc ? rc : fd.err;
 }
 
+/* A descent ends at a leaf of the DLX path. */
+static int est_at_leaf(est_walk *w, double prod)
+{
+    int m = est_leaf(w, NULL, 0);
+    w->solutions += m > 0 ? prod * m : 0;
+    w->hits += m > 0;
+    w->descents++;
+    return m < 0 ? m : 0;
+}
+
+static int est_dlx(est_walk *w, double prod);
+
+/* A loose puzzle's node with nothing to branch on: a leaf, or a node of
+ * branch_subset, whose child is drawn uniformly (its last child places no
+ * piece, so it is no node of the count). */
+static int est_loose(est_walk *w, double prod)
+{
+    dlx *d = w->d;
+    int low, t = dlx_open_type(d, &low);
+    if (t < 0)
+        return est_at_leaf(w, prod);
+    int n = dlx_col_len(d, t), options = n + 1, mark = w->nhidden, rc;
+    int k = (int)(est_next(w) % (uint64_t)options);
+    prod *= options;
+    for (int i = 0; i < k; i++) { /* the rows the search hid before child k */
+        int img = dlx_row_of(d, dlx_first(d, t));
+        dlx_hide(d, img);
+        w->hidden[w->nhidden++] = img;
+    }
+    if (k < n) {
+        int img = dlx_row_of(d, dlx_first(d, t));
+        w->nodes += prod;
+        dlx_place(d, img);
+        w->path[w->depth++] = img;
+        rc = est_dlx(w, prod);
+        w->depth--;
+        dlx_unplace(d, img);
+    } else {
+        rc = est_dlx(w, prod);
+    }
+    while (w->nhidden > mark)
+        dlx_unhide(d, w->hidden[--w->nhidden]);
+    return rc;
+}
+
 /* One DLX level of a descent, then the levels below; restores the matrix. */
 static int est_dlx(est_walk *w, double prod)
 {
     const tsr_solver *s = w->s;
     dlx *d = w->d;
     int p = dlx_remaining_copies(d);
-    if (p == s->opt.goal) {
-        int m = est_leaf(w, NULL, 0);
-        w->solutions += m > 0 ? prod * m : 0;
-        w->hits += m > 0;
-        w->descents++;
-        return m < 0 ? m : 0;
-    }
+    if (p == s->opt.goal && w->ip->exact)
+        return est_at_leaf(w, prod);
     if (p <= s->plan.maxp && w->f != NULL && fila_can_take(w->f, d))
         return est_fila(w, prod);
     int mark = w->nhidden, rc = 0;
@@ -1322,6 +1503,8 @@ static int est_dlx(est_walk *w, double prod)
         w->depth--;
         dlx_unselect(d, x);
         dlx_uncover_column(d, c);
+    } else if (c < 0 && !w->ip->exact) {
+        rc = est_loose(w, prod);
     } else {
         w->descents++; /* a dead end */
     }

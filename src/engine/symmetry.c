@@ -81,13 +81,14 @@ static bool maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr
 
 /* Image of the cells `cells` (sorted) for an image of type t: the same type
  * when it allows that orientation, else another type of equal size and
- * count that does; -1 when none does. */
+ * count range that does; -1 when none does. */
 static int map_image(const img_problem *ip, int t, const int *cells, int n)
 {
     int i = img_find(ip, t, cells, n);
     for (int u = 0; i < 0 && u < ip->ntypes; u++)
         if (u != t && ip->types[u].size == ip->types[t].size &&
-            ip->types[u].count == ip->types[t].count)
+            ip->types[u].count == ip->types[t].count &&
+            ip->types[u].count_min == ip->types[t].count_min)
             i = img_find(ip, u, cells, n);
     return i;
 }
@@ -164,7 +165,8 @@ int sym_build(const img_problem *ip, sym_group **out)
         for (int c = 0; c < nc && ok; c++) {
             tsr_cell q = geo_apply(&T[k], ip->cells[c]);
             q = (tsr_cell){q.x + off.x, q.y + off.y, q.z + off.z};
-            ok = (cm[c] = img_cell_at(ip, q)) >= 0;
+            ok = (cm[c] = img_cell_at(ip, q)) >= 0 &&
+                 (ip->optional == NULL || ip->optional[cm[c]] == ip->optional[c]);
         }
         ok = ok && maps_fixed(pz, &T[k], off, a, b);
         for (int e = 0; e < g->n && ok; e++)
@@ -219,14 +221,14 @@ uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode)
 }
 
 /* g_k(sol) into out, unsorted; false when it is not a solution. */
-static bool map_solution(const img_problem *ip, const sym_group *g, int k, const int *sol,
+static bool map_solution(const img_problem *ip, const sym_group *g, int k, const int *sol, int n,
                          int *out, int *tally)
 {
     const int *map = g->imgmap + (size_t)k * ip->nimages;
     bool ok = true;
     if (!g->full[k])
         memset(tally, 0, (size_t)ip->ntypes * sizeof *tally);
-    for (int i = 0; i < ip->ncopies; i++) {
+    for (int i = 0; i < n; i++) {
         out[i] = map[sol[i]];
         if (!g->full[k]) {
             if (out[i] < 0)
@@ -236,15 +238,15 @@ static bool map_solution(const img_problem *ip, const sym_group *g, int k, const
     }
     if (!g->full[k])
         for (int t = 0; t < ip->ntypes && ok; t++)
-            ok = tally[t] == ip->types[t].count;
+            ok = tally[t] >= ip->types[t].count_min && tally[t] <= ip->types[t].count;
     return ok;
 }
 
-bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out,
+bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int n, int *out,
                int *tally)
 {
-    bool ok = map_solution(ip, g, k, sol, out, tally);
-    sym_sort(out, ip->ncopies);
+    bool ok = map_solution(ip, g, k, sol, n, out, tally);
+    sym_sort(out, n);
     return ok;
 }
 
@@ -335,30 +337,30 @@ void sym_filter_keep(const img_problem *ip, const sym_group *g, int t, unsigned 
 }
 
 /* Can the filtered search find this solution (its ids in any order)? */
-static bool findable(const img_problem *ip, const unsigned char *keep, const int *sol)
+static bool findable(const unsigned char *keep, const int *sol, int n)
 {
-    for (int i = 0; i < ip->ncopies; i++)
+    for (int i = 0; i < n; i++)
         if (!keep[sol[i]])
             return false;
     return true;
 }
 
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
-                const int *sol, int *scratch)
+                const int *sol, int n, int *scratch)
 {
-    int *tally = scratch + ip->ncopies;
+    int *tally = scratch + n;
     for (int e = 1; e < g->n; e++)
-        if (map_solution(ip, g, e, sol, scratch, tally) && set_cmp(scratch, sol, ip->ncopies) < 0 &&
-            (keep == NULL || findable(ip, keep, scratch)))
+        if (map_solution(ip, g, e, sol, n, scratch, tally) && set_cmp(scratch, sol, n) < 0 &&
+            (keep == NULL || findable(keep, scratch, n)))
             return false;
     return true;
 }
 
 int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,
-               int *out)
+               int nsol, int *out)
 {
-    int n = g->n, nc = ip->ncopies;
-    int *all = malloc((size_t)n * (size_t)nc * sizeof *all);
+    int n = g->n, nc = nsol;
+    int *all = malloc((size_t)n * (size_t)(nc ? nc : 1) * sizeof *all); /* nc = 0: the empty solution */
     int *tally = malloc((size_t)(ip->ntypes ? ip->ntypes : 1) * sizeof *tally);
     bool *valid = malloc((size_t)n * sizeof *valid);
     if (all == NULL || tally == NULL || valid == NULL) {
@@ -368,7 +370,7 @@ int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, co
         return TSR_ENOMEM;
     }
     for (int e = 0; e < n; e++)
-        valid[e] = sym_apply(ip, g, e, sol, all + (size_t)e * nc, tally);
+        valid[e] = sym_apply(ip, g, e, sol, nc, all + (size_t)e * nc, tally);
     int count = 0;
     /* member e is reported when it is a solution, no solution h(e) with h in
      * the mode's group has a smaller key, and it is the first element with

@@ -3,14 +3,15 @@
  * filter, and canonical solutions.
  *
  * The group G holds every lattice transform (proper or improper) that maps
- * the board onto itself and the fixed pieces onto fixed pieces of the same
- * shape; transforms acting identically on the cells are merged (an element
+ * the board onto itself, its optional cells onto optional cells and the
+ * fixed pieces onto fixed pieces of the same shape; transforms acting
+ * identically on the cells are merged (an element
  * is proper when some proper rotation realises it).  Element 0 is the
  * identity.
  *
  * A transform maps an image to the image with the transformed cells, of the
  * same type when that type allows the new orientation, else of the other type
- * of equal size and count that does (the mirror twin of a one-sided piece),
+ * of equal size and count range that does (the mirror twin of a one-sided piece),
  * else to nothing.  So an element may map one solution to a solution and
  * another to no solution at all (one-sided pieces in 3D turn some placements
  * into forbidden orientations): the class of a solution S is the set of
@@ -18,8 +19,10 @@
  * only they may be used to constrain a piece.
  *
  * A solution is the sorted list of its mobile image ids (identical pieces
- * share images, so permuting them changes nothing).  Keys compare
- * lexicographically.  The search may skip images of one constrained type (the
+ * share images, so permuting them changes nothing); in a loose puzzle
+ * (count ranges, optional cells) solutions differ in length, but a
+ * transform keeps the length, so a class has one length.  Keys of equal
+ * length compare lexicographically.  The search may skip images of one constrained type (the
  * redundancy filter keeps one image per orbit of the full elements); it then
  * accepts a solution only when its key is the smallest among the valid
  * members of its class that the filtered search can find.  Every class has
@@ -65,26 +68,25 @@ int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char 
  * 1 when t < 0). */
 void sym_filter_keep(const img_problem *ip, const sym_group *g, int t, unsigned char *keep);
 
-/* Whether the search should accept `sol` (sorted, ip->ncopies ids), given
- * the filter's keep flags (NULL = no filter).  `scratch` holds ncopies +
- * ntypes ints. */
+/* Whether the search should accept `sol` (sorted, n ids), given the
+ * filter's keep flags (NULL = no filter).  `scratch` holds n + ntypes ints. */
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
-                const int *sol, int *scratch);
+                const int *sol, int n, int *scratch);
 
-/* Expand an accepted solution into the solutions a mode reports: writes them
- * (each ncopies sorted ids) into out, which holds g->n solutions, and returns
- * how many (or TSR_ENOMEM); out NULL only counts them.  Each is the smallest
- * key of its class. */
+/* Expand an accepted solution of n ids into the solutions a mode reports:
+ * writes them (each n sorted ids) into out, which holds g->n solutions, and
+ * returns how many (or TSR_ENOMEM); out NULL only counts them.  Each is the
+ * smallest key of its class. */
 int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,
-               int *out);
+               int n, int *out);
 
 /* Sort a solution's image ids into its key. */
 void sym_sort(int *ids, int n);
 
-/* Apply element k to a solution: out = sorted images of g_k(sol).  Returns
- * false when g_k(sol) is not a solution (an image has no image, or the
- * piece counts come out wrong); `tally` holds ip->ntypes ints. */
-bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int *out,
+/* Apply element k to a solution of n ids: out = sorted images of g_k(sol).
+ * Returns false when g_k(sol) is not a solution (an image has no image, or
+ * the piece counts come out of their ranges); `tally` holds ip->ntypes ints. */
+bool sym_apply(const img_problem *ip, const sym_group *g, int k, const int *sol, int n, int *out,
                int *tally);
 
 #endif

@@ -13,7 +13,8 @@
  * The board and the pieces share one shape grammar ("size" is board-only):
  * art ("rows", "layers") and cell lists ("cells") go through the same
  * helpers, with the art alphabet swapped ('.' is a board cell, '#' a piece
- * cell).
+ * cell).  The board alone has optional cells: '+' in its art, and its
+ * "optional" list beside any form.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -288,6 +289,7 @@ typedef struct shape_kind {
     const char *what;          /* "the board", "the piece" */
     const char *const *forms;  /* exactly one of these keys must be present */
     char cell;                 /* art character for a cell ... */
+    char optional;             /* ... for an optional cell ('\0': none) ... */
     const char *blank;         /* ... and those for no cell */
     const char *art_help;      /* both, for messages */
     int limit;                 /* most cells allowed */
@@ -296,13 +298,14 @@ typedef struct shape_kind {
 static const char *const board_forms[] = {"size", "rows", "layers", "cells", NULL};
 static const char *const piece_forms[] = {"cells", "rows", "layers", NULL};
 
-static const shape_kind board_kind = {"the board", board_forms, '.', "# ",
-                                      "'.' for a cell, '#' or ' ' for none", TSR_MAX_CELLS};
-static const shape_kind piece_kind = {"the piece", piece_forms, '#', ". ",
+static const shape_kind board_kind = {"the board", board_forms, '.', '+', "# ",
+                                      "'.' for a cell, '+' for an optional cell, '#' or ' ' "
+                                      "for none", TSR_MAX_CELLS};
+static const shape_kind piece_kind = {"the piece", piece_forms, '#', '\0', ". ",
                                       "'#' for a cell, '.' or ' ' for none",
                                       TSR_MAX_PIECE_CELLS};
 /* a fixed piece shapes the board, so it may be as large as the board */
-static const shape_kind fixed_piece_kind = {"the piece", piece_forms, '#', ". ",
+static const shape_kind fixed_piece_kind = {"the piece", piece_forms, '#', '\0', ". ",
                                             "'#' for a cell, '.' or ' ' for none",
                                             TSR_MAX_CELLS};
 
@@ -350,8 +353,10 @@ static int read_size(reader *r, const json_t *size, const shape_kind *k, cellvec
     return 0;
 }
 
-/* "rows": one layer of art at height z; row i is y = i, column j is x = j. */
-static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *k, cellvec *cv)
+/* "rows": one layer of art at height z; row i is y = i, column j is x = j.
+ * Optional cells (board art) go to cv and to opt. */
+static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *k, cellvec *cv,
+                     cellvec *opt)
 {
     if (!json_is_array(rows))
         return fail_type(r, rows, "an array of strings");
@@ -362,11 +367,15 @@ static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *
             return fail_type(r, row, "a string");
         const char *s = json_string_value(row);
         for (size_t x = 0; x < json_string_length(row); x++) {
-            if (s[x] == k->cell) {
+            bool optional = k->optional != '\0' && s[x] == k->optional;
+            if (s[x] == k->cell || optional) {
                 if (x > TSR_MAX_COORD || y > TSR_MAX_COORD || z > TSR_MAX_COORD)
                     return fail(r, TSR_ETOOBIG, "cell at column %zu is beyond coordinate %d",
                                 x, TSR_MAX_COORD);
-                int rc = cells_push(r, cv, k, (tsr_cell){(int)x, (int)y, (int)z});
+                tsr_cell c = {(int)x, (int)y, (int)z};
+                int rc = cells_push(r, cv, k, c);
+                if (rc == 0 && optional)
+                    rc = cells_push(r, opt, k, c);
                 if (rc)
                     return rc;
             } else if (s[x] == '\0' || strchr(k->blank, s[x]) == NULL) {
@@ -386,13 +395,14 @@ static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *
 }
 
 /* "layers": layer i is z = i, each one like "rows". */
-static int read_layers(reader *r, const json_t *layers, const shape_kind *k, cellvec *cv)
+static int read_layers(reader *r, const json_t *layers, const shape_kind *k, cellvec *cv,
+                       cellvec *opt)
 {
     if (!json_is_array(layers))
         return fail_type(r, layers, "an array of layers (arrays of strings)");
     for (size_t z = 0; z < json_array_size(layers); z++) {
         size_t mark = path_push_index(&r->path, z);
-        int rc = read_rows(r, json_array_get(layers, z), z, k, cv);
+        int rc = read_rows(r, json_array_get(layers, z), z, k, cv, opt);
         if (rc)
             return rc;
         path_pop(&r->path, mark);
@@ -495,8 +505,10 @@ static int read_cell_list(reader *r, const json_t *list, const shape_kind *k, ce
     return check_duplicates(r, cv);
 }
 
-/* The cells of a board or piece object, into cv (emptied first). */
-static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec *cv)
+/* The cells of a board or piece object, into cv (emptied first); optional
+ * cells drawn in art also into opt (board only). */
+static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec *cv,
+                      cellvec *opt)
 {
     const char *form = NULL;
     int nforms = 0;
@@ -517,9 +529,9 @@ static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec
     if (strcmp(form, "size") == 0)
         rc = read_size(r, v, k, cv);
     else if (strcmp(form, "rows") == 0)
-        rc = read_rows(r, v, 0, k, cv);
+        rc = read_rows(r, v, 0, k, cv, opt);
     else if (strcmp(form, "layers") == 0)
-        rc = read_layers(r, v, k, cv);
+        rc = read_layers(r, v, k, cv, opt);
     else
         rc = read_cell_list(r, v, k, cv);
     if (rc)
@@ -532,24 +544,101 @@ static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec
 
 /* ---- the puzzle ---------------------------------------------------------- */
 
+static const char *const board_keys[] = {"size", "rows", "layers", "cells", "optional", NULL};
+
+/* "optional": cells of the board (any form) a solution may leave empty;
+ * appended to opt, which may already hold the '+' cells of the art. */
+static int read_optional(reader *r, const json_t *board, cellvec *opt)
+{
+    const json_t *list = json_object_get(board, "optional");
+    if (list == NULL)
+        return 0;
+    size_t mark = path_push_key(&r->path, "optional");
+    if (!json_is_array(list))
+        return fail_type(r, list, "an array of cells [x, y] or [x, y, z]");
+    cellvec own = {0};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < json_array_size(list); i++) {
+        size_t imark = path_push_index(&r->path, i);
+        tsr_cell c;
+        rc = read_cell(r, json_array_get(list, i), &c);
+        if (rc == 0)
+            rc = cells_push(r, &own, &board_kind, c);
+        if (rc == 0)
+            path_pop(&r->path, imark);
+    }
+    if (rc == 0)
+        rc = check_duplicates(r, &own);
+    for (int i = 0; rc == 0 && i < own.n; i++)
+        rc = cells_push(r, opt, &board_kind, own.v[i]);
+    free(own.v);
+    if (rc == 0)
+        path_pop(&r->path, mark);
+    return rc;
+}
+
 static int read_board(reader *r, const json_t *board, tsr_puzzle *pz)
 {
     if (!json_is_object(board))
         return fail_type(r, board, "an object");
-    int rc = check_keys(r, board, board_forms);
+    int rc = check_keys(r, board, board_keys);
     if (rc)
         return rc;
-    cellvec cv = {0};
-    rc = read_shape(r, board, &board_kind, &cv);
+    cellvec cv = {0}, opt = {0};
+    rc = read_shape(r, board, &board_kind, &cv, &opt);
+    if (rc == 0)
+        rc = read_optional(r, board, &opt);
     for (int i = 0; rc == 0 && i < cv.n; i++)
         if ((rc = tsr_puzzle_add_board_cell(pz, cv.v[i])) < 0)
             rc = fail(r, rc, "cannot add a board cell: %s", tsr_strerror(rc));
+    for (int i = 0; rc == 0 && i < opt.n; i++)
+        if ((rc = tsr_puzzle_add_optional_cell(pz, opt.v[i])) < 0)
+            rc = fail(r, rc, "cannot add an optional cell: %s", tsr_strerror(rc));
     free(cv.v);
+    free(opt.v);
     return rc;
 }
 
 static const char *const piece_keys[] = {"name", "cells", "rows", "layers", "count", "fixed",
                                          NULL};
+
+/* "count": an integer N (exactly N copies) or a range [MIN, MAX].  A piece
+ * can have no more copies than the board has cells; this cap also keeps
+ * volume sums far from overflow. */
+static int read_count(reader *r, const json_t *obj, int *count_min, int *count)
+{
+    const json_t *j = json_object_get(obj, "count");
+    if (j == NULL)
+        return 0;
+    size_t mark = path_push_key(&r->path, "count");
+    long long v[2];
+    int rc = 0;
+    if (json_is_array(j)) {
+        if (json_array_size(j) != 2)
+            return fail_type(r, j, "a range [min, max] of 2 integers");
+        for (size_t i = 0; i < 2 && rc == 0; i++) {
+            size_t imark = path_push_index(&r->path, i);
+            rc = want_int(r, json_array_get(j, i), i == 0 ? 0 : 1, TSR_MAX_CELLS, &v[i]);
+            if (rc == 0)
+                path_pop(&r->path, imark);
+        }
+        if (rc == 0 && v[0] > v[1])
+            rc = fail(r, TSR_EINVAL, "range [%lld, %lld]: min exceeds max", v[0], v[1]);
+    } else if (!json_is_integer(j)) {
+        char what[80];
+        snprintf(what, sizeof what, "an integer from 1 to %d or a range [min, max]",
+                 TSR_MAX_CELLS);
+        rc = fail_type(r, j, what);
+    } else if ((rc = want_int(r, j, 1, TSR_MAX_CELLS, &v[0])) == 0) {
+        v[1] = v[0];
+    }
+    if (rc)
+        return rc;
+    path_pop(&r->path, mark);
+    *count_min = (int)v[0];
+    *count = (int)v[1];
+    return 0;
+}
 
 /* One element of "pieces"; `names` maps the names seen so far to indices. */
 static int read_piece(reader *r, const json_t *obj, size_t index, json_t *names, cellvec *cv,
@@ -580,21 +669,22 @@ static int read_piece(reader *r, const json_t *obj, size_t index, json_t *names,
         return fail(r, TSR_ENOMEM, "out of memory");
     path_pop(&r->path, mark);
 
-    /* a piece can have no more copies than the board has cells; this cap
-     * also keeps volume sums far from overflow */
-    int count = 1;
+    int count_min = 1, count = 1;
     bool fixed = false;
-    if ((rc = opt_int(r, obj, "count", 1, TSR_MAX_CELLS, &count)) != 0 ||
+    if ((rc = read_count(r, obj, &count_min, &count)) != 0 ||
         (rc = opt_bool(r, obj, "fixed", &fixed)) != 0)
         return rc;
-    if (fixed && count != 1) {
+    if (fixed && (count != 1 || count_min != 1)) {
         path_push_key(&r->path, "count");
         return fail(r, TSR_EINVAL, "a fixed piece must have count 1");
     }
-    if ((rc = read_shape(r, obj, fixed ? &fixed_piece_kind : &piece_kind, cv)) != 0)
+    if ((rc = read_shape(r, obj, fixed ? &fixed_piece_kind : &piece_kind, cv, NULL)) != 0)
         return rc;
     rc = tsr_puzzle_add_piece(pz, name, cv->v, cv->n, count, fixed);
-    return rc < 0 ? fail(r, rc, "cannot add the piece: %s", tsr_strerror(rc)) : 0;
+    if (rc < 0)
+        return fail(r, rc, "cannot add the piece: %s", tsr_strerror(rc));
+    pz->pieces[rc].count_min = count_min;
+    return 0;
 }
 
 static int read_pieces(reader *r, const json_t *pieces, tsr_puzzle *pz)

@@ -3,13 +3,23 @@
  *
  * Readers build a puzzle through these helpers, so every puzzle the engine
  * sees has passed tsr_puzzle_validate: the engine may then assume distinct
- * cells, named pieces, fixed pieces on free board cells and matching volumes.
+ * cells, named pieces, fixed pieces on free board cells, optional cells on
+ * free board cells, sane count ranges and volumes that can match.
+ *
+ * The volume check of a loose puzzle (count ranges, optional cells) is a
+ * bounded knapsack: is there a choice of counts whose volume lies between
+ * the required free cells and all free cells?  It is decided exactly with
+ * a bitset of reachable volumes, unless that would cost more than
+ * VOLUME_WORK_CAP word operations; then only the two bounds are checked
+ * and a puzzle that slips through simply has no solution.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "geom/geom.h"
 #include "tessera/puzzle.h"
+
+#define VOLUME_WORK_CAP 50000000L
 
 tsr_puzzle *tsr_puzzle_new(void)
 {
@@ -32,6 +42,7 @@ void tsr_puzzle_free(tsr_puzzle *pz)
     }
     free(pz->pieces);
     free(pz->cells);
+    free(pz->optional);
     free(pz->name);
     free(pz->description);
     free(pz);
@@ -95,6 +106,16 @@ int tsr_puzzle_add_board_cell(tsr_puzzle *pz, tsr_cell c)
     return 0;
 }
 
+int tsr_puzzle_add_optional_cell(tsr_puzzle *pz, tsr_cell c)
+{
+    int cap = capacity_of(pz->noptional);
+    int rc = reserve((void **)&pz->optional, &cap, pz->noptional + 1, sizeof *pz->optional);
+    if (rc)
+        return rc;
+    pz->optional[pz->noptional++] = c;
+    return 0;
+}
+
 int tsr_puzzle_add_piece(tsr_puzzle *pz, const char *name, const tsr_cell *cells,
                          int ncells, int count, bool fixed)
 {
@@ -117,6 +138,7 @@ int tsr_puzzle_add_piece(tsr_puzzle *pz, const char *name, const tsr_cell *cells
         memcpy(p->cells, cells, (size_t)ncells * sizeof *cells);
     p->ncells = ncells;
     p->count = count;
+    p->count_min = count;
     p->fixed = fixed;
     return pz->npieces++;
 }
@@ -163,6 +185,16 @@ bool tsr_puzzle_is_flat(const tsr_puzzle *pz)
     return true;
 }
 
+bool tsr_puzzle_is_exact(const tsr_puzzle *pz)
+{
+    if (pz->noptional > 0)
+        return false;
+    for (int i = 0; i < pz->npieces; i++)
+        if (!pz->pieces[i].fixed && pz->pieces[i].count_min != pz->pieces[i].count)
+            return false;
+    return true;
+}
+
 /* Sorted copy of a cell list, or NULL when out of memory. */
 static tsr_cell *sorted_copy(const tsr_cell *cells, int n)
 {
@@ -185,6 +217,121 @@ static int find_duplicate(const tsr_cell *sorted, int n)
 }
 
 #define PREFIX what ? what : "", what ? ": " : ""
+
+/* Optional cells: distinct, on the board (sorted `board`), off the fixed
+ * pieces. */
+static int check_optional(const tsr_puzzle *pz, const tsr_cell *board, const char *what,
+                          tsr_err *err)
+{
+    tsr_cell *opt = sorted_copy(pz->optional, pz->noptional);
+    if (opt == NULL)
+        return TSR_ENOMEM;
+    int rc = 0, dup = find_duplicate(opt, pz->noptional);
+    if (dup >= 0)
+        rc = tsr_err_set(err, TSR_EINVAL, "%s%soptional cell (%d,%d,%d) is listed twice", PREFIX,
+                         opt[dup].x, opt[dup].y, opt[dup].z);
+    for (int i = 0; rc == 0 && i < pz->noptional; i++)
+        if (!bsearch(&opt[i], board, (size_t)pz->ncells, sizeof *board, geo_cell_cmp))
+            rc = tsr_err_set(err, TSR_EINVAL, "%s%soptional cell (%d,%d,%d) is not on the board",
+                             PREFIX, opt[i].x, opt[i].y, opt[i].z);
+    for (int k = 0; rc == 0 && k < pz->npieces; k++) {
+        const tsr_piece *p = &pz->pieces[k];
+        for (int j = 0; rc == 0 && p->fixed && j < p->ncells; j++)
+            if (bsearch(&p->cells[j], opt, (size_t)pz->noptional, sizeof *opt, geo_cell_cmp))
+                rc = tsr_err_set(err, TSR_EINVAL,
+                                 "%s%soptional cell (%d,%d,%d) is covered by fixed piece '%s'",
+                                 PREFIX, p->cells[j].x, p->cells[j].y, p->cells[j].z, p->name);
+    }
+    free(opt);
+    return rc;
+}
+
+/* bits |= bits << w over `nwords` words (the volumes reachable with one
+ * more item of volume w); from the top down, so every word read is still
+ * the old one. */
+static void shift_or(uint64_t *bits, long nwords, long w)
+{
+    long q = w / 64;
+    int r = (int)(w % 64);
+    for (long k = nwords - 1; k >= q; k--) {
+        uint64_t v = bits[k - q] << r;
+        if (r && k - q - 1 >= 0)
+            v |= bits[k - q - 1] >> (64 - r);
+        bits[k] |= v;
+    }
+}
+
+/* Some choice of counts in the ranges has a volume from `required` to
+ * `free` (see the top of the file).  Returns 0 (yes, or undecided within
+ * the cap), 1 (no; *best gets the largest volume that fits), or TSR_ENOMEM. */
+static int knapsack_misses(const tsr_puzzle *pz, long base, long required, long free_cells,
+                           long *best)
+{
+    long span = free_cells - base; /* volumes above the minimum that still fit */
+    long nwords = span / 64 + 1, items = 0;
+    for (int i = 0; i < pz->npieces; i++)
+        if (!pz->pieces[i].fixed)
+            for (long e = pz->pieces[i].count - pz->pieces[i].count_min; e > 0; e /= 2)
+                items++; /* about one chunk per bit of e (see below) */
+    if (items > 0 && nwords > VOLUME_WORK_CAP / items)
+        return 0;
+    uint64_t *bits = calloc((size_t)nwords, sizeof *bits);
+    if (bits == NULL)
+        return TSR_ENOMEM;
+    bits[0] = 1; /* every piece at its minimum */
+    /* binary splitting: e extra copies as chunks 1, 2, 4, ..., rest reach
+     * every number of extra copies from 0 to e */
+    for (int i = 0; i < pz->npieces; i++) {
+        const tsr_piece *p = &pz->pieces[i];
+        long e = p->fixed ? 0 : p->count - p->count_min;
+        for (long c = 1; e > 0; e -= c, c *= 2) {
+            long chunk = c < e ? c : e;
+            if (chunk * p->ncells <= span)
+                shift_or(bits, nwords, chunk * p->ncells);
+        }
+    }
+    long v = span; /* the largest reachable volume that fits */
+    while (!((bits[v / 64] >> (v % 64)) & 1))
+        v--; /* stops at 0 at the latest: bits[0] & 1 is set */
+    free(bits);
+    *best = base + v;
+    return base + v < required;
+}
+
+/* The volumes can match (see tsr_puzzle_validate). */
+static int check_volume(const tsr_puzzle *pz, const char *what, tsr_err *err)
+{
+    long fv = tsr_puzzle_free_volume(pz), pv = tsr_puzzle_piece_volume(pz);
+    if (tsr_puzzle_is_exact(pz)) {
+        if (fv != pv)
+            return tsr_err_set(err, TSR_EINVAL,
+                               "%s%sthe pieces cover %ld cells but the board has %ld free cells",
+                               PREFIX, pv, fv);
+        return 0;
+    }
+    long required = fv - pz->noptional, least = 0;
+    for (int i = 0; i < pz->npieces; i++)
+        if (!pz->pieces[i].fixed)
+            least += (long)pz->pieces[i].ncells * pz->pieces[i].count_min;
+    if (least > fv)
+        return tsr_err_set(err, TSR_EINVAL,
+                           "%s%sthe pieces cover at least %ld cells but the board has %ld free "
+                           "cells (%ld too many)", PREFIX, least, fv, least - fv);
+    if (pv < required)
+        return tsr_err_set(err, TSR_EINVAL,
+                           "%s%sthe pieces cover at most %ld cells but the board has %ld "
+                           "required cells (%ld short)", PREFIX, pv, required, required - pv);
+    long best;
+    int miss = knapsack_misses(pz, least, required, fv, &best);
+    if (miss < 0)
+        return miss;
+    if (miss)
+        return tsr_err_set(err, TSR_EINVAL,
+                           "%s%sno choice of counts covers the %ld required cells within the %ld "
+                           "free cells: the largest volume that fits is %ld (%ld short)",
+                           PREFIX, required, fv, best, required - best);
+    return 0;
+}
 
 int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err)
 {
@@ -245,9 +392,15 @@ int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err)
                              p->name, p->ncells, limit);
             break;
         }
-        if (p->count < 1 || (p->fixed && p->count != 1)) {
+        if (p->count < 1 || (p->fixed && (p->count != 1 || p->count_min != 1))) {
             rc = tsr_err_set(err, TSR_EINVAL, "%s%spiece '%s': count must be %s", PREFIX, p->name,
                              p->fixed ? "1 for a fixed piece" : "at least 1");
+            break;
+        }
+        if (p->count_min < 0 || p->count_min > p->count) {
+            rc = tsr_err_set(err, TSR_EINVAL,
+                             "%s%spiece '%s': count range [%d, %d] needs 0 <= min <= max", PREFIX,
+                             p->name, p->count_min, p->count);
             break;
         }
         tsr_cell *pc = sorted_copy(p->cells, p->ncells);
@@ -277,13 +430,10 @@ int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err)
     free(covered);
     if (rc == 0 && mobile_copies == 0)
         rc = tsr_err_set(err, TSR_EINVAL, "%s%sthe puzzle has no mobile pieces", PREFIX);
-    if (rc == 0) {
-        long fv = tsr_puzzle_free_volume(pz), pv = tsr_puzzle_piece_volume(pz);
-        if (fv != pv)
-            rc = tsr_err_set(err, TSR_EINVAL,
-                             "%s%sthe pieces cover %ld cells but the board has %ld free cells",
-                             PREFIX, pv, fv);
-    }
+    if (rc == 0)
+        rc = check_optional(pz, board, what, err);
+    if (rc == 0)
+        rc = check_volume(pz, what, err);
 out:
     free(board);
     return rc;

@@ -27,11 +27,14 @@
  * is "*_1", "*_2", ...  Unsupported (TSR_EUNSUPP): rotations "none", mirror
  * images of 3D pieces (for flat pieces mirroring is a turn in space, so a
  * flat puzzle with mirror is written as free), names the format cannot carry
- * (see polycube.h) or that clash once suffixed.  Reading the file back gives
- * the same free cells and the same pieces up to translation and naming.
+ * (see polycube.h) or that clash once suffixed, and loose puzzles (count
+ * ranges, optional cells: the format describes exact covers).  Reading the
+ * file back gives the same free cells and the same pieces up to translation
+ * and naming.
  *
  * tsr_write_puzzle_json writes what json_read.c reads: one member per line,
- * the board as "cells", one piece object per line.
+ * the board as "cells" (and "optional" when it has optional cells), one
+ * piece object per line, a count range as [min, max].
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +49,7 @@
 /* Owner values of a box cell besides a placement index. */
 #define OFF_BOARD (-1)
 #define FREE_CELL (-2)
+#define OPTIONAL_CELL (-3) /* an optional board cell, free */
 
 /* Text drawings may be sparse; this keeps a scattered board from asking
  * for an absurd grid. */
@@ -123,6 +127,11 @@ static int *board_grid(const tsr_puzzle *pz, const struct box *b)
         owner[i] = OFF_BOARD;
     for (int i = 0; i < pz->ncells; i++)
         owner[box_index(b, pz->cells[i])] = FREE_CELL;
+    for (int i = 0; i < pz->noptional; i++) {
+        long at = box_index(b, pz->optional[i]);
+        if (at >= 0 && owner[at] == FREE_CELL)
+            owner[at] = OPTIONAL_CELL;
+    }
     return owner;
 }
 
@@ -131,21 +140,27 @@ static int paint(const struct box *b, int *owner, int who, const tsr_cell *cells
 {
     for (int i = 0; i < n; i++) {
         long at = box_index(b, cells[i]);
-        if (at < 0 || owner[at] != FREE_CELL)
+        if (at < 0 || (owner[at] != FREE_CELL && owner[at] != OPTIONAL_CELL))
             return TSR_EINVAL;
         owner[at] = who;
     }
     return 0;
 }
 
+/* Marks of the cells no placement covers, in text drawings. */
+struct marks {
+    const char *off, *free_cell, *optional;
+};
+
 /* One row of the box: cells padded to `width`, separated by one space. */
 static char *put_row(char *out, const int *owner, int nx, size_t width,
-                     const char *const *label, const char *off, const char *free_mark)
+                     const char *const *label, const struct marks *m)
 {
     for (int x = 0; x < nx; x++) {
-        const char *t = owner[x] == OFF_BOARD ? off
-                        : owner[x] == FREE_CELL ? free_mark
-                                                : label[owner[x]];
+        const char *t = owner[x] == OFF_BOARD       ? m->off
+                        : owner[x] == FREE_CELL     ? m->free_cell
+                        : owner[x] == OPTIONAL_CELL ? m->optional
+                                                    : label[owner[x]];
         size_t n = strlen(t);
         if (x)
             *out++ = ' ';
@@ -180,6 +195,7 @@ static int finish(FILE *f, int rc)
 
 int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s)
 {
+    static const struct marks text_marks = {"", ".", "+"};
     struct box b;
     int rc = check_input(pz, s);
     if (rc < 0 || (rc = box_of(pz, MAX_TEXT_BOX, &b)) < 0)
@@ -203,7 +219,7 @@ int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
             fputc('\n', f);
         for (int y = 0; y < b.ny; y++) {
             const int *row = owner + ((size_t)z * b.ny + y) * b.nx;
-            put_line(f, line, put_row(line, row, b.nx, width, label, "", "."));
+            put_line(f, line, put_row(line, row, b.nx, width, label, &text_marks));
         }
     }
     free(owner);
@@ -289,7 +305,8 @@ static json_t *piece_json(const tsr_piece *p, int *rc)
     *rc = TSR_ENOMEM;
     if (o && put_string(o, "name", p->name, rc) == 0 &&
         put(o, "cells", cells_json(p->cells, p->ncells)) == 0 &&
-        put(o, "count", json_integer(p->count)) == 0 &&
+        put(o, "count", p->count_min == p->count ? json_integer(p->count)
+                                                 : json_pack("[ii]", p->count_min, p->count)) == 0 &&
         put(o, "fixed", json_boolean(p->fixed)) == 0) {
         *rc = 0;
         return o;
@@ -304,6 +321,11 @@ static json_t *puzzle_members(const tsr_puzzle *pz, int *rc)
     json_t *o = json_object(), *expected = json_object();
     *rc = TSR_ENOMEM;
     json_t *board = json_pack("{s:o}", "cells", cells_json(pz->cells, pz->ncells));
+    if (board && pz->noptional > 0 &&
+        put(board, "optional", cells_json(pz->optional, pz->noptional)) != 0) {
+        json_decref(board);
+        board = NULL;
+    }
     bool ok = o && expected && put(o, "version", json_integer(1)) == 0 &&
               (!pz->name || put_string(o, "name", pz->name, rc) == 0) &&
               (!pz->description || put_string(o, "description", pz->description, rc) == 0) &&
@@ -544,8 +566,9 @@ static int put_stationary(FILE *f, const struct sub_puzzle *sp, const struct box
                 end += 2;
             }
             const int *row = owner + ((size_t)z * b->ny + y) * b->nx;
-            end = put_row(end, row, b->nx, width, (const char *const *)sp->name, sp->hole,
-                          ".");
+            /* exact puzzles only: no optional cells */
+            struct marks m = {sp->hole, ".", "."};
+            end = put_row(end, row, b->nx, width, (const char *const *)sp->name, &m);
         }
         put_line(f, line, end);
     }
@@ -557,7 +580,7 @@ static int put_stationary(FILE *f, const struct sub_puzzle *sp, const struct box
 int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s)
 {
     bool flat = tsr_puzzle_is_flat(pz);
-    if (pz->rotations == TSR_ROT_NONE || (pz->mirror && !flat))
+    if (pz->rotations == TSR_ROT_NONE || (pz->mirror && !flat) || !tsr_puzzle_is_exact(pz))
         return TSR_EUNSUPP;
     struct box b;
     int rc = check_input(pz, s);

@@ -9,7 +9,7 @@
  * then mirrored or given a half turn beside itself, so that pieces come in
  * mirror-image or congruent pairs), and larger boards) draws its puzzles
  * from a fixed seed with its own xorshift generator, so every run tests the
- * same ~590 puzzles.  A board is cut into random connected pieces by growing
+ * same ~890 puzzles.  A board is cut into random connected pieces by growing
  * each piece by a random flood from an unassigned cell, so the cut itself is
  * a solution (checked).  Mobile pieces are then turned by a random allowed
  * orientation and moved; pieces of equal shape are usually merged into one
@@ -20,17 +20,28 @@
  * well under a second) or when relabelling would be ambiguous (two other
  * entries of equal count allow a transformed shape).
  *
- * Reference.  Independent of the engine: a first-empty-cell backtracking
- * over (entry, orientation, anchor) with per-entry counts enumerates every
- * raw tiling once (copies of one entry are interchangeable because only the
- * count is decremented).  A tiling's key is, per board cell in z-y-x order,
+ * Reference.  Independent of the engine: a first-undecided-cell
+ * backtracking over (entry, orientation, anchor) with per-entry counts
+ * enumerates every raw tiling once (copies of one entry are interchangeable
+ * because only the count is decremented).  Loose puzzles: an optional cell
+ * that comes first is either left empty (decided, never covered after) or
+ * covered by a placement anchored there; a tiling is recorded when every
+ * cell is decided and each entry's copies lie in its count range.  A tiling's key is, per board cell in z-y-x order,
  * its entry label and its region id by first appearance.  The rotations and
  * mirror counts are the numbers of classes under the board symmetries
  * (proper ones, or all 48 lattice transforms, that map the board onto
  * itself): a transform maps a tiling region by region, relabelling a
  * region of entry A to A when A allows the new shape, else to the unique
- * other entry of equal count that does; the image is equivalent when its
- * key is a raw tiling.  Classes are counted with union-find.
+ * other entry of equal count range that does; the image is equivalent when
+ * its key is a raw tiling.  Symmetries of a loose board must map optional
+ * cells to optional cells.
+ *
+ * Loose family: a random board is cut as above, then some cells off the
+ * fixed pieces become optional, a few entries get count
+ * ranges around their count (min may be 0), and sometimes an extra entry
+ * with a range from 0 is added; the cut stays a solution.  Configurations
+ * the engine refuses for loose puzzles (FILA, filters, triggers, a named
+ * redundancy piece) must be refused with an error.  Classes are counted with union-find.
  *
  * Engine.  Every puzzle is solved in each mode under many configurations
  * (default, DLX only, FILA from the root and from one level below with
@@ -213,9 +224,11 @@ typedef struct ref {
     int ne;                     /* mobile entries, in piece order */
     int piece_of[MAXE];
     int entry_of[MAXE + MAXFIX]; /* piece -> entry, or -1 - fixed index */
-    int count[MAXE], size[MAXE], norient[MAXE];
+    int count[MAXE], lo[MAXE], size[MAXE], norient[MAXE];
+    uint64_t optmask;           /* optional cells */
+    bool loose;
     tsr_cell orient[MAXE][MAXOR][MAXPC];
-    int ncop;                   /* mobile copies = placements per tiling */
+    int ncop;                   /* mobile copies at most = placements per tiling */
     rplace *pl;                 /* placements sorted by anchor cell */
     int npl, first[MAXB + 1];
     /* board symmetries: cell map and relabelling per (entry, orientation) */
@@ -226,6 +239,7 @@ typedef struct ref {
     /* raw tilings */
     int nt, cap;
     rplace *til;                /* nt * ncop */
+    int *tlen;                  /* nt: placements of each tiling */
     uint8_t *keys;              /* nt * 2n */
     int *ht;
     int htsize;
@@ -312,7 +326,7 @@ static int ref_find(const ref *R, const uint8_t *key)
     }
 }
 
-static void ref_record(ref *R, const rplace *stack)
+static void ref_record(ref *R, const rplace *stack, int depth)
 {
     if (R->nt == R->cap) {
         R->overflow = true;
@@ -320,13 +334,14 @@ static void ref_record(ref *R, const rplace *stack)
     }
     int t = R->nt++, len = 2 * R->n, lab[MAXB];
     uint64_t mask[MAXB];
-    memcpy(R->til + (size_t)t * R->ncop, stack, (size_t)R->ncop * sizeof *stack);
-    for (int i = 0; i < R->ncop; i++) {
+    memcpy(R->til + (size_t)t * R->ncop, stack, (size_t)depth * sizeof *stack);
+    R->tlen[t] = depth;
+    for (int i = 0; i < depth; i++) {
         lab[i] = stack[i].entry;
         mask[i] = stack[i].mask;
     }
     uint8_t *key = R->keys + (size_t)t * len;
-    make_key(R, R->ncop, lab, mask, R->fixmask, key);
+    make_key(R, depth, lab, mask, R->fixmask, key);
     ck_assert_int_eq(ref_find(R, key), -1); /* each tiling is enumerated once */
     uint32_t h = key_hash(key, len) & (uint32_t)(R->htsize - 1);
     while (R->ht[h] >= 0)
@@ -340,11 +355,16 @@ static void ref_rec(ref *R, uint64_t occ, rplace *stack, int depth, int *left)
         R->overflow = true;
         return;
     }
-    if (occ == R->full) {
-        ref_record(R, stack);
+    if (occ == R->full) { /* occ: covered or decided empty */
+        for (int e = 0; e < R->ne; e++)
+            if (R->count[e] - left[e] < R->lo[e])
+                return;
+        ref_record(R, stack, depth);
         return;
     }
     int c = __builtin_ctzll(~occ & R->full);
+    if ((R->optmask >> c) & 1) /* leave it empty */
+        ref_rec(R, occ | 1ull << c, stack, depth, left);
     for (int i = R->first[c]; i < R->first[c + 1]; i++) {
         const rplace *p = &R->pl[i];
         if (left[p->entry] == 0 || (p->mask & occ))
@@ -370,7 +390,7 @@ static int ref_image(const ref *R, int t, int s)
     uint64_t mask[MAXB], fixm[MAXFIX];
     uint8_t key[2 * MAXB];
     const rplace *til = R->til + (size_t)t * R->ncop;
-    for (int i = 0; i < R->ncop; i++) {
+    for (int i = 0; i < R->tlen[t]; i++) {
         lab[i] = R->relab[s][til[i].entry][til[i].orient];
         if (lab[i] < 0)
             return -1;
@@ -378,7 +398,7 @@ static int ref_image(const ref *R, int t, int s)
     }
     for (int f = 0; f < R->nfix; f++)
         fixm[f] = map_mask(R, s, R->fixmask[f]);
-    make_key(R, R->ncop, lab, mask, fixm, key);
+    make_key(R, R->tlen[t], lab, mask, fixm, key);
     return ref_find(R, key);
 }
 
@@ -388,6 +408,7 @@ static void ref_free(ref *R)
         return;
     free(R->pl);
     free(R->til);
+    free(R->tlen);
     free(R->keys);
     free(R->ht);
     free(R->cls[0]);
@@ -408,7 +429,8 @@ static void ref_symmetries(ref *R, const xform all[48])
         bool ok = true;
         for (int i = 0; i < R->n && ok; i++) {
             tsr_cell q = {img[i].x - tlo.x + lo.x, img[i].y - tlo.y + lo.y, img[i].z - tlo.z + lo.z};
-            ok = (R->cmap[s][i] = board_index(R, q)) >= 0;
+            ok = (R->cmap[s][i] = board_index(R, q)) >= 0 &&
+                 ((R->optmask >> i) & 1) == ((R->optmask >> R->cmap[s][i]) & 1);
         }
         if (!ok)
             continue;
@@ -420,7 +442,8 @@ static void ref_symmetries(ref *R, const xform all[48])
                 normalise(sh, R->size[e]);
                 int to = -1, ncand = 0;
                 for (int b = 0; b < R->ne; b++) {
-                    if (R->size[b] != R->size[e] || (b != e && R->count[b] != R->count[e]))
+                    if (R->size[b] != R->size[e] ||
+                        (b != e && (R->count[b] != R->count[e] || R->lo[b] != R->lo[e])))
                         continue;
                     bool has = false;
                     for (int j = 0; j < R->norient[b] && !has; j++)
@@ -460,6 +483,8 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
     memcpy(R->cell, pz->cells, (size_t)R->n * sizeof *R->cell);
     qsort(R->cell, (size_t)R->n, sizeof *R->cell, cell_cmp);
     R->full = R->n == 64 ? ~0ull : (1ull << R->n) - 1;
+    R->optmask = cells_mask(R, pz->optional, pz->noptional);
+    R->loose = pz->noptional > 0;
     xform all[48], allowed[48];
     make_xforms(all);
     int nallowed = allowed_xforms(pz->rotations, pz->mirror, allowed);
@@ -480,6 +505,8 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
         R->piece_of[e] = p;
         R->entry_of[p] = e;
         R->count[e] = pc->count;
+        R->lo[e] = pc->count_min;
+        R->loose |= pc->count_min != pc->count;
         R->size[e] = pc->ncells;
         R->ncop += pc->count;
         for (int a = 0; a < nallowed; a++) {
@@ -520,11 +547,12 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
     ref_symmetries(R, all);
     /* enumerate */
     R->til = malloc((size_t)cap * (size_t)(R->ncop + 1) * sizeof *R->til);
+    R->tlen = malloc((size_t)cap * sizeof *R->tlen);
     R->keys = malloc((size_t)cap * 2 * (size_t)R->n);
     for (R->htsize = 16; R->htsize < 2 * cap;)
         R->htsize *= 2;
     R->ht = malloc((size_t)R->htsize * sizeof *R->ht);
-    ck_assert(R->til && R->keys && R->ht);
+    ck_assert(R->til && R->tlen && R->keys && R->ht);
     for (int i = 0; i < R->htsize; i++)
         R->ht[i] = -1;
     rplace stack[MAXB];
@@ -878,10 +906,12 @@ static void check_cut_found(const ref *R, const gen *g, const tsr_puzzle *pz, co
 }
 
 enum family {
-    F_RECT2D, F_HOLES2D, F_REGION2D, F_BOX3D, F_BLOB3D, F_SAME, F_FIXED, F_SYM, F_LARGE, NFAMILY
+    F_RECT2D, F_HOLES2D, F_REGION2D, F_BOX3D, F_BLOB3D, F_SAME, F_FIXED, F_SYM, F_LARGE, F_LOOSE,
+    NFAMILY
 };
 static const char *const family_names[NFAMILY] = {"rect2d", "holes2d", "region2d",  "box3d", "blob3d",
-                                                  "same-shape", "fixed", "symmetric", "large"};
+                                                  "same-shape", "fixed", "symmetric", "large",
+                                                  "loose"};
 
 static enum tsr_rotations rand_rot(rng *r, bool dims3)
 {
@@ -907,6 +937,52 @@ static const struct {
     {4, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {1, 1, 1}}}, /* screw (chiral) */
     {4, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 0, 1}}}, /* other screw */
 };
+
+/* Loosen a puzzle whose cut is a solution, keeping it one: optional cells
+ * (a few random cells, or as many as a piece has, never under a fixed
+ * piece), count ranges
+ * around some counts, sometimes an extra entry that may stay out. */
+static void make_loose(tsr_puzzle *pz, rng *r)
+{
+    bool under_fixed[MAXB] = {false};
+    for (int i = 0; i < pz->ncells; i++)
+        for (int p = 0; p < pz->npieces; p++)
+            for (int j = 0; pz->pieces[p].fixed && j < pz->pieces[p].ncells; j++)
+                under_fixed[i] |= same_cells(&pz->cells[i], &pz->pieces[p].cells[j], 1);
+    int k = rnd(r, 3);
+    if (k == 0) {
+        for (int n = 1 + rnd(r, 4), tries = 0; n > 0 && tries < 50; tries++) {
+            int i = rnd(r, pz->ncells);
+            bool dup = under_fixed[i];
+            for (int j = 0; j < pz->noptional && !dup; j++)
+                dup = same_cells(&pz->optional[j], &pz->cells[i], 1);
+            if (!dup) {
+                ck_assert_int_eq(tsr_puzzle_add_optional_cell(pz, pz->cells[i]), 0);
+                n--;
+            }
+        }
+    } else if (k == 1) { /* as many cells as some piece has, spread over the board */
+        int n = pz->pieces[rnd(r, pz->npieces)].ncells, start = rnd(r, pz->ncells);
+        for (int i = 0; i < pz->ncells && n > 0; i++)
+            if (!under_fixed[(start + i) % pz->ncells]) {
+                ck_assert_int_eq(tsr_puzzle_add_optional_cell(pz, pz->cells[(start + i) % pz->ncells]), 0);
+                n--;
+            }
+    }
+    for (int p = 0; p < pz->npieces; p++) {
+        tsr_piece *pc = &pz->pieces[p];
+        if (pc->fixed || rnd(r, 2))
+            continue;
+        pc->count_min = rnd(r, pc->count + 1);
+        pc->count += rnd(r, 2);
+    }
+    if (rnd(r, 3) == 0 && pz->npieces < MAXE) {
+        int sh = rnd(r, 3); /* domino, I3 or L3 */
+        int e = tsr_puzzle_add_piece(pz, "extra", shapes[sh].c, shapes[sh].n, 1 + rnd(r, 2), false);
+        ck_assert_int_ge(e, 0);
+        pz->pieces[e].count_min = 0;
+    }
+}
 
 /* Draw a puzzle of the family; returns it with its reference, retrying
  * until the reference can handle it. */
@@ -1026,6 +1102,20 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
             }
             maxsz = 6;
             break;
+        case F_LOOSE: {
+            dims3 = rnd(&r, 3) == 0;
+            int k = rnd(&r, 3);
+            if (k == 0)
+                gen_blob(&g, &r, dims3 ? 8 + rnd(&r, 8) : 8 + rnd(&r, 12), dims3);
+            else if (dims3)
+                gen_box(&g, 2, 2 + rnd(&r, 2), 2 + rnd(&r, 2));
+            else
+                gen_box(&g, 2 + rnd(&r, 4), 2 + rnd(&r, 4), 1);
+            minsz = 1 + rnd(&r, 2);
+            maxsz = 4 + rnd(&r, 2);
+            go.pmerge = 70;
+            break;
+        }
         case F_SAME: {
             same = rnd(&r, (int)(sizeof shapes / sizeof shapes[0]));
             int n = shapes[same].n;
@@ -1085,6 +1175,8 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
                                  0);
             tsr_puzzle_free(tz);
         }
+        if (fam == F_LOOSE)
+            make_loose(pz, &r);
         char name[64];
         snprintf(name, sizeof name, "diff-%s-%d", family_names[fam], index);
         ck_assert_int_eq(tsr_puzzle_set_name(pz, name), 0);
@@ -1217,6 +1309,15 @@ static bool make_options(int k, const ref *R, enum tsr_unique mode, tsr_options 
     return true;
 }
 
+/* Does the engine accept these options for a loose puzzle?  Only DLX, with
+ * no filter, trigger or named redundancy piece (automatic values are fine). */
+static bool loose_ok(const tsr_options *o)
+{
+    return o->fila <= 0 && (o->volume == -1 || o->volume == 0) && o->parity <= 0 &&
+           o->vtrigger <= 0 && o->pfilter <= 0 && o->fit <= 0 &&
+           (o->redundancy[0] == '\0' || strcmp(o->redundancy, "off") == 0);
+}
+
 /* ---- checking the engine's solutions ------------------------------------------------ */
 
 typedef struct echeck {
@@ -1242,7 +1343,7 @@ static int on_solution(void *ctx, const tsr_solution *s)
         snprintf(ec->err + l_, sizeof ec->err - (size_t)l_, __VA_ARGS__);                  \
         return 1;                                                                          \
     } while (0)
-    if (s->nplacements != R->ncop + R->nfix)
+    if (!R->loose && s->nplacements != R->ncop + R->nfix)
         BAD("%d placements, expected %d", s->nplacements, R->ncop + R->nfix);
     for (int i = 0; i < s->nplacements; i++) {
         const tsr_placement *p = &s->placements[i];
@@ -1281,8 +1382,15 @@ static int on_solution(void *ctx, const tsr_solution *s)
         lab[np] = e;
         mask[np++] = m;
     }
-    if (occ != R->full)
+    if ((occ | R->optmask) != R->full)
         BAD("board not covered");
+    for (int e = 0; e < R->ne; e++)
+        if (used[e] < R->lo[e])
+            BAD("piece %s used %d times, fewer than %d", pz->pieces[R->piece_of[e]].name, used[e],
+                R->lo[e]);
+    for (int f = 0; f < R->nfix; f++)
+        if (!fixseen[f])
+            BAD("a fixed piece is missing");
     uint8_t key[2 * MAXB];
     make_key(R, np, lab, mask, fixm, key);
     int t = ref_find(R, key);
@@ -1313,7 +1421,14 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
             tsr_solver *sv = NULL;
             tsr_err err = {""};
             int rc = tsr_solver_new(pz, &o, &sv, &err);
-            if (rc != 0) {
+            if (!tsr_puzzle_is_exact(pz) && !loose_ok(&o)) {
+                if (rc == 0)
+                    snprintf(msg, sizeof msg, "accepted options a loose puzzle cannot use [%s]",
+                             tsr_solver_config(sv));
+                else if (rc != TSR_EINVAL || strstr(err.msg, "needs fixed piece counts") == NULL)
+                    snprintf(msg, sizeof msg, "refused with %d: %s", rc, err.msg);
+                tsr_solver_free(sv);
+            } else if (rc != 0) {
                 snprintf(msg, sizeof msg, "tsr_solver_new failed (%d): %s", rc, err.msg);
             } else {
                 memset(seen, 0, (size_t)R->nt + 1);
@@ -1374,7 +1489,7 @@ static long env_long(const char *name, long dflt)
 
 static int puzzles_per_family(enum family f)
 {
-    static const int full[NFAMILY] = {80, 50, 50, 80, 40, 50, 60, 80, 40};
+    static const int full[NFAMILY] = {80, 50, 50, 80, 40, 50, 60, 80, 40, 300};
     if (env_long("TSR_DIFF_QUICK", 0))
         return 6;
     long n = env_long("TSR_DIFF_COUNT", 0);

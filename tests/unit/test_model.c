@@ -45,7 +45,7 @@ END_TEST
 START_TEST(volume_mismatch)
 {
     tsr_puzzle *pz = dominoes();
-    pz->pieces[0].count = 3;
+    pz->pieces[0].count = pz->pieces[0].count_min = 3;
     expect_invalid(pz, "cover 6 cells but the board has 4 free cells");
     tsr_puzzle_free(pz);
 }
@@ -54,7 +54,7 @@ END_TEST
 START_TEST(fixed_piece_rules)
 {
     tsr_puzzle *pz = dominoes();
-    pz->pieces[0].count = 1;
+    pz->pieces[0].count = pz->pieces[0].count_min = 1;
     tsr_cell off[2] = {{0, 1, 0}, {5, 5, 0}};
     ck_assert_int_eq(tsr_puzzle_add_piece(pz, "F", off, 2, 1, true), 1);
     expect_invalid(pz, "is not on the board");

@@ -154,6 +154,35 @@ END_TEST
 START_TEST(fixed_and_identical) { same_as_plain("l-trominoes-fixed-4x3.json", TSR_UNIQUE_RAW); }
 END_TEST
 
+/* loose puzzles (count ranges, optional cells): DLX alone, with the
+ * subset nodes of optional cells replayed by tasks */
+START_TEST(loose_puzzles)
+{
+    same_as_plain("pentominoes-any7-6x6-optional-centre.json", TSR_UNIQUE_RAW);
+    same_as_plain("pentominoes-any5-5x5.json", TSR_UNIQUE_ROTATIONS);
+}
+END_TEST
+
+/* The options in force for a loose puzzle read back to the same
+ * configuration (the daemon pins them for a job). */
+START_TEST(loose_options_round_trip)
+{
+    tsr_puzzle *pz = load("pentominoes-any7-6x6-optional-centre.json");
+    tsr_solver *s = NULL, *t = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, NULL, &s, &err), 0);
+    char *json = tsr_options_write_json(tsr_solver_options(s));
+    tsr_options back;
+    ck_assert_int_eq(tsr_options_read_json(json, strlen(json), "pinned", pz, &back, &err), 0);
+    ck_assert_msg(tsr_solver_new(pz, &back, &t, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(tsr_solver_config(s), tsr_solver_config(t));
+    free(json);
+    tsr_solver_free(s);
+    tsr_solver_free(t);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(limit_and_stop_hold_across_workers)
 {
     tsr_puzzle *pz = load("pentominoes-5x12.json");
@@ -315,6 +344,11 @@ START_TEST(checkpoints_fila) { resume_chain("pentominoes-6x10.json", TSR_UNIQUE_
 END_TEST
 START_TEST(checkpoints_dlx) { resume_chain("pentominoes-6x10.json", TSR_UNIQUE_ROTATIONS, 0, 0); }
 END_TEST
+START_TEST(checkpoints_loose)
+{
+    resume_chain("pentominoes-any7-6x6-optional-centre.json", TSR_UNIQUE_ROTATIONS, 0, 0);
+}
+END_TEST
 /* the Tetris Cube's partial assemblies with 7 pieces left: FILA with E in 3D */
 START_TEST(checkpoints_3d) { resume_chain("tetris-cube.json", TSR_UNIQUE_ROTATIONS, -1, 7); }
 END_TEST
@@ -328,9 +362,12 @@ int main(void)
     tcase_add_test(tc, soma_all_modes);
     tcase_add_test(tc, onesided_3x30);
     tcase_add_test(tc, fixed_and_identical);
+    tcase_add_test(tc, loose_puzzles);
+    tcase_add_test(tc, loose_options_round_trip);
     tcase_add_test(tc, limit_and_stop_hold_across_workers);
     tcase_add_test(tc, checkpoints_fila);
     tcase_add_test(tc, checkpoints_dlx);
+    tcase_add_test(tc, checkpoints_loose);
     tcase_add_test(tc, checkpoints_3d);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -450,6 +450,41 @@ START_TEST(puzzle_json_exact)
 }
 END_TEST
 
+/* Count ranges and optional cells survive the puzzle writer, text layers
+ * show an empty optional cell as '+', and the polycube writer refuses. */
+START_TEST(loose_round_trip)
+{
+    tsr_puzzle *pz = read_json("{\"board\": {\"rows\": [\"+..\"], \"optional\": [[2, 0]]},"
+                               " \"pieces\": [{\"name\": \"D\", \"rows\": [\"##\"], \"count\": [0, 1]},"
+                               " {\"name\": \"M\", \"rows\": [\"#\"], \"count\": [1, 2]}]}");
+    struct sink o;
+    int rc = tsr_write_puzzle_json(sink_open(&o), pz);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    tsr_puzzle *back = read_json(text);
+    free(text);
+    ck_assert_int_eq(back->noptional, 2);
+    ck_assert_mem_eq(back->optional, pz->optional, 2 * sizeof *pz->optional);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(back->pieces[i].count, pz->pieces[i].count);
+        ck_assert_int_eq(back->pieces[i].count_min, pz->pieces[i].count_min);
+    }
+    tsr_puzzle_free(back);
+    static const tsr_cell m_at[] = {{1, 0, 0}};
+    const tsr_placement pl[] = {{1, 1, m_at}};
+    const tsr_solution sol = {1, pl};
+    rc = tsr_write_solution_text(sink_open(&o), pz, &sol);
+    text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, "+ M +\n");
+    free(text);
+    rc = tsr_write_polycube(sink_open(&o), pz, NULL);
+    free(sink_close(&o));
+    ck_assert_int_eq(rc, TSR_EUNSUPP);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(puzzle_json_round_trip)
 {
     tsr_puzzle *pz = ring_puzzle("I", "o");
@@ -529,6 +564,7 @@ static Suite *write_suite(void)
     tc = tcase_create("puzzle json");
     tcase_add_test(tc, puzzle_json_exact);
     tcase_add_test(tc, puzzle_json_round_trip);
+    tcase_add_test(tc, loose_round_trip);
     tcase_add_test(tc, puzzle_json_from_polycube);
     suite_add_tcase(s, tc);
     return s;
