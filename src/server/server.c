@@ -74,7 +74,7 @@
 #define SSE_KEEPALIVE_S 15               /* ": keepalive" after this much quiet */
 #define SSE_STOP_MS 1200                 /* srv_stop's wait for streams to end */
 #define ECHO_MAX 64                      /* client text echoed in a message */
-#define EXPORT_STEP 2048                 /* solutions per export_next call */
+#define EXPORT_STEP 512                  /* solutions per export_next call */
 #define EXPORT_BLOCK (256 * 1024)        /* bytes MHD asks the export for at a time */
 
 static const char JSON_TYPE[] = "application/json; charset=utf-8";
