@@ -29,6 +29,7 @@ import http.client
 import os
 import random
 import sqlite3
+import subprocess
 import sys
 import time
 
@@ -64,7 +65,8 @@ def open_export(d, jid, after=0):
 def export(d, jid, after=0, on_block=None):
     """Read a whole export.  Returns a dict: lines (solution lines), in_order
     (their seqs ran after+1, after+2, ... without a break), distinct (how
-    many distinct solutions), error (the error line's object or None),
+    many distinct solutions), error (the error line's {"status", "message"}
+    or None),
     tail (the last few solution lines, parsed)."""
     conn, r = open_export(d, jid, after)
     check_eq(r.status, 200, "job %d: the export answers 200" % jid, fatal=True)
@@ -84,7 +86,7 @@ def export(d, jid, after=0, on_block=None):
         for line in lines:
             i = line.rfind(b',"seq":')
             if i < 0:
-                error = json.loads(line)
+                error = json.loads(line)["error"]
                 continue
             if in_order and (error is not None or int(line[i + 7:-1]) != want):
                 in_order = False
@@ -164,6 +166,25 @@ def store_options(d, expect):
     e = export(d, first)
     check_eq((e["lines"], e["in_order"], e["distinct"], e["error"]), (1000, True, 1000, None),
              "store 1000: the export is seq 1..1000, all distinct")
+    cli_solutions(d, first, e["tail"])
+
+
+def cli_solutions(d, jid, tail):
+    """`tessera solutions --all` reads the export; --format=text still pages."""
+    cli = os.environ.get("TESSERA") or os.path.join(tlib.SRCDIR, "tessera")
+    if not os.access(cli, os.X_OK):
+        log("no tessera binary at %s: CLI checks skipped" % cli)
+        return
+    server = "--server=http://%s:%d" % (d.host, d.port)
+    out = subprocess.run([cli, "solutions", server, "--all", str(jid)], capture_output=True, timeout=60)
+    lines = out.stdout.decode().splitlines()
+    check_eq((out.returncode, len(lines)), (0, 1000), "tessera solutions --all: exit 0, 1000 JSON lines")
+    check_eq([json.loads(x) for x in lines[-len(tail):]], tail, "tessera solutions --all: the export's lines")
+    out = subprocess.run([cli, "solutions", server, "--all", "--format=text", str(jid)], capture_output=True,
+                         timeout=60)
+    heads = [x for x in out.stdout.decode().splitlines() if x.startswith("# solution ")]
+    check_eq((out.returncode, heads[0], heads[-1], len(heads)), (0, "# solution 1", "# solution 1000", 1000),
+             "tessera solutions --all --format=text: solutions 1..1000 as text")
 
 
 def pause_and_sigterm(d, jid, rnd):
@@ -253,8 +274,9 @@ def damaged_chunk(d, jid):
             return
     e = export(d, jid, after)
     err = e["error"] or {}
-    check_eq((e["lines"], e["in_order"], err.get("status")), (first - 1 - after, True, 500),
-             "an export over a damaged chunk: the lines before it, then a 500 error line")
+    check(0 < e["lines"] <= first - 1 - after and e["in_order"] and err.get("status") == 500,
+          "an export over a damaged chunk: %d lines before it, in order, then a 500 error line" % e["lines"],
+          (e["lines"], first - 1 - after, err))
     check("chunk" in err.get("message", ""), "the error line names the damaged chunk", err)
 
 
