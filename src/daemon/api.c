@@ -582,11 +582,13 @@ static int each_solution(jm_manager *m, jm_decoder *d, int64_t id, int64_t after
     pthread_mutex_unlock(&m->rd_mu);
     if (rc != 0)
         return rc;
-    int ncopies = tsr_solver_ncopies(d->s);
+    int ncopies = tsr_solver_ncopies(d->s), nplace;
+    long ncells;
+    tsr_solver_solution_room(d->s, &nplace, &ncells);
     int *members = malloc((size_t)tsr_solver_max_members(d->s) * (size_t)(ncopies + 1) *
                           sizeof *members);
-    tsr_placement *pl = malloc((size_t)(d->pz->npieces + ncopies + 1) * sizeof *pl);
-    tsr_cell *cells = malloc((size_t)(tsr_puzzle_piece_volume(d->pz) + 1) * sizeof *cells);
+    tsr_placement *pl = malloc((size_t)nplace * sizeof *pl);
+    tsr_cell *cells = malloc((size_t)ncells * sizeof *cells);
     if (members == NULL || pl == NULL || cells == NULL)
         rc = tsr_err_set(err, TSR_ENOMEM, "out of memory");
     for (int i = 0; rc == 0 && i < c.n; i++) {
