@@ -36,6 +36,7 @@
 #define DEFAULT_MAX_BODY ((size_t)64 << 20)
 #define MAX_LINE 8192   /* a status, header or chunk-size line */
 #define MAX_HEADERS 100
+#define MAX_JSON_LINE ((size_t)16 << 20) /* one line of a JSON-lines answer */
 
 /* ---- URLs ------------------------------------------------------------------ */
 
@@ -431,6 +432,37 @@ static int sse_sink(void *ctx, const char *data, size_t n)
     return 0;
 }
 
+/* JSON lines (the export): each complete line, without its LF, to fn. */
+typedef struct lines {
+    growbuf line;
+    cli_line_fn fn;
+    void *ctx;
+} lines;
+
+static int lines_sink(void *ctx, const char *data, size_t n)
+{
+    lines *ls = ctx;
+    while (n > 0) {
+        const char *nl = memchr(data, '\n', n);
+        size_t k = nl ? (size_t)(nl - data) : n;
+        int rc = buffer_sink(&ls->line, data, k);
+        if (rc)
+            return rc;
+        if (nl) {
+            rc = buffer_sink(&ls->line, "", 0); /* NUL-terminated for fn */
+            if (rc == 0 && ls->fn(ls->ctx, ls->line.data, ls->line.len) != 0)
+                rc = tsr_err_set(ls->line.err, TSR_ECANCELED, "stopped reading the lines");
+            ls->line.len = 0;
+            if (rc)
+                return rc;
+            k++;
+        }
+        data += k;
+        n -= k;
+    }
+    return 0;
+}
+
 /* ---- the exchange -------------------------------------------------------------- */
 
 typedef struct head {
@@ -506,10 +538,11 @@ static bool is_event_stream(const cli_response *r)
 }
 
 /* Send the request and read the answer; with es != NULL an event-stream
- * answer goes to the SSE parser instead of resp->body. */
+ * answer goes to the SSE parser instead of resp->body, with ls != NULL a
+ * 200 answer goes to the line splitter. */
 static int exchange(const cli_http *h, const char *method, const char *path,
                     const char *content_type, const char *body, size_t len, sse *es,
-                    cli_response *resp, tsr_err *err)
+                    lines *ls, cli_response *resp, tsr_err *err)
 {
     memset(resp, 0, sizeof *resp);
     int fd = -1;
@@ -528,7 +561,9 @@ static int exchange(const cli_http *h, const char *method, const char *path,
                         "%s %s%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: tessera/" PACKAGE_VERSION
                         "\r\nAccept: %s\r\nConnection: close\r\n",
                         method, h->url.prefix, path, h->url.hostport,
-                        es ? "text/event-stream" : "application/json, text/plain");
+                        es ? "text/event-stream"
+                        : ls ? "application/x-ndjson, application/json"
+                             : "application/json, text/plain");
     if (h->token)
         hlen += snprintf(req + hlen, hsize - (size_t)hlen, "Authorization: Bearer %s\r\n",
                          h->token);
@@ -564,6 +599,14 @@ static int exchange(const cli_http *h, const char *method, const char *path,
             rc = read_body(&c, &hd, sse_sink, es);
             free(es->line.data);
             free(es->data.data);
+        } else if (ls != NULL && resp->status == 200) {
+            ls->line = b;
+            ls->line.max = MAX_JSON_LINE;
+            rc = read_body(&c, &hd, lines_sink, ls);
+            if (rc == 0 && ls->line.len > 0) /* a last line without its LF */
+                rc = tsr_err_set(err, TSR_EIO, "%s: the answer ends in the middle of a line",
+                                 h->url.text);
+            free(ls->line.data);
         } else if (hd.has_length && hd.length > max) {
             rc = tsr_err_set(err, TSR_ETOOBIG, "%s: the answer is larger than %zu MiB",
                              h->url.text, max >> 20);
@@ -587,14 +630,21 @@ int cli_http_request(const cli_http *h, const char *method, const char *path,
                      const char *content_type, const char *body, size_t len,
                      cli_response *resp, tsr_err *err)
 {
-    return exchange(h, method, path, content_type, body, len, NULL, resp, err);
+    return exchange(h, method, path, content_type, body, len, NULL, NULL, resp, err);
 }
 
 int cli_http_stream(const cli_http *h, const char *path, cli_sse_fn fn, void *ctx,
                     cli_response *resp, tsr_err *err)
 {
     sse es = {.fn = fn, .ctx = ctx};
-    return exchange(h, "GET", path, NULL, NULL, 0, &es, resp, err);
+    return exchange(h, "GET", path, NULL, NULL, 0, &es, NULL, resp, err);
+}
+
+int cli_http_lines(const cli_http *h, const char *path, cli_line_fn fn, void *ctx,
+                   cli_response *resp, tsr_err *err)
+{
+    lines ls = {.fn = fn, .ctx = ctx};
+    return exchange(h, "GET", path, NULL, NULL, 0, NULL, &ls, resp, err);
 }
 
 void cli_response_free(cli_response *r)

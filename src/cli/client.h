@@ -79,4 +79,15 @@ typedef int (*cli_sse_fn)(void *ctx, const cli_sse_event *ev);
 int cli_http_stream(const cli_http *h, const char *path, cli_sse_fn fn, void *ctx,
                     cli_response *resp, tsr_err *err);
 
+/* One line of a JSON-lines answer, without its LF, NUL-terminated.  Return
+ * 0 to go on, non-zero to close the connection. */
+typedef int (*cli_line_fn)(void *ctx, const char *line, size_t len);
+
+/* GET path whose 200 answer is JSON lines (the export): each line goes to
+ * fn as it arrives, never the whole body in memory; resp then has the
+ * status and headers and no body.  Any other answer is read whole into
+ * resp like cli_http_request.  A body that ends inside a line is TSR_EIO. */
+int cli_http_lines(const cli_http *h, const char *path, cli_line_fn fn, void *ctx,
+                   cli_response *resp, tsr_err *err);
+
 #endif

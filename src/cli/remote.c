@@ -679,9 +679,59 @@ static int text_page(const cli_response *resp, long long *count, long long *last
     return 0;
 }
 
+/* An export line: a solution goes to stdout as it is; the error line that
+ * ends an export cut short (docs/api.md) is kept for the caller. */
+typedef struct export_state {
+    long long lines;
+    json_t *error;
+} export_state;
+
+static int export_line(void *ctx, const char *line, size_t len)
+{
+    export_state *e = ctx;
+    if (strncmp(line, "{\"error\":", 9) == 0) {
+        e->error = json_loadb(line, len, 0, NULL);
+        return 0;
+    }
+    fwrite(line, 1, len, stdout);
+    fputc('\n', stdout);
+    e->lines++;
+    return 0;
+}
+
+/* --all as JSON lines: the daemon's export, one request streamed to stdout. */
+static int export_all(remote *r, const args *a)
+{
+    char path[160], query[96];
+    snprintf(query, sizeof query, "/solutions?format=jsonl&all=1&after=%lld", a->after);
+    job_path(path, sizeof path, a->id, query);
+    cli_response resp;
+    tsr_err err = {{0}};
+    export_state e = {0};
+    int rc = cli_http_lines(&r->http, path, export_line, &e, &resp, &err);
+    fflush(stdout);
+    int status = 0;
+    if (rc)
+        status = report_transport(rc, &resp, &err);
+    else if (resp.status != 200)
+        status = report_status(r, &resp);
+    else if (e.error != NULL) {
+        const json_t *o = json_object_get(e.error, "error");
+        fprintf(stderr, "tessera: the export stopped after %lld solutions: %s (HTTP %d)\n",
+                e.lines, json_string_value(json_object_get(o, "message")),
+                (int)json_integer_value(json_object_get(o, "status")));
+        status = EXIT_FAILED;
+    }
+    json_decref(e.error);
+    cli_response_free(&resp);
+    return status;
+}
+
 static int cmd_solutions(remote *r, const args *a)
 {
     bool text = a->format && strcmp(a->format, "text") == 0;
+    if (a->all && !text && !a->limit)
+        return export_all(r, a);
     long long after = a->after, limit = a->limit ? a->limit : a->all ? 100 : 0;
     int status = 0;
     for (;;) {

@@ -584,11 +584,13 @@ static int each_solution(jm_manager *m, jm_decoder *d, int64_t id, int64_t after
     pthread_mutex_unlock(&m->rd_mu);
     if (rc != 0)
         return rc;
-    int ncopies = tsr_solver_ncopies(d->s);
+    int ncopies = tsr_solver_ncopies(d->s), nplace;
+    long ncells;
+    tsr_solver_solution_room(d->s, &nplace, &ncells);
     int *members = malloc((size_t)tsr_solver_max_members(d->s) * (size_t)(ncopies + 1) *
                           sizeof *members);
-    tsr_placement *pl = malloc((size_t)(d->pz->npieces + ncopies + 1) * sizeof *pl);
-    tsr_cell *cells = malloc((size_t)(tsr_puzzle_piece_volume(d->pz) + 1) * sizeof *cells);
+    tsr_placement *pl = malloc((size_t)nplace * sizeof *pl);
+    tsr_cell *cells = malloc((size_t)ncells * sizeof *cells);
     if (members == NULL || pl == NULL || cells == NULL)
         rc = tsr_err_set(err, TSR_ENOMEM, "out of memory");
     for (int i = 0; rc == 0 && i < c.n; i++) {
@@ -685,7 +687,8 @@ static int body_to_solution(const tsr_puzzle *pz, json_t *body, tsr_solution *so
     return 0;
 }
 
-/* A page of a schema-1 job's stored text bodies, as before schema 2. */
+/* A page of a schema-1 job's stored text bodies, as before schema 2: JSON
+ * lines (as write_json_line writes them) or text. */
 static int legacy_page(jm_manager *m, int64_t id, int64_t after, int limit, bool text, FILE *f,
                        int64_t *last, int *n, tsr_err *err)
 {
@@ -707,7 +710,7 @@ static int legacy_page(jm_manager *m, int64_t id, int64_t after, int limit, bool
             json_t *o = b ? b : json_object();
             json_object_set_new(o, "seq", json_integer(seqs[i]));
             char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-            fprintf(f, "%s,", line ? line : "{}");
+            fprintf(f, "%s\n", line ? line : "{}");
             free(line);
             json_decref(o);
             continue;
@@ -728,38 +731,64 @@ static int legacy_page(jm_manager *m, int64_t id, int64_t after, int limit, bool
     return rc;
 }
 
+/* Solutions after+1 .. after+limit of job id as JSON lines or text to f,
+ * whichever way the job stored them; *last gets the last seq written (after
+ * when none) and *n how many.  The one path of the solution pages and the
+ * export. */
+static int write_page(jm_manager *m, int64_t id, bool legacy, int64_t after, int limit,
+                      bool text, FILE *f, int64_t *last, int *n, tsr_err *err)
+{
+    *n = 0;
+    *last = after;
+    if (legacy)
+        return legacy_page(m, id, after, limit, text, f, last, n, err);
+    jm_decoder *d = decoder_get(m, id, err);
+    if (d == NULL) { /* a job deleted meanwhile is "no job", not a failure */
+        pthread_mutex_lock(&m->mu);
+        bool gone = jm_find(m, id) == NULL;
+        pthread_mutex_unlock(&m->mu);
+        return gone ? TSR_EINVAL : TSR_EIO;
+    }
+    int rc = each_solution(m, d, id, after, limit, text ? write_text : write_json_line, f, n,
+                           err);
+    decoder_put(m, d);
+    *last = after + *n;
+    return rc;
+}
+
+/* Job id as the solution routes need it: false (and 404 in rep) when there
+ * is none; else whether it is legacy and how many solutions it stored. */
+static bool solutions_job(jm_manager *m, int64_t id, bool *legacy, int64_t *stored,
+                          srv_reply *rep)
+{
+    pthread_mutex_lock(&m->mu);
+    jm_job *j = jm_find(m, id);
+    if (j != NULL) {
+        *legacy = j->legacy;
+        *stored = j->stored;
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (j == NULL)
+        srv_reply_error(rep, 404, "no job %lld", (long long)id);
+    return j != NULL;
+}
+
 static void op_solutions(void *ctx, int64_t id, int64_t after, int limit, bool text,
                          srv_reply *rep)
 {
     jm_manager *m = ctx;
     tsr_err err = {{0}};
-    pthread_mutex_lock(&m->mu);
-    jm_job *j = jm_find(m, id);
-    bool legacy = j != NULL && j->legacy;
-    pthread_mutex_unlock(&m->mu);
-    if (j == NULL) {
-        srv_reply_error(rep, 404, "no job %lld", (long long)id);
+    bool legacy;
+    int64_t stored;
+    if (!solutions_job(m, id, &legacy, &stored, rep))
         return;
-    }
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     int n = 0, rc = f == NULL ? tsr_err_set(&err, TSR_ENOMEM, "out of memory") : 0;
     int64_t last = after;
-    if (rc == 0 && legacy) {
-        if (!text)
-            fputc('[', f);
-        rc = legacy_page(m, id, after, limit, text, f, &last, &n, &err);
-    } else if (rc == 0) {
-        jm_decoder *d = decoder_get(m, id, &err);
-        rc = d == NULL ? TSR_EIO : 0;
-        if (rc == 0) {
-            rc = each_solution(m, d, id, after, limit, text ? write_text : write_json_line, f,
-                               &n, &err);
-            decoder_put(m, d);
-        }
-        last = after + n;
-    }
+    if (rc == 0)
+        rc = write_page(m, id, legacy, after, limit, text, f, &last, &n, &err);
     if (f != NULL)
         fclose(f);
     if (rc != 0) {
@@ -774,24 +803,58 @@ static void op_solutions(void *ctx, int64_t id, int64_t after, int limit, bool t
         rep->content_type = "text/plain; charset=utf-8";
         return;
     }
-    /* JSON lines (or the legacy "[a,b," list) into the documented object */
+    /* the JSON lines into the documented object */
     json_t *arr = json_array();
-    if (legacy) {
-        if (len > 1)
-            buf[len - 1] = ']';
-        else
-            strcpy(buf, "[]");
-        json_decref(arr);
-        arr = json_loads(buf, 0, NULL);
-    } else {
-        for (char *p = buf, *nl; p != NULL && (nl = strchr(p, '\n')) != NULL; p = nl + 1)
-            json_array_append_new(arr, json_loadb(p, (size_t)(nl - p), 0, NULL));
-    }
+    for (char *p = buf, *nl; p != NULL && (nl = strchr(p, '\n')) != NULL; p = nl + 1)
+        json_array_append_new(arr, json_loadb(p, (size_t)(nl - p), 0, NULL));
     free(buf);
     json_t *o = json_object();
-    json_object_set_new(o, "solutions", arr ? arr : json_array());
+    json_object_set_new(o, "solutions", arr);
     json_object_set_new(o, "next", n == limit && n > 0 ? json_integer(last) : json_null());
     reply_json(rep, 200, o);
+}
+
+/* One step of the export (srv_ops.export_next): the page path above with a
+ * bound fixed when the export started.  Legacy jobs number their solutions
+ * with gaps, so their bound is open: their export ends at an empty step. */
+static void op_export_next(void *ctx, int64_t id, int64_t after, int64_t *upto, int max,
+                           int64_t *last, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    tsr_err err = {{0}};
+    bool legacy;
+    int64_t stored;
+    *last = after;
+    if (!solutions_job(m, id, &legacy, &stored, rep))
+        return;
+    if (*upto < 0)
+        *upto = legacy ? INT64_MAX : stored;
+    int64_t left = *upto - after;
+    int limit = left < max ? (int)left : max;
+    if (limit > STO_MAX_PAGE)
+        limit = STO_MAX_PAGE;
+    char *buf = NULL;
+    size_t len = 0;
+    int n = 0, rc = 0;
+    if (limit > 0) {
+        FILE *f = open_memstream(&buf, &len);
+        rc = f == NULL ? tsr_err_set(&err, TSR_ENOMEM, "out of memory")
+                       : write_page(m, id, legacy, after, limit, false, f, last, &n, &err);
+        if (f != NULL)
+            fclose(f);
+    }
+    if (rc != 0) {
+        free(buf);
+        srv_reply_error(rep, rc == TSR_EINVAL ? 404 : 500, "%s", err.msg);
+        return;
+    }
+    if (buf == NULL && (buf = calloc(1, 1)) == NULL) {
+        srv_reply_error(rep, 500, "out of memory");
+        return;
+    }
+    rep->text = buf;
+    rep->text_len = len;
+    rep->content_type = "application/x-ndjson";
 }
 
 static void op_puzzles(void *ctx, const char *name, srv_reply *rep)
@@ -936,7 +999,8 @@ static int64_t op_wait_change(void *ctx, int64_t id, int64_t seen, int timeout_m
 void jm_ops(jm_manager *m, srv_ops *ops)
 {
     *ops = (srv_ops){.ctx = m, .submit = op_submit, .list = op_list, .get = op_get,
-                     .action = op_action, .solutions = op_solutions, .puzzles = op_puzzles,
+                     .action = op_action, .solutions = op_solutions,
+                     .export_next = op_export_next, .puzzles = op_puzzles,
                      .validate = op_validate, .estimate = op_estimate,
                      .job_puzzle = op_job_puzzle,
                      .health = op_health, .metrics = op_metrics, .wait_change = op_wait_change};

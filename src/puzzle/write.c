@@ -266,30 +266,91 @@ static int put_string(json_t *obj, const char *key, const char *text, int *rc)
 
 /* ---- solution JSON ---------------------------------------------------------- */
 
+/* Text t at p; returns the end. */
+static char *put_str(char *p, const char *t)
+{
+    size_t n = strlen(t);
+    memcpy(p, t, n);
+    return p + n;
+}
+
+/* Decimal v at p; returns the end.  (snprintf per number was most of an
+ * export's time.) */
+static char *put_int(char *p, int v)
+{
+    char tmp[12];
+    int n = 0;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    do
+        tmp[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *p++ = '-';
+    while (n > 0)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* One line, as jansson writes {"pieces": [{"name": N, "cells": [[x,y,z],
+ * ...]}, ...]} compact, but printed straight into one buffer: the daemon's
+ * export formats millions of these, and building a jansson tree per
+ * solution cost ~300 allocations each.  Names (escaped by jansson, which
+ * also refuses bad UTF-8) are encoded once per piece. */
 int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s)
 {
     int rc = check_input(pz, s);
     if (rc < 0)
         return rc;
-    json_t *root = json_object(), *list = json_array();
-    if (!root || !list || json_object_set(root, "pieces", list) != 0)
-        rc = TSR_ENOMEM;
-    for (int i = 0; i < nplacements(s) && rc == 0; i++) {
+    int np = nplacements(s);
+    char **names = calloc((size_t)pz->npieces + 1, sizeof *names);
+    size_t need = 16;
+    if (!names)
+        return TSR_ENOMEM;
+    for (int i = 0; i < np && rc == 0; i++) {
         const tsr_placement *p = &s->placements[i];
-        json_t *o = json_object();
-        rc = TSR_ENOMEM;
-        if (o && put_string(o, "name", pz->pieces[p->piece].name, &rc) == 0 &&
-            put(o, "cells", cells_json(p->cells, p->ncells)) == 0 &&
-            json_array_append(list, o) == 0)
-            rc = 0;
-        json_decref(o);
+        char **name = &names[p->piece];
+        if (!*name) {
+            json_t *v = json_string(pz->pieces[p->piece].name);
+            *name = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+            rc = !v ? TSR_EUNSUPP : !*name ? TSR_ENOMEM : 0;
+            json_decref(v);
+        }
+        if (rc == 0) /* {"name":N,"cells":[...]}, and 3 ints of 11 chars each */
+            need += strlen(*name) + 24 + (size_t)p->ncells * 40;
     }
-    if (rc == 0 && json_dumpf(root, f, JSON_COMPACT) != 0)
-        rc = TSR_EIO;
-    if (rc == 0)
-        fputc('\n', f);
-    json_decref(list);
-    json_decref(root);
+    char *buf = rc == 0 ? malloc(need) : NULL;
+    if (rc == 0 && !buf)
+        rc = TSR_ENOMEM;
+    if (rc == 0) {
+        char *o = buf;
+        o = put_str(o, "{\"pieces\":[");
+        for (int i = 0; i < np; i++) {
+            const tsr_placement *p = &s->placements[i];
+            o = put_str(o, i ? ",{\"name\":" : "{\"name\":");
+            o = put_str(o, names[p->piece]);
+            o = put_str(o, ",\"cells\":[");
+            for (int c = 0; c < p->ncells; c++) {
+                const tsr_cell *cell = &p->cells[c];
+                if (c)
+                    *o++ = ',';
+                *o++ = '[';
+                o = put_int(o, cell->x);
+                *o++ = ',';
+                o = put_int(o, cell->y);
+                *o++ = ',';
+                o = put_int(o, cell->z);
+                *o++ = ']';
+            }
+            o = put_str(o, "]}");
+        }
+        o = put_str(o, "]}\n");
+        if (fwrite(buf, 1, (size_t)(o - buf), f) != (size_t)(o - buf))
+            rc = TSR_EIO;
+    }
+    free(buf);
+    for (int k = 0; k < pz->npieces; k++)
+        free(names[k]);
+    free(names);
     return finish(f, rc);
 }
 

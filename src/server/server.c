@@ -74,11 +74,14 @@
 #define SSE_KEEPALIVE_S 15               /* ": keepalive" after this much quiet */
 #define SSE_STOP_MS 1200                 /* srv_stop's wait for streams to end */
 #define ECHO_MAX 64                      /* client text echoed in a message */
+#define EXPORT_STEP 512                  /* solutions per export_next call */
+#define EXPORT_BLOCK (256 * 1024)        /* bytes MHD asks the export for at a time */
 
 static const char JSON_TYPE[] = "application/json; charset=utf-8";
 static const char TEXT_TYPE[] = "text/plain; charset=utf-8";
 static const char METRICS_TYPE[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char SSE_TYPE[] = "text/event-stream";
+static const char NDJSON_TYPE[] = "application/x-ndjson";
 
 struct srv_server {
     struct MHD_Daemon *mhd;
@@ -380,7 +383,7 @@ static enum MHD_Result answer_error(srv_server *s, struct MHD_Connection *c, int
 /* ---- routes ------------------------------------------------------------------ */
 
 enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_DELETE = 8 };
-enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8 };
+enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8, Q_ALL = 16 };
 
 enum route {
     R_NONE, R_JOBS, R_JOB, R_JOB_ACTION, R_SOLUTIONS, R_EVENTS, R_JOB_PUZZLE,
@@ -398,7 +401,7 @@ static const struct {
     [R_JOBS] = {M_GET | M_HEAD | M_POST, Q_STATE | Q_AFTER | Q_LIMIT, true},
     [R_JOB] = {M_GET | M_HEAD | M_DELETE, 0, true},
     [R_JOB_ACTION] = {M_POST, 0, true},
-    [R_SOLUTIONS] = {M_GET | M_HEAD, Q_AFTER | Q_LIMIT | Q_FORMAT, true},
+    [R_SOLUTIONS] = {M_GET | M_HEAD, Q_AFTER | Q_LIMIT | Q_FORMAT | Q_ALL, true},
     [R_EVENTS] = {M_GET | M_HEAD, 0, true},
     [R_JOB_PUZZLE] = {M_GET | M_HEAD, 0, true},
     [R_VALIDATE] = {M_POST, 0, true},
@@ -423,6 +426,8 @@ struct req {
     int64_t after;
     int limit;
     bool text;
+    bool jsonl;               /* format=jsonl: the export (with all=1) */
+    bool all;                 /* all=1 */
     char qerr[512];           /* first bad query parameter, "" when none */
     srv_reply early;          /* a refusal decided from the headers (status 0: none) */
     char allow[64];           /* its Allow header (405), "" when none */
@@ -541,7 +546,7 @@ static enum MHD_Result query_param(void *cls, enum MHD_ValueKind kind, const cha
         const char *name;
         unsigned bit;
     } params[] = {{"state", Q_STATE}, {"after", Q_AFTER}, {"limit", Q_LIMIT},
-                  {"format", Q_FORMAT}};
+                  {"format", Q_FORMAT}, {"all", Q_ALL}};
     char k[ECHO_MAX * 2], v[ECHO_MAX * 2];
     printable(k, sizeof k, key, strlen(key));
     const char *val = value ? value : "";
@@ -586,14 +591,39 @@ static enum MHD_Result query_param(void *cls, enum MHD_ValueKind kind, const cha
                      SRV_PAGE_MAX, v);
         break;
     case Q_FORMAT:
-        if (strcmp(val, "json") == 0 || strcmp(val, "text") == 0)
+        if (strcmp(val, "json") == 0 || strcmp(val, "text") == 0 || strcmp(val, "jsonl") == 0) {
             q->text = strcmp(val, "text") == 0;
-        else
+            q->jsonl = strcmp(val, "jsonl") == 0;
+        } else {
             snprintf(q->qerr, sizeof q->qerr,
-                     "query parameter format: expected json or text, got \"%s\"", v);
+                     "query parameter format: expected json, text or jsonl, got \"%s\"", v);
+        }
+        break;
+    case Q_ALL:
+        if (strcmp(val, "1") == 0)
+            q->all = true;
+        else
+            snprintf(q->qerr, sizeof q->qerr, "query parameter all: expected 1, got \"%s\"", v);
         break;
     }
     return q->qerr[0] ? MHD_NO : MHD_YES;
+}
+
+/* The solutions route's parameters that are only bad together: the export
+ * (all=1) is JSON lines and has no pages, and JSON lines are only the export. */
+static void check_export_params(struct req *q)
+{
+    if (q->qerr[0] || q->route != R_SOLUTIONS)
+        return;
+    if (q->all && !q->jsonl)
+        snprintf(q->qerr, sizeof q->qerr,
+                 "query parameter all: all=1 exports every solution and needs format=jsonl");
+    else if (q->jsonl && !q->all)
+        snprintf(q->qerr, sizeof q->qerr,
+                 "query parameter format: jsonl is the export of every solution and needs all=1");
+    else if (q->all && (q->seen & Q_LIMIT))
+        snprintf(q->qerr, sizeof q->qerr,
+                 "query parameter limit: not with all=1 (the export is not paged)");
 }
 
 /* Percent-decoding for the path and the query.  Like libmicrohttpd's own,
@@ -825,6 +855,124 @@ static enum MHD_Result serve_events(srv_server *s, struct MHD_Connection *c, str
     return queue(s, c, 200, resp, SSE_TYPE);
 }
 
+/* ---- the export --------------------------------------------------------------------
+ * GET .../solutions?format=jsonl&all=1: every stored solution as JSON lines,
+ * in bounded steps.  `out[off..len)` is the part of the current step not
+ * yet handed to MHD; the next step is asked for only when it is all out, so
+ * the export holds one step (EXPORT_STEP solutions) at a time whatever its
+ * size.  Solutions after+1 .. upto are exported: upto is the stored count
+ * when the export started.  An error after the 200 went out (the job was
+ * deleted, a chunk is damaged, the server stops) becomes a last line
+ * {"error": {"status": S, "message": M}}, the error body of every route,
+ * so a client can tell an export cut short from a complete one. */
+struct export {
+    srv_server *s;
+    int64_t id, after, upto;
+    struct buf out;
+    size_t off;
+    bool done;        /* out holds the last bytes: end after them */
+};
+
+/* One step into e->out (replacing what was there); false when the step
+ * failed, with the answer in r. */
+static bool export_step(struct export *e, srv_reply *r)
+{
+    reply_init(r);
+    int64_t last = e->after;
+    e->s->ops.export_next(e->s->ops.ctx, e->id, e->after, &e->upto, EXPORT_STEP, &last, r);
+    if (r->status != 200)
+        return false;
+    free(e->out.data);
+    e->out = (struct buf){r->text, r->text_len, r->text_len};
+    e->off = 0;
+    r->text = NULL;
+    r->text_len = 0;
+    if (last <= e->after || e->out.len == 0)
+        e->done = true; /* nothing more: complete */
+    e->after = last;
+    return true;
+}
+
+/* The error line that ends an export cut short. */
+static void export_fail(struct export *e, srv_reply *r)
+{
+    json_t *line = json_pack("{s:{s:i,s:s}}", "error", "status", r->status, "message",
+                             r->message);
+    e->out.len = 0;
+    e->off = 0;
+    if (!line || buf_json(&e->out, line) != TSR_OK || buf_add(&e->out, "\n", 1) != TSR_OK)
+        e->out.len = 0;
+    json_decref(line);
+    reply_release(r);
+    e->done = true;
+}
+
+static ssize_t export_read(void *cls, uint64_t pos, char *dst, size_t max)
+{
+    (void)pos;
+    struct export *e = cls;
+    for (;;) {
+        if (e->off < e->out.len) {
+            size_t n = e->out.len - e->off < max ? e->out.len - e->off : max;
+            memcpy(dst, e->out.data + e->off, n);
+            e->off += n;
+            return (ssize_t)n;
+        }
+        if (e->done || e->after >= e->upto)
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        srv_reply r;
+        if (atomic_load(&e->s->stopping)) {
+            reply_init(&r);
+            srv_reply_error(&r, 503, "the server is shutting down; export again from after=%lld",
+                            (long long)e->after);
+            export_fail(e, &r);
+        } else if (!export_step(e, &r)) {
+            export_fail(e, &r);
+        }
+    }
+}
+
+static void export_free(void *cls)
+{
+    struct export *e = cls;
+    atomic_fetch_sub(&e->s->streams, 1);
+    free(e->out.data);
+    free(e);
+}
+
+/* The first step runs before answering, so that an unknown job is a plain
+ * 404 and the export's end (upto) is fixed before its first byte. */
+static enum MHD_Result serve_export(srv_server *s, struct MHD_Connection *c, struct req *q)
+{
+    struct export *e = calloc(1, sizeof *e);
+    if (!e)
+        return MHD_NO;
+    e->s = s;
+    atomic_fetch_add(&s->streams, 1);
+    e->id = q->id;
+    e->after = q->after;
+    e->upto = -1;
+    srv_reply r;
+    if (!export_step(e, &r)) {
+        export_free(e);
+        return answer(s, c, &r, NULL);
+    }
+    struct MHD_Response *resp;
+    if (q->method == M_HEAD) {
+        export_free(e);
+        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    } else {
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, EXPORT_BLOCK, export_read, e,
+                                                 export_free);
+        if (!resp)
+            export_free(e);
+    }
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    return queue(s, c, 200, resp, NDJSON_TYPE);
+}
+
 /* ---- metrics ------------------------------------------------------------------------ */
 
 /* The daemon's lines, then the server's own. */
@@ -955,6 +1103,7 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
     if (q->route != R_STATIC) {
         struct query_ctx qc = {q, (q->method & (M_GET | M_HEAD)) ? routes[q->route].query : 0};
         MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_param, &qc);
+        check_export_params(q);
         if (q->qerr[0]) {
             srv_reply_error(r, 400, "%s", q->qerr);
             return false;
@@ -1041,6 +1190,8 @@ static enum MHD_Result dispatch(srv_server *s, struct MHD_Connection *c, struct 
         s->ops.action(ctx, q->id, q->action, &r);
         break;
     case R_SOLUTIONS:
+        if (q->all)
+            return serve_export(s, c, q);
         s->ops.solutions(ctx, q->id, q->after, q->limit, q->text, &r);
         break;
     case R_EVENTS:

@@ -73,6 +73,16 @@ typedef struct srv_ops {
      * start), limit 1..SRV_PAGE_MAX, text = format=text. */
     void (*solutions)(void *ctx, int64_t id, int64_t after, int limit, bool text,
                       srv_reply *r);
+    /* GET /api/v1/jobs/{id}/solutions?format=jsonl&all=1, the export, one
+     * bounded step at a time: job id's solutions after+1 .. *upto, at most
+     * `max` of them, as JSON lines in r->text (each line the paged format's
+     * solution object with its "seq").  *last gets the seq of the last line
+     * written, `after` when none (then the export is complete).  A call with
+     * *upto < 0 first sets *upto to the number of solutions stored now, so
+     * that the export is what was stored when it started.  Errors in r: 404
+     * when there is no job id (deleted meanwhile), 500 for a damaged chunk. */
+    void (*export_next)(void *ctx, int64_t id, int64_t after, int64_t *upto, int max,
+                        int64_t *last, srv_reply *r);
     /* POST /api/v1/validate: a submit body checked as submit would, nothing
      * stored; the puzzle as read (normalised) or the error submit would give. */
     void (*validate)(void *ctx, const char *body, size_t len, srv_reply *r);

@@ -298,7 +298,9 @@ def main(t):
         r = d.get("/api/v1/jobs?" + q)
         check_error(r, 400, name, what="GET /api/v1/jobs?%s" % q)
     for q, name in (("limit=0", "limit"), ("after=-1", "after"), ("format=xml", "format"), ("state=completed", "state"),
-                    ("foo=1", "foo")):
+                    ("foo=1", "foo"), ("format=jsonl", "format"), ("all=1", "all"), ("all=1&format=text", "all"),
+                    ("all=yes&format=jsonl", "all"), ("all=0&format=jsonl", "all"), ("all=1&format=jsonl&limit=5", "limit"),
+                    ("all=1&all=1&format=jsonl", "all")):
         r = d.get("/api/v1/jobs/%d/solutions?%s" % (jid, q))
         check_error(r, 400, name, what="GET solutions?%s" % q)
     r = d.get("/healthz?verbose=1")

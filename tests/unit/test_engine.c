@@ -300,6 +300,30 @@ static int hash_solution(void *ctx, const tsr_solution *sol)
     return 0;
 }
 
+/* The buffers a class expansion needs, sized as the solver says. */
+static void seqhash_alloc(seqhash *q, const tsr_solver *s)
+{
+    int placements;
+    long cells;
+    tsr_solver_solution_room(s, &placements, &cells);
+    q->s = s;
+    q->pl = malloc((size_t)placements * sizeof *q->pl);
+    q->cells = malloc((size_t)cells * sizeof *q->cells);
+    q->members = malloc((size_t)tsr_solver_max_members(s) * (size_t)tsr_solver_ncopies(s) *
+                        sizeof *q->members);
+    ck_assert(q->pl != NULL && q->cells != NULL && q->members != NULL);
+}
+
+static void seqhash_free(seqhash *q)
+{
+    free(q->pl);
+    free(q->cells);
+    free(q->members);
+    q->pl = NULL;
+    q->cells = NULL;
+    q->members = NULL;
+}
+
 /* A class: expanded as a reader of the store would, then hashed. */
 static int hash_class(void *ctx, const int *images, int n, int count)
 {
@@ -324,10 +348,7 @@ static seqhash run_hashed(const tsr_puzzle *pz, const tsr_options *opt, bool cla
     tsr_err err = {{0}};
     ck_assert_msg(tsr_solver_new(pz, opt, &s, &err) == 0, "solver: %s", err.msg);
     seqhash q = {1469598103934665603ull, 0, s, NULL, NULL, NULL};
-    q.pl = malloc((size_t)(pz->npieces + tsr_solver_ncopies(s)) * sizeof *q.pl);
-    q.cells = malloc((size_t)tsr_puzzle_piece_volume(pz) * sizeof *q.cells);
-    q.members = malloc((size_t)tsr_solver_max_members(s) * (size_t)tsr_solver_ncopies(s) *
-                       sizeof *q.members);
+    seqhash_alloc(&q, s);
     tsr_callbacks cb = {.ctx = &q};
     if (classes)
         cb.found = hash_class;
@@ -337,9 +358,7 @@ static seqhash run_hashed(const tsr_puzzle *pz, const tsr_options *opt, bool cla
     ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &st), 0);
     ck_assert_int_eq((long)st.solutions, q.n);
     tsr_stats_free(&st);
-    free(q.pl);
-    free(q.cells);
-    free(q.members);
+    seqhash_free(&q);
     tsr_solver_free(s);
     q.s = NULL;
     return q;
@@ -385,19 +404,14 @@ START_TEST(classes_expand_to_the_solutions)
     tsr_err err = {{0}};
     ck_assert(tsr_solver_new(pz, &opt, &s, &err) == 0);
     seqhash q = {0, 0, s, NULL, NULL, NULL};
-    q.pl = malloc((size_t)(pz->npieces + tsr_solver_ncopies(s)) * sizeof *q.pl);
-    q.cells = malloc((size_t)tsr_puzzle_piece_volume(pz) * sizeof *q.cells);
-    q.members = malloc((size_t)tsr_solver_max_members(s) * (size_t)tsr_solver_ncopies(s) *
-                       sizeof *q.members);
+    seqhash_alloc(&q, s);
     tsr_callbacks cb = {.ctx = &q, .found = hash_class};
     tsr_stats st;
     ck_assert_int_eq(tsr_pool_run(s, 3, NULL, 0, &cb, &st), 0);
     ck_assert_int_eq(q.n, 1000);
     ck_assert_int_eq((long)st.solutions, 1000);
     tsr_stats_free(&st);
-    free(q.pl);
-    free(q.cells);
-    free(q.members);
+    seqhash_free(&q);
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
 }

@@ -293,6 +293,31 @@ START_TEST(job_other_option_values)
 }
 END_TEST
 
+/* store: "all" (-1, also when absent), "none" (0), or the first N (0 is
+ * "none" spelled as a number). */
+START_TEST(job_store_option)
+{
+    static const struct {
+        const char *value;
+        long long store;
+    } cases[] = {{"'all'", -1}, {"'none'", 0}, {"0", 0}, {"1000", 1000},
+                 {"9007199254740993", 9007199254740993LL}};
+    tsr_options opt;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char doc[256];
+        snprintf(doc, sizeof doc, "{'puzzle': " SMALL ", 'options': {'store': %s}}",
+                 cases[i].value);
+        tsr_puzzle *pz = read_ok(doc, &opt);
+        ck_assert_msg(opt.store == cases[i].store, "store %s read as %lld", cases[i].value,
+                      opt.store);
+        tsr_puzzle_free(pz);
+    }
+    tsr_puzzle *pz = read_ok("{'puzzle': " SMALL "}", &opt);
+    ck_assert_int_eq(opt.store, -1);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(job_without_options)
 {
     /* a job without options, and a job read with opt == NULL */
@@ -476,6 +501,20 @@ static const struct bad_case {
      "$.options.speed: unknown key; expected one of \"unique\""},
     {"{'puzzle': " SMALL ", 'options': {'unique': 'all'}}", TSR_EINVAL,
      "$.options.unique: expected one of \"raw\", \"rotations\", \"mirror\", got \"all\""},
+    {"{'puzzle': " SMALL ", 'options': {'store': -1}}", TSR_EINVAL,
+     "$.options.store: expected \"all\", \"none\" or an integer >= 0, got -1"},
+    {"{'puzzle': " SMALL ", 'options': {'store': 'some'}}", TSR_EINVAL,
+     "$.options.store: expected \"all\", \"none\" or an integer >= 0, got \"some\""},
+    {"{'puzzle': " SMALL ", 'options': {'store': 'ALL'}}", TSR_EINVAL,
+     "$.options.store: expected \"all\", \"none\" or an integer >= 0, got \"ALL\""},
+    {"{'puzzle': " SMALL ", 'options': {'store': 2.5}}", TSR_EINVAL,
+     "$.options.store: expected \"all\", \"none\" or an integer >= 0, got 2.5"},
+    {"{'puzzle': " SMALL ", 'options': {'store': 1e3}}", TSR_EINVAL,
+     "$.options.store: expected \"all\", \"none\" or an integer >= 0"},
+    {"{'puzzle': " SMALL ", 'options': {'store': true}}", TSR_EINVAL,
+     "$.options.store: expected \"all\", \"none\" or an integer >= 0, got true"},
+    {"{'puzzle': " SMALL ", 'options': {'store': null}}", TSR_EINVAL,
+     "$.options.store: expected \"all\", \"none\" or an integer >= 0, got null"},
     {"{'puzzle': " SMALL ", 'options': {'limit': -1}}", TSR_EINVAL,
      "$.options.limit: expected an integer >= 0, got -1"},
     {"{'puzzle': " SMALL ", 'options': {'threads': 1025}}", TSR_EINVAL,
@@ -736,6 +775,7 @@ static Suite *json_suite(void)
     tcase_add_test(tc, puzzle_defaults);
     tcase_add_test(tc, job_all_options);
     tcase_add_test(tc, job_other_option_values);
+    tcase_add_test(tc, job_store_option);
     tcase_add_test(tc, job_without_options);
     tcase_add_test(tc, job_with_polycube_text);
     tcase_add_test(tc, options_round_trip);

@@ -67,7 +67,6 @@ export function mount(root, { id }) {
   const nextBtn = h('button', { type: 'button', class: 'btn', 'data-testid': 'next-solution', 'aria-label': 'Next solution' }, 'Next ›');
   const view = h('div', { class: 'solution-view', 'data-testid': 'solution-view', 'aria-live': 'polite' });
   const exportsRow = h('div', { class: 'button-row' });
-  const exportStatus = h('span', { class: 'muted', 'aria-live': 'polite' });
   const legendWrap = h('div');
   let dims = 2;
   let svgHolder, layersHolder, canvas, explode;
@@ -102,7 +101,7 @@ export function mount(root, { id }) {
     const sec = h('section', { class: 'card', 'aria-labelledby': 'solutions-heading' },
       h('div', { class: 'section-head' }, h('h2', { id: 'solutions-heading', text: 'Solutions' }),
         h('div', { class: 'pager' }, prevBtn, h('span', { class: 'pager-label' }, 'Solution ', indexEl), nextBtn)),
-      legendWrap, view, exportsRow, exportStatus);
+      legendWrap, view, exportsRow);
     if (dims === 2) {
       svgHolder = h('div', { class: 'svg-holder' });
       view.append(svgHolder);
@@ -125,7 +124,15 @@ export function mount(root, { id }) {
         h('div', {}, h('h3', { text: 'Layers' }), layersHolder));
       exportsRow.append(h('button', { type: 'button', class: 'btn', 'data-testid': 'export-3d', text: 'Export image', onclick: export3d }));
     }
-    exportsRow.append(h('button', { type: 'button', class: 'btn', 'data-testid': 'download-jsonl', text: 'Download all (JSON lines)', onclick: downloadAll }));
+    // The daemon's export streams every stored solution, however many: a
+    // link, so the browser saves it to disk as it comes (no page holds
+    // millions of solutions).  A link sends no token: on a daemon that
+    // wants one for reading, use `tessera solutions --all` or curl.
+    exportsRow.append(h('a', {
+      class: 'btn', 'data-testid': 'download-jsonl', text: 'Download all (JSON lines)',
+      href: `/api/v1/jobs/${job.id}/solutions?format=jsonl&all=1`,
+      download: `${slug(job.name)}-job${job.id}-solutions.jsonl`,
+    }));
     prevBtn.addEventListener('click', () => step(-1));
     nextBtn.addEventListener('click', () => step(1));
     sec.addEventListener('keydown', (e) => {
@@ -228,7 +235,7 @@ export function mount(root, { id }) {
     nextBtn.disabled = sol.loading || k >= n;
     for (const b of exportsRow.querySelectorAll('[data-testid^=export]')) b.disabled = !current();
     const dl = exportsRow.querySelector('[data-testid=download-jsonl]');
-    if (dl && !dl.dataset.busy) dl.disabled = n === 0;
+    if (dl) dl.hidden = (job?.stored ?? 0) === 0;
   }
 
   /** Loads page p and shows item idx (-1 = last). Returns false when empty. */
@@ -311,32 +318,6 @@ export function mount(root, { id }) {
   async function export3d() {
     if (!viewer) return;
     try { downloadBlob(await viewer.toBlob(), `${baseName()}-3d.png`); } catch (e) { showError(e.message); }
-  }
-
-  async function downloadAll() {
-    const btn = exportsRow.querySelector('[data-testid=download-jsonl]');
-    btn.disabled = true;
-    btn.dataset.busy = '1';
-    const lines = [];
-    try {
-      let after = 0;
-      for (;;) {
-        const res = await api.solutions(job.id, after, 1000);
-        if (destroyed) return;
-        for (const s of res.solutions) lines.push(JSON.stringify(s));
-        exportStatus.textContent = `Fetched ${fmtInt(lines.length)} solutions…`;
-        if (res.next == null || !res.solutions.length) break;
-        after = res.next;
-      }
-      downloadBlob(new Blob(lines.map((l) => `${l}\n`), { type: 'application/x-ndjson' }), `${slug(job.name)}-job${job.id}-solutions.jsonl`);
-      exportStatus.textContent = `Downloaded ${fmtInt(lines.length)} solutions.`;
-    } catch (e) {
-      showError(`Download failed: ${e.message}`);
-      exportStatus.textContent = '';
-    } finally {
-      delete btn.dataset.busy;
-      btn.disabled = false;
-    }
   }
 
   // ---- first load --------------------------------------------------------
