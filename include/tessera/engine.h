@@ -165,6 +165,11 @@ typedef struct tsr_estimate {
 int tsr_solver_estimate(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
                         tsr_estimate *out);
 
+/* The same, asking stop(ctx) before each descent: nonzero ends it with
+ * TSR_ECANCELED (a caller that must not wait, such as a job that ended). */
+int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
+                              int (*stop)(void *ctx), void *ctx, tsr_estimate *out);
+
 /* This machine's speed on the search: tsr_solver_run on one thread,
  * stopped after max_seconds.  When the search ends first, complete is set
  * and nodes, solutions and seconds are the exact figures. */

@@ -278,6 +278,14 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
 #define ESTIMATE_SECONDS 2.0
 #define ESTIMATE_SPREAD 3.0
 
+/* The job's run has ended: the estimate is not waited for.  (A plain read
+ * of a flag the runner sets under mu: at worst one more descent.) */
+static int estimator_stopped(void *arg)
+{
+    run *r = arg;
+    return __atomic_load_n(&r->estimator_stop, __ATOMIC_RELAXED);
+}
+
 static void *estimator_main(void *arg)
 {
     run *r = arg;
@@ -293,7 +301,8 @@ static void *estimator_main(void *arg)
     tsr_estimate e;
     /* a range wider than ESTIMATE_SPREAD says nothing the fraction does not
      * (a heavy tail met by too few descents): it is left out */
-    if (go && tsr_solver_estimate(r->s, 1000000, ESTIMATE_SECONDS, (uint64_t)r->id, &e) == 0 &&
+    if (go && tsr_solver_estimate_until(r->s, 1000000, ESTIMATE_SECONDS, (uint64_t)r->id,
+                                        estimator_stopped, r, &e) == 0 &&
         e.nodes_low > 0 && e.nodes_high <= ESTIMATE_SPREAD * e.nodes_low) {
         pthread_mutex_lock(&m->mu);
         tsr_eta_set_tree(&r->eta, e.nodes_low, e.nodes_high);
@@ -312,7 +321,7 @@ static void estimator_join(run *r)
     if (!r->has_estimator)
         return;
     pthread_mutex_lock(&r->m->mu);
-    r->estimator_stop = true;
+    __atomic_store_n(&r->estimator_stop, true, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&r->m->changed);
     pthread_mutex_unlock(&r->m->mu);
     pthread_join(r->estimator, NULL);

@@ -1019,6 +1019,47 @@ static void replay_at_once(run *r, double w)
         r->pstate = flt_parity_state(r->s->parity, r->ip, d);
 }
 
+/* A DLX loop at `depth` publishes itself for progress and split(): the
+ * weight of each child, how many are finished, which of those were dirty
+ * (gave work away) and what they searched.  A loop whose children are not
+ * tasks starts cut, so that split() passes it by. */
+static void loop_begin(run *r, int depth, double cw, bool not_tasks)
+{
+    r->lvl_active[depth] = 1;
+    r->lvl_cut[depth] = not_tasks;
+    r->lvl_w[depth] = cw;
+    r->lvl_given[depth] = 0;
+    r->lvl_done[depth] = 0;
+    r->lvl_ndirty[depth] = 0;
+    r->lvl_dirty_done[depth] = 0;
+}
+
+/* A child of the loop is done: counted (taking what a dirty one searched),
+ * then the periodic tick, when the path is consistent. */
+static void loop_child_done(run *r, int depth)
+{
+    r->lvl_done[depth]++;
+    if (r->dirty) {
+        r->lvl_ndirty[depth]++;
+        r->lvl_dirty_done[depth] += r->dirty_done;
+        r->dirty = false;
+    }
+    if ((++r->tick & DLX_TICK_MASK) == 0)
+        tick(r);
+}
+
+/* The loop of `options` children ends: when it gave work away or has a
+ * dirty child, what it searched (its children but those given away) goes
+ * up for the loop above to take. */
+static void loop_end(run *r, int depth, int options)
+{
+    r->lvl_active[depth] = 0;
+    if ((r->lvl_given[depth] > 0 || r->lvl_ndirty[depth] > 0) && !r->stop) {
+        r->dirty = true;
+        r->dirty_done = loop_done(r, depth, options - r->lvl_given[depth]);
+    }
+}
+
 /* Branch on every row of column c (options rows) at a node of weight w:
  * in order, publishing the loop for split() to cut short, or in random
  * order when sampling. */
@@ -1052,21 +1093,11 @@ static void branch_column(run *r, int c, int options, int p, double w)
         r->lvl_active[depth] = 1;
         r->lvl_cut[depth] = 0;
         r->lvl_w[depth] = cw;
-        r->lvl_given[depth] = 0;
-        r->lvl_done[depth] = 0;
-        r->lvl_ndirty[depth] = 0;
-        r->lvl_dirty_done[depth] = 0;
+        loop_begin(r, depth, cw, false);
         for (int x = dlx_first(d, c); x >= 0 && !r->stop; x = dlx_next(d, x)) {
             r->lvl_node[depth] = x;
             branch(r, x, p, cw, false, false);
-            r->lvl_done[depth]++;
-            if (r->dirty) {
-                r->lvl_ndirty[depth]++;
-                r->lvl_dirty_done[depth] += r->dirty_done;
-                r->dirty = false;
-            }
-            if ((++r->tick & DLX_TICK_MASK) == 0)
-                tick(r);
+            loop_child_done(r, depth);
             if (r->sample_r > 0 && p <= r->sample_r) {
                 r->trial_done = 1; /* a sampling trial ends after one subtree here */
                 break;
@@ -1074,12 +1105,7 @@ static void branch_column(run *r, int c, int options, int p, double w)
             if (r->lvl_cut[depth])
                 break; /* the rest was given away */
         }
-        r->lvl_active[depth] = 0;
-        if ((r->lvl_cut[depth] || r->lvl_ndirty[depth] > 0) && !r->stop) {
-            /* what the loop searched goes up: its children but those given away */
-            r->dirty = true;
-            r->dirty_done = loop_done(r, depth, options - r->lvl_given[depth]);
-        }
+        loop_end(r, depth, options);
     }
     dlx_uncover_column(d, c);
 }
@@ -1097,13 +1123,7 @@ static void branch_subset(run *r, int t, int p, double w)
     dlx *d = r->d;
     int depth = r->depth, mark = r->nhidden, options = dlx_col_len(d, t) + 1;
     double cw = w / options;
-    r->lvl_active[depth] = 1;
-    r->lvl_cut[depth] = 1;
-    r->lvl_w[depth] = cw;
-    r->lvl_given[depth] = 0;
-    r->lvl_done[depth] = 0;
-    r->lvl_ndirty[depth] = 0;
-    r->lvl_dirty_done[depth] = 0;
+    loop_begin(r, depth, cw, true);
     for (int child = 0; child < options && !r->stop && !r->trial_done; child++) {
         int x = dlx_first(d, t);
         if (x >= 0) {
@@ -1113,20 +1133,9 @@ static void branch_subset(run *r, int t, int p, double w)
         } else {
             dlx_rec(r, cw);
         }
-        r->lvl_done[depth]++;
-        if (r->dirty) {
-            r->lvl_ndirty[depth]++;
-            r->lvl_dirty_done[depth] += r->dirty_done;
-            r->dirty = false;
-        }
-        if ((++r->tick & DLX_TICK_MASK) == 0)
-            tick(r);
+        loop_child_done(r, depth);
     }
-    r->lvl_active[depth] = 0;
-    if (r->lvl_ndirty[depth] > 0 && !r->stop) {
-        r->dirty = true;
-        r->dirty_done = loop_done(r, depth, options);
-    }
+    loop_end(r, depth, options);
     while (r->nhidden > mark)
         dlx_unhide(d, r->hidden[--r->nhidden]);
 }
@@ -1587,6 +1596,12 @@ static int est_choose_tail(const est_walk *w)
 int tsr_solver_estimate(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
                         tsr_estimate *out)
 {
+    return tsr_solver_estimate_until(s, probes, max_seconds, seed, NULL, NULL, out);
+}
+
+int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
+                              int (*stop)(void *ctx), void *ctx, tsr_estimate *out)
+{
     memset(out, 0, sizeof *out);
     if (probes < 1 || !(max_seconds > 0))
         return TSR_EINVAL;
@@ -1601,6 +1616,10 @@ int tsr_solver_estimate(const tsr_solver *s, long probes, double max_seconds, ui
     w.tail = est_choose_tail(&w);
     w.descents = w.hits = 0;
     while (rc == 0 && w.descents < probes && now() - t0 < max_seconds) {
+        if (stop != NULL && stop(ctx)) {
+            rc = TSR_ECANCELED;
+            break;
+        }
         w.nodes = w.solutions = 0;
         if (feasible)
             rc = est_dlx(&w, 1.0);

@@ -144,32 +144,11 @@ static bool deque_empty(deque *q)
 
 /* ---- the callbacks a worker's search runs with ---- */
 
-static int w_solution(void *ctx, const tsr_solution *sol)
+/* Pass a solution (sol) or a class of `count` solutions (images) on to the
+ * caller, one worker at a time, the count cut so that the total never
+ * passes the limit.  Nonzero: stop the search. */
+static int pass_on(worker *w, const tsr_solution *sol, const int *images, int n, int count)
 {
-    worker *w = ctx;
-    pool *pl = w->pl;
-    int stop = 0;
-    pthread_mutex_lock(&pl->out_mu);
-    if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit) {
-        stop = 1;
-    } else {
-        pl->reported++;
-        if (pl->user && pl->user->solution && pl->user->solution(pl->user->ctx, sol))
-            stop = 1;
-        if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit)
-            stop = 1;
-    }
-    pthread_mutex_unlock(&pl->out_mu);
-    if (stop)
-        atomic_store(&pl->stop, 1);
-    return stop;
-}
-
-/* A class, as w_solution: one worker at a time, its count cut so that the
- * total never passes the limit. */
-static int w_found(void *ctx, const int *images, int n, int count)
-{
-    worker *w = ctx;
     pool *pl = w->pl;
     int stop = 0;
     pthread_mutex_lock(&pl->out_mu);
@@ -179,8 +158,10 @@ static int w_found(void *ctx, const int *images, int n, int count)
         if (pl->limit > 0 && pl->reported + (uint64_t)count > (uint64_t)pl->limit)
             count = (int)((uint64_t)pl->limit - pl->reported);
         pl->reported += (uint64_t)count;
-        if (pl->user->found(pl->user->ctx, images, n, count))
-            stop = 1;
+        if (sol != NULL)
+            stop = pl->user && pl->user->solution && pl->user->solution(pl->user->ctx, sol);
+        else
+            stop = pl->user->found(pl->user->ctx, images, n, count) != 0;
         if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit)
             stop = 1;
     }
@@ -188,6 +169,13 @@ static int w_found(void *ctx, const int *images, int n, int count)
     if (stop)
         atomic_store(&pl->stop, 1);
     return stop;
+}
+
+static int w_solution(void *ctx, const tsr_solution *sol) { return pass_on(ctx, sol, NULL, 0, 1); }
+
+static int w_found(void *ctx, const int *images, int n, int count)
+{
+    return pass_on(ctx, NULL, images, n, count);
 }
 
 static int w_progress(void *ctx, const tsr_stats *st)
