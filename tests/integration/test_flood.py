@@ -116,16 +116,24 @@ def plain_run(d, expect):
     jid = d.submit(flood_body())["id"]
     peak = 0
     j = d.job(jid)
+    fractions = []  # a second apart while it runs
+    polled = time.monotonic()
     while j["state"] not in tlib.FINAL_STATES:
         peak = max(peak, peak_rss_kb(d))
         time.sleep(0.2)
         j = d.job(jid)
+        if time.monotonic() - polled >= 1 and j["state"] == "running":
+            fractions.append(j["progress"]["fraction"])
+            polled = time.monotonic()
     peak = max(peak, peak_rss_kb(d))
     wall = time.monotonic() - started
     log("plain flood: %s in %.1f s of search, peak RSS %.1f MB" % (j["state"], j["progress"]["seconds"], peak / 1024))
     check_eq((j["state"], j["solutions"], j["stored"]), ("completed", expect, expect),
              "plain flood: completed, solutions == stored == published raw count")
     check(peak < RSS_LIMIT_KB, "plain flood: daemon peak RSS %.1f MB < 512 MB" % (peak / 1024), peak)
+    moving = [f for f in fractions if 0 < f < 1]
+    check(all(b > a for a, b in zip(moving, moving[1:])),
+          "plain flood: the fraction moved between every two polls a second apart", fractions)
 
     stored = j["stored"]
     r, took = page(d, jid, stored - 5, 100)
