@@ -1510,7 +1510,8 @@ static int decode_chunk(sqlite3_stmt *st, int64_t job, int64_t after, int64_t la
                 break;
             c->first[c->n] = at;
             c->count[c->n] = count;
-            memcpy(c->ids + c->start[c->n], scratch, (size_t)n * sizeof *scratch);
+            if (n > 0) /* an empty solution (a loose puzzle's) has no ids, and ids may be NULL */
+                memcpy(c->ids + c->start[c->n], scratch, (size_t)n * sizeof *scratch);
             c->start[c->n + 1] = c->start[c->n] + n;
             c->n++;
         }

@@ -127,7 +127,7 @@ check "estimate exits 0" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
 check "estimate lists nodes and solutions" 'grep -q "^nodes: " "$tmp/out" && grep -q "^solutions (rotations): 480 (480 to 480)" "$tmp/out"'
 check "estimate lists rate and times" 'grep -q "^node rate: " "$tmp/out" && grep -q "^time on 1 thread: " "$tmp/out"'
 check "estimate says the run was exact" 'grep -q "^exact: " "$tmp/out"'
-"$T" estimate --json --threads=4 --probes=2000 --seed=3 "$S/puzzles/tetris-cube.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+"$T" estimate --json --threads=4 --probes=2000 --seconds=300 --seed=3 "$S/puzzles/tetris-cube.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "estimate --json exits 0, one line" '[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ]'
 check "estimate --json fields" 'grep -q "\"nodes\":{\"estimate\":" "$tmp/out" && grep -q "\"solutions\":{" "$tmp/out" && grep -q "\"rate\":" "$tmp/out" && grep -q "\"probes\":2000," "$tmp/out"'
 check "estimate --json times for 1 and 4 threads" 'grep -q "\"seconds\":{\"1\":{.*\"text\":.*\"4\":{" "$tmp/out"'
