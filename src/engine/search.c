@@ -1611,8 +1611,11 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
     double nsum[EST_BATCHES] = {0}, ssum[EST_BATCHES] = {0}, ntot = 0, stot = 0;
     long count[EST_BATCHES] = {0}, n = 0;
     bool feasible = s->parity == NULL || flt_parity_ok(s->parity, w.pstate, w.hp);
-    for (long i = 0; i < EST_PILOT_SAMPLES && rc == 0 && feasible && now() - t0 < max_seconds; i++)
-        rc = est_dlx(&w, 1.0); /* the pilot: plain descents, for the tail */
+    /* the pilot: plain descents, for the tail, in at most a quarter of the
+     * time (on a slow machine it would leave the estimate no probe) */
+    for (long i = 0; i < EST_PILOT_SAMPLES && rc == 0 && feasible && now() - t0 < max_seconds / 4;
+         i++)
+        rc = est_dlx(&w, 1.0);
     w.tail = est_choose_tail(&w);
     w.descents = w.hits = 0;
     while (rc == 0 && w.descents < probes && now() - t0 < max_seconds) {
