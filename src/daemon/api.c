@@ -803,15 +803,33 @@ static void op_solutions(void *ctx, int64_t id, int64_t after, int limit, bool t
         rep->content_type = "text/plain; charset=utf-8";
         return;
     }
-    /* the JSON lines into the documented object */
-    json_t *arr = json_array();
-    for (char *p = buf, *nl; p != NULL && (nl = strchr(p, '\n')) != NULL; p = nl + 1)
-        json_array_append_new(arr, json_loadb(p, (size_t)(nl - p), 0, NULL));
+    /* the JSON lines are the documented objects already: joined into the
+     * page as they are, not parsed and printed again */
+    char *page = NULL;
+    size_t plen = 0;
+    FILE *g = open_memstream(&page, &plen);
+    if (g != NULL) {
+        fputs("{\"solutions\":[", g);
+        for (char *p = buf, *nl; p != NULL && (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+            if (p != buf)
+                fputc(',', g);
+            fwrite(p, 1, (size_t)(nl - p), g);
+        }
+        if (n == limit && n > 0)
+            fprintf(g, "],\"next\":%lld}", (long long)last);
+        else
+            fputs("],\"next\":null}", g);
+        fclose(g);
+    }
     free(buf);
-    json_t *o = json_object();
-    json_object_set_new(o, "solutions", arr);
-    json_object_set_new(o, "next", n == limit && n > 0 ? json_integer(last) : json_null());
-    reply_json(rep, 200, o);
+    if (g == NULL) {
+        srv_reply_error(rep, 500, "out of memory");
+        return;
+    }
+    rep->status = 200;
+    rep->text = page;
+    rep->text_len = plen;
+    rep->content_type = "application/json; charset=utf-8";
 }
 
 /* One step of the export (srv_ops.export_next): the page path above with a
