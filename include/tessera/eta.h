@@ -53,7 +53,7 @@ bool tsr_eta_range(const tsr_eta *e, uint64_t nodes, double rate, double *low, d
  * ratios apart, not seconds), or infinity past a century. */
 double tsr_eta_middle(double low, double high);
 
-/* A duration in one format everywhere: "under 0.1s", "42.3s", "35m28s",
+/* A duration in one format everywhere: "0s", "under 0.1s", "42.3s", "35m28s",
  * "3h05m", "2.4 days", "3.1 years", "more than a century"; "unknown" for
  * infinity or NaN.  Returns buf. */
 const char *tsr_duration_text(double seconds, char *buf, size_t size);

@@ -105,6 +105,8 @@ const char *tsr_duration_text(double seconds, char *buf, size_t size)
         snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
     } else if (seconds >= 0.1)
         snprintf(buf, size, "%.1fs", seconds);
+    else if (seconds == 0)
+        snprintf(buf, size, "0s"); /* nothing yet, not "a little" */
     else
         snprintf(buf, size, "under 0.1s");
     return buf;

@@ -50,7 +50,7 @@ export function fmtDuration(s) {
     return `${Math.floor(t / 60)}m${pad2(t % 60)}s`;
   }
   if (s >= 0.1) return `${s.toFixed(1)}s`;
-  return 'under 0.1s';
+  return s === 0 ? '0s' : 'under 0.1s';
 }
 
 /** 0.4213 → "42.1%". */

@@ -47,7 +47,10 @@ export function mount(root) {
     c.rate.textContent = job.state === 'running' ? fmtRate(job.progress?.rate) : '—';
     c.solutions.textContent = fmtInt(job.solutions);
     c.elapsed.textContent = fmtDuration(job.progress?.seconds);
-    c.eta.textContent = isFinal(job.state) ? '—' : (job.progress?.eta?.text ?? '—');
+    /* the list shows the estimate; the range is in its tooltip and on the job's page */
+    const eta = isFinal(job.state) ? null : job.progress?.eta;
+    c.eta.textContent = !eta ? '—' : eta.estimate_s != null ? fmtDuration(eta.estimate_s) : eta.text;
+    c.eta.title = eta ? eta.text : '';
     updateActionButtons(c.actions, job, r.busy);
     r.tr.dataset.state = job.state;
   }
