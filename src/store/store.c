@@ -1387,6 +1387,17 @@ void sto_solutions_free(char **bodies, int64_t *seqs, int n)
     free(seqs);
 }
 
+/* A page's cursor and size, as every paged read takes them. */
+static int check_page(int64_t after, int limit, const char *ctx, tsr_err *err)
+{
+    if (limit < 1 || limit > STO_MAX_PAGE)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: page size %d is not in 1..%d", ctx, limit,
+                           STO_MAX_PAGE);
+    if (after < 0)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad cursor %lld", ctx, (long long)after);
+    return 0;
+}
+
 int sto_solutions_page(sto_db *s, int64_t job, int64_t after, int limit, char ***bodies,
                        int64_t **seqs, int *n, tsr_err *err)
 {
@@ -1397,11 +1408,9 @@ int sto_solutions_page(sto_db *s, int64_t job, int64_t after, int limit, char **
     *bodies = NULL;
     *seqs = NULL;
     *n = 0;
-    if (limit < 1 || limit > STO_MAX_PAGE)
-        return tsr_err_set(err, TSR_EINVAL, "store: %s: page size %d is not in 1..%d", ctx, limit,
-                           STO_MAX_PAGE);
-    if (after < 0)
-        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad cursor %lld", ctx, (long long)after);
+    int pr = check_page(after, limit, ctx, err);
+    if (pr != 0)
+        return pr;
     sqlite3_stmt *st = NULL;
     int r = read_job_rows(s, job, S_SOLUTIONS_PAGE, &st, ctx, err);
     if (r != 0)
@@ -1531,11 +1540,9 @@ int sto_classes_read(sto_db *s, int64_t job, int64_t after, int limit, sto_class
     if (s == NULL || out == NULL)
         return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
     *out = (sto_classes){0};
-    if (limit < 1 || limit > STO_MAX_PAGE)
-        return tsr_err_set(err, TSR_EINVAL, "store: %s: page size %d is not in 1..%d", ctx, limit,
-                           STO_MAX_PAGE);
-    if (after < 0)
-        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad cursor %lld", ctx, (long long)after);
+    int pr = check_page(after, limit, ctx, err);
+    if (pr != 0)
+        return pr;
     int *scratch = malloc(STO_MAX_TASK_IMAGES * sizeof *scratch);
     out->start = calloc(1, sizeof *out->start);
     if (scratch == NULL || out->start == NULL) {
