@@ -16,7 +16,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tlib  # noqa: E402
 from tlib import check, check_eq, check_error  # noqa: E402
 
-BOUND_S = 3.5 * tlib.SCALE  # descents 2 s + timing run 0.5 s + preparation
+# descents 2 s + timing run 0.5 s + preparation, with room for a machine that
+# runs other tests beside it (make check -j2 answered in 3.7 s once)
+BOUND_S = 6 * tlib.SCALE
 
 
 def check_report(j, what):
