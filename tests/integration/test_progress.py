@@ -58,6 +58,25 @@ def watch_fraction(d, jid, what, stalls=0, polls=POLLS):
     return seen
 
 
+def watch_to_end(d, jid, what):
+    """Poll a second apart until the job ends: the fraction never goes down
+    and moves between any two polls of the running job.  Returns the
+    progress of the polls that found it running."""
+    running = []
+    j = d.job(jid)
+    last = j["progress"]["fraction"]
+    while j["state"] not in tlib.FINAL_STATES:
+        time.sleep(1)
+        j = d.job(jid)
+        f = j["progress"]["fraction"]
+        check(f >= last, "%s: fraction never goes down (poll %d: %r -> %r)" % (what, len(running) + 1, last, f))
+        if j["state"] == "running":
+            check(f > last, "%s: fraction moved in poll %d (%r -> %r)" % (what, len(running) + 1, last, f))
+            running.append(j["progress"])
+        last = f
+    return running
+
+
 def timed(d, jid, action, state, bound):
     t = time.monotonic()
     d.action(jid, action)
@@ -99,18 +118,20 @@ def main(t):
           "the restarted job resumes from its checkpoint (%r vs %r)" % (j["progress"]["fraction"], f0))
     timed(d, jid, "cancel", "cancelled", 1.0)
 
-    # the Tetris Cube: the fraction moves, the ETA is a finite range
-    jid = d.submit(tlib.puzzle_body(tlib.LONG_PUZZLE, **tlib.LONG_OPTIONS))["id"]
+    # the Tetris Cube on one thread (a few seconds on any machine): pause at
+    # once, while it surely runs; then, polled to its end, the fraction moves
+    # and the ETA is a finite range
+    jid = d.submit(tlib.puzzle_body(tlib.LONG_PUZZLE, **dict(tlib.LONG_OPTIONS, threads=1)))["id"]
     d.wait_for(jid, lambda j: j["progress"]["fraction"] > 0, timeout=30, what="a first fraction")
     if not tlib.QUICK:
-        # the first polls: the job may finish within the last ones
-        p = watch_fraction(d, jid, "Tetris Cube", polls=3)[1]
-        eta = p["eta"]
+        timed(d, jid, "pause", "paused", 1.0)
+        d.action(jid, "resume")
+        running = watch_to_end(d, jid, "Tetris Cube")
+        check(len(running) >= 1, "Tetris Cube: polled while running at least once", len(running))
+        eta = running[-1]["eta"]
         check(eta is not None and 0 <= eta["low_s"] <= eta["estimate_s"] <= eta["high_s"] < CENTURY,
               "Tetris Cube: a finite ETA range (%r)" % (eta,))
         check(isinstance(eta["text"], str) and eta["text"], "Tetris Cube: the range in words")
-        timed(d, jid, "pause", "paused", 1.0)
-        d.action(jid, "resume")
     j = d.wait_final(jid)
     check_eq(j["state"], "completed", "Tetris Cube completed after the pause")
     want = tlib.expected(tlib.LONG_PUZZLE, "rotations")
