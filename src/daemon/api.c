@@ -212,7 +212,7 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
         free(options);
         free(j);
         tsr_puzzle_free(pz);
-        srv_reply_error(rep, rc == TSR_EINVAL ? 400 : 500, "%s", err.msg);
+        srv_reply_error(rep, rc == TSR_EINVAL ? 400 : rc == TSR_EIO ? 503 : 500, "%s", err.msg);
         return;
     }
     j->m = m;
@@ -292,6 +292,14 @@ static void op_get(void *ctx, int64_t id, srv_reply *rep)
         srv_reply_error(rep, 404, "no job %lld", (long long)id);
     else if (rep->text == NULL)
         srv_reply_error(rep, 500, "out of memory");
+}
+
+/* The status of an action the store refused: 409 for a conflict (the
+ * job changed meanwhile), 503 when the store cannot be written (a full
+ * disk, a read-only file: the request may succeed later), 500 else. */
+static int action_status(int rc)
+{
+    return rc == TSR_EINVAL ? 409 : rc == TSR_EIO ? 503 : 500;
 }
 
 /* Wait (under mu) until the runner of j has acted on its `want`. */
@@ -403,18 +411,27 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
         } else if (!(j->has_runner && !j->runner_done)) {
             j->state = store_state;
             j->want = WANT_NONE;
+            if (j->retry_mono != 0)
+                jm_store_ok(m, j); /* the store took it: no wait, no stale error */
             jm_touch(m, j);
         }
     }
     if (rc != 0 && store && j != NULL && !(j->has_runner && !j->runner_done))
         j->want = WANT_NONE; /* nothing changed: schedulable again */
+    /* the runner ended without storing the pause or cancel: the store
+     * refused it, and the job waits for the store (jm_store_failed) */
+    if (rc == 0 && busy && !store && j != NULL && j->retry_mono != 0 &&
+        j->state == STO_QUEUED) {
+        rc = tsr_err_set(&err, TSR_EIO, "job %lld could not %s: %s", (long long)id, action,
+                         j->error ? j->error : "the store could not be written");
+    }
     /* a runner that has not acted within ACTION_WAIT_MS: accepted, not done */
     if (rc == 0 && j != NULL)
         reply_json(rep, j->want != WANT_NONE && j->has_runner && !j->runner_done ? 202 : 200,
                    jm_job_json(j, false));
     pthread_mutex_unlock(&m->mu);
     if (rc != 0)
-        srv_reply_error(rep, rc == TSR_EINVAL ? 409 : 500, "%s", err.msg);
+        srv_reply_error(rep, action_status(rc), "%s", err.msg);
 }
 
 /* The job's puzzle, read from the store (the caller frees it). */
@@ -928,10 +945,16 @@ static void op_health(void *ctx, srv_reply *rep)
     json_t *o = json_object(), *jobs = json_object();
     pthread_mutex_lock(&m->mu);
     jm_count_states(m, counts);
+    /* "degraded": the store refused the last commit (docs/store.md) */
+    json_t *store = json_pack("{s:b, s:I, s:o}", "writable", m->store_error == NULL,
+                              "failures", (json_int_t)m->store_failures, "error",
+                              m->store_error ? json_string(m->store_error) : json_null());
     pthread_mutex_unlock(&m->mu);
     for (int s = 0; s < 6; s++)
         json_object_set_new(jobs, sto_state_name((enum sto_state)s), json_integer(counts[s]));
-    json_object_set_new(o, "status", json_string("ok"));
+    json_object_set_new(o, "status", json_string(json_is_true(json_object_get(store, "writable"))
+                                                      ? "ok" : "degraded"));
+    json_object_set_new(o, "store", store);
     json_object_set_new(o, "version", json_string(m->cfg.version ? m->cfg.version : "?"));
     json_object_set_new(o, "engine_version", json_integer(TESSERA_ENGINE_VERSION));
     json_object_set_new(o, "jobs", jobs);
@@ -956,7 +979,8 @@ static void op_metrics(void *ctx, srv_reply *rep)
         sols += m->jobs[i]->solutions;
         busy += m->jobs[i]->state == STO_RUNNING ? m->jobs[i]->threads : 0;
     }
-    uint64_t cps = m->checkpoints;
+    uint64_t cps = m->checkpoints, failures = m->store_failures;
+    bool writable = m->store_error == NULL;
     double cpsum = m->checkpoint_seconds_sum;
     pthread_mutex_unlock(&m->mu);
     char *buf = NULL;
@@ -981,6 +1005,11 @@ static void op_metrics(void *ctx, srv_reply *rep)
     fprintf(f, "# HELP tessera_checkpoint_seconds_sum Seconds spent committing checkpoints.\n"
                "# TYPE tessera_checkpoint_seconds_sum counter\n"
                "tessera_checkpoint_seconds_sum %.6f\n", cpsum);
+    fprintf(f, "# HELP tessera_store_failures_total Checkpoints and state changes the store "
+               "refused since start.\n# TYPE tessera_store_failures_total counter\n"
+               "tessera_store_failures_total %llu\n", (unsigned long long)failures);
+    fprintf(f, "# HELP tessera_store_writable 1 unless the store refused the last commit.\n"
+               "# TYPE tessera_store_writable gauge\ntessera_store_writable %d\n", writable);
     fprintf(f, "# HELP tessera_threads Worker threads of the daemon.\n"
                "# TYPE tessera_threads gauge\ntessera_threads %d\n", m->threads);
     fprintf(f, "# HELP tessera_threads_busy Worker threads searching now.\n"

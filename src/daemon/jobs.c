@@ -44,6 +44,34 @@ double jm_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
+{
+    j->store_failures++;
+    int shift = j->store_failures - 1 < 6 ? j->store_failures - 1 : 6;
+    double wait = (double)(1 << shift) < RETRY_MAX_S ? (double)(1 << shift) : RETRY_MAX_S;
+    j->retry_mono = jm_now() + wait;
+    j->retry_at = (int64_t)time(NULL) + (int64_t)wait;
+    j->state = STO_QUEUED;
+    j->want = WANT_NONE;
+    char msg[TSR_ERR_MAX + 160];
+    snprintf(msg, sizeof msg,
+             "%s; the job keeps its last checkpoint and tries again in %.0f s "
+             "(attempt %d)", why, wait, j->store_failures);
+    jm_set_str(&j->error, msg);
+    m->store_failures++;
+    jm_set_str(&m->store_error, why);
+    jm_touch(m, j);
+}
+
+void jm_store_ok(jm_manager *m, jm_job *j)
+{
+    j->store_failures = 0;
+    j->retry_mono = 0;
+    j->retry_at = 0;
+    jm_set_str(&j->error, NULL);
+    jm_set_str(&m->store_error, NULL);
+}
+
 void jm_set_str(char **dst, const char *src)
 {
     free(*dst);
@@ -207,6 +235,8 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(pz, "expected", jm_expected_json(j->expected));
     json_object_set_new(o, "puzzle", pz);
     json_object_set_new(o, "error", j->error ? json_string(j->error) : json_null());
+    if (j->retry_at != 0 && j->state == STO_QUEUED)
+        json_object_set_new(o, "retry_at", json_integer(j->retry_at));
     json_object_set_new(o, "engine_version", json_integer(j->engine_version));
     if (with_stats) {
         static const char *const doing[] = {"idle", "searching", "parked"};
@@ -274,10 +304,12 @@ static void assign_threads(jm_manager *m)
     if (q == NULL)
         return;
     int n = 0;
+    double now = jm_now();
     for (int i = 0; i < m->njobs; i++) {
         jm_job *j = m->jobs[i];
         j->assigned = 0;
-        if ((j->state == STO_QUEUED || j->state == STO_RUNNING) && j->want == WANT_NONE)
+        if ((j->state == STO_QUEUED || j->state == STO_RUNNING) && j->want == WANT_NONE &&
+            (j->retry_mono == 0 || j->retry_mono <= now))
             q[n++] = j;
     }
     qsort(q, (size_t)n, sizeof *q, by_priority);
@@ -572,6 +604,7 @@ void jm_close(jm_manager *m)
     for (int i = 0; i < m->njobs; i++)
         jm_free_job(m->jobs[i]);
     free(m->jobs);
+    free(m->store_error);
     for (int i = 0; i < m->nlibrary; i++) {
         free(m->library[i].file);
         free(m->library[i].path);

@@ -23,6 +23,11 @@
 #define SOLUTION_BUFFER_BYTES (8 << 20) /* a batch this big asks for a checkpoint */
 #define SOLUTION_DELAY_S 1.0            /* and so does a solution waiting this long */
 #define ACTION_WAIT_MS 15000      /* how long pause/cancel wait for the runner */
+/* A job whose checkpoint the store refused waits 1, 2, 4 ... seconds
+ * before it runs again, at most this long: a full disk is usually freed
+ * by a person, so a minute's delay is short against their reaction, and
+ * a retry costs one preparation and at most a checkpoint period of search. */
+#define RETRY_MAX_S 60.0
 
 enum want { WANT_NONE, WANT_PAUSE, WANT_CANCEL };
 
@@ -61,6 +66,9 @@ typedef struct jm_job {
     int assigned;             /* threads the scheduler gives it */
     int threads;              /* threads its pool runs with now */
     enum want want;
+    int store_failures;       /* commits refused in a row (jm_store_failed) */
+    double retry_mono;        /* jm_now() before which it does not run again; 0: none */
+    int64_t retry_at;         /* the same, in seconds since the epoch (the API's clock) */
     bool has_runner, runner_done;
     pthread_t runner;
 } jm_job;
@@ -96,6 +104,8 @@ struct jm_manager {
     bool has_scheduler;
     uint64_t checkpoints;
     double checkpoint_seconds_sum;
+    uint64_t store_failures;  /* commits the store refused since start */
+    char *store_error;        /* why the last one failed, until a commit succeeds */
     pthread_mutex_t dec_mu;   /* the decoder cache; taken with no other lock held */
     jm_decoder *decoders[DECODERS_MAX];
     uint64_t dec_clock;
@@ -111,6 +121,11 @@ int jm_add_job(jm_manager *m, jm_job *j);          /* under mu */
 void jm_free_job(jm_job *j);
 void jm_set_options(jm_job *j, const char *text);
 void jm_touch(jm_manager *m, jm_job *j);           /* under mu: a change for event streams */
+/* under mu: the store refused to commit job j's checkpoint or state (why):
+ * j waits, queued, and runs again after a back-off; jm_store_ok after a
+ * commit that succeeded ends the wait */
+void jm_store_failed(jm_manager *m, jm_job *j, const char *why);
+void jm_store_ok(jm_manager *m, jm_job *j);
 void jm_count_states(jm_manager *m, int counts[6]); /* under mu */
 /* under mu: the threads job j may run with now: what the scheduler gives
  * it, but no more than the other runners leave free */

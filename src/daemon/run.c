@@ -58,6 +58,11 @@ typedef struct run {
     pthread_t estimator;
     bool has_estimator, estimator_stop; /* estimator_stop under m->mu */
     int end_state;            /* state a checkpoint that ended the run stored, or -1 */
+    /* the progress of the last commit: what a run the store refused falls back to */
+    uint64_t committed_nodes;
+    double committed_fraction, committed_seconds;
+    bool store_failed;        /* a commit failed: the run ends, the job waits (stall_job) */
+    char store_msg[TSR_ERR_MAX];
 } run;
 
 /* A class found by a pool worker (one at a time): into the batch, its
@@ -213,33 +218,31 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     double dt = jm_now() - t0;
     free(t);
     free(stats);
-    if (rc != 0) { /* keep the solutions for the next attempt, in their order */
-        pthread_mutex_lock(&r->sol_mu);
-        if (sto_batch_append(&batch, &r->batch) == 0) {
-            sto_batch_free(&r->batch);
-            r->batch = batch;
-            batch = (sto_batch){0};
-        } else {
-            r->batch_failed = true; /* lost: the job must fail, not undercount */
-        }
-        pthread_mutex_unlock(&r->sol_mu);
-    }
+    /* On failure the store holds the last checkpoint as it was (one
+     * transaction), and the batch goes: the run ends (on_checkpoint) and
+     * the next one starts from that checkpoint, which finds these
+     * solutions again. */
     sto_batch_free(&batch);
+    if (rc != 0 && rc != TSR_EINVAL) {
+        r->store_failed = true;
+        snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
+    }
     pthread_mutex_lock(&m->mu);
     if (rc == 0) {
         m->checkpoints++;
         m->checkpoint_seconds_sum += dt;
+        jm_store_ok(m, r->j);
+        r->committed_nodes = nodes;
+        r->committed_fraction = fraction;
+        r->committed_seconds = seconds;
         if (nlist == 1) {
             r->j->solutions = summary.solutions;
             r->j->stored = summary.stored;
         }
         if (new_state)
             r->j->state = *new_state;
-        jm_set_str(&r->j->error, NULL);
-    } else {
-        jm_set_str(&r->j->error, err->msg);
+        publish(r, nodes, fraction, seconds);
     }
-    publish(r, nodes, fraction, seconds);
     pthread_mutex_unlock(&m->mu);
     sto_jobs_free(list, nlist);
     return rc;
@@ -263,7 +266,7 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
         return 1; /* no frontier needed: run_job commits the cancel */
     tsr_err err = {{0}};
     if (commit(r, tasks, ntasks, st, &next, &err) != 0)
-        return 0; /* go on; the next checkpoint tries again */
+        return 1; /* end the run: the job waits for the store (stall_job) */
     if (end)
         r->end_state = next;
     return end;
@@ -397,6 +400,9 @@ static int prepare(run *r, tsr_err *err)
             r->base_nodes = doc.nodes;
             r->base_fraction = doc.fraction;
             r->base_seconds = doc.seconds;
+            r->committed_nodes = doc.nodes;
+            r->committed_fraction = doc.fraction;
+            r->committed_seconds = doc.seconds;
             r->found = doc.solutions;
             pthread_mutex_lock(&m->mu);
             jm_job *j = r->j;
@@ -427,6 +433,24 @@ static void fail_job(jm_manager *m, jm_job *j, const char *why)
     j->state = STO_FAILED;
     jm_set_str(&j->error, why);
     jm_touch(m, j);
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* The store refused a commit (a full disk, a read-only file, an I/O
+ * error): the store keeps the job's last checkpoint as it was, so the job
+ * is not failed; it waits, queued, with the reason in its error, and the
+ * scheduler tries it again after a back-off (jm_store_failed).  What the
+ * run did since that checkpoint is lost and will be searched again, so
+ * the progress shown falls back to the checkpoint's. */
+static void stall_job(run *r)
+{
+    jm_manager *m = r->m;
+    pthread_mutex_lock(&m->mu);
+    jm_job *j = r->j;
+    j->nodes = r->committed_nodes;
+    j->fraction = r->committed_fraction;
+    j->seconds = r->committed_seconds;
+    jm_store_failed(m, j, r->store_msg);
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -505,6 +529,10 @@ static void run_job(run *r)
             pthread_mutex_lock(&m->db_mu);
             rc = sto_job_set_state(m->db, r->id, next, NULL, &err);
             pthread_mutex_unlock(&m->db_mu);
+            if (rc != 0 && rc != TSR_EINVAL) {
+                r->store_failed = true;
+                snprintf(r->store_msg, sizeof r->store_msg, "%s", err.msg);
+            }
             if (rc == 0) {
                 pthread_mutex_lock(&m->mu);
                 r->j->state = next;
@@ -537,6 +565,8 @@ static void run_job(run *r)
             rc = tsr_pool_search(r->s, threads, tasks, ntasks, &cb, &hk, &st);
         }
         free_tasks(tasks, ntasks);
+        if (rc == 0 && r->store_failed)
+            break; /* the checkpoint that ended the run was not written */
         if (rc == 0 && r->batch_failed)
             rc = tsr_err_set(&err, TSR_ENOMEM, "out of memory holding solutions");
         if (rc != 0) {
@@ -572,7 +602,9 @@ static void run_job(run *r)
         tsr_stats_free(&st);
         break;
     }
-    if (rc != 0)
+    if (r->store_failed)
+        stall_job(r);
+    else if (rc != 0)
         fail_job(m, r->j, err.msg);
 }
 

@@ -302,11 +302,23 @@ def _parse_response(buf, eof=False):
 
 _children = []
 _tempdirs = []
+_at_exit = []
+
+
+def at_exit(fn):
+    """Run fn() when the test ends, after its daemons are killed and before
+    its temporary directories go (e.g. unmount a file system made for it)."""
+    _at_exit.append(fn)
 
 
 def _cleanup():
     for d in list(_children):
         d.kill()
+    while _at_exit:
+        try:
+            _at_exit.pop()()
+        except OSError:
+            pass
     if not os.environ.get("TSR_KEEP"):
         for t in _tempdirs:
             shutil.rmtree(t, ignore_errors=True)
