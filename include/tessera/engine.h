@@ -83,6 +83,20 @@ typedef struct tsr_callbacks {
 
 /* Prepare a solver.  The puzzle must outlive the solver. */
 int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **out, tsr_err *err);
+
+/* A way to give up a long preparation: a puzzle of huge pieces on a huge
+ * board (millions of image cells) takes seconds to prepare, and a daemon
+ * must be able to pause, cancel or stop meanwhile.  `stop` is polled
+ * about every millisecond of work; when it answers nonzero, preparation
+ * ends with TSR_ECANCELED and nothing is kept. */
+typedef struct tsr_stop {
+    int (*stop)(void *ctx);
+    void *ctx;
+} tsr_stop;
+
+/* tsr_solver_new that polls `stop` (NULL: never stops). */
+int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_stop *stop,
+                       tsr_solver **out, tsr_err *err);
 void tsr_solver_free(tsr_solver *s);
 
 /* The configuration actually used, as one line of text (for example

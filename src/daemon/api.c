@@ -128,13 +128,29 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
 
 /* POST /api/v1/estimate.  Its cost is bounded: the descents stop after
  * EST_SECONDS, the timing run after EST_RATE_SECONDS, on the calling
- * server thread; preparing the solver (capped by read_submission) comes on
- * top.  At most EST_CONCURRENT run at once, so estimates cannot take the
+ * server thread; preparing the solver comes on top, given up after
+ * EST_PREP_SECONDS.  At most EST_CONCURRENT run at once, so estimates cannot take the
  * cores from the jobs; the rest are told to retry (503). */
 #define EST_SECONDS 2.0
 #define EST_RATE_SECONDS 0.5
 #define EST_PROBES 1000000L
 #define EST_CONCURRENT 2
+#define EST_PREP_SECONDS 10.0 /* a preparation longer than this is a job's work */
+
+/* The estimate's preparation ends at EST_PREP_SECONDS or at shutdown. */
+typedef struct est_stop {
+    jm_manager *m;
+    double until;
+} est_stop;
+
+static int est_stop_now(void *ctx)
+{
+    est_stop *e = ctx;
+    pthread_mutex_lock(&e->m->mu);
+    bool shutdown = e->m->shutdown;
+    pthread_mutex_unlock(&e->m->mu);
+    return shutdown || jm_now() > e->until;
+}
 
 static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
@@ -153,8 +169,13 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
     }
     tsr_solver *s = NULL;
     tsr_err err = {{0}};
-    int rc = tsr_solver_new(pz, &opt, &s, &err);
-    if (rc != 0) {
+    est_stop es = {m, jm_now() + EST_PREP_SECONDS};
+    int rc = tsr_solver_prepare(pz, &opt, &(tsr_stop){est_stop_now, &es}, &s, &err);
+    if (rc == TSR_ECANCELED) {
+        srv_reply_error(rep, 422, "request body: preparing this puzzle takes more than %.0f s "
+                        "(its pieces have very many placements): submit it as a job, which "
+                        "can be paused or cancelled while it prepares", EST_PREP_SECONDS);
+    } else if (rc != 0) {
         srv_reply_error(rep, rc == TSR_ENOMEM ? 500 : 422, "request body: %s",
                         err.msg[0] ? err.msg : tsr_strerror(rc));
     } else {

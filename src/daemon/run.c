@@ -331,6 +331,18 @@ static void estimator_join(run *r)
     r->has_estimator = false;
 }
 
+/* Preparation gives up as soon as the job is to pause or end, or the
+ * daemon to stop (tessera/engine.h, tsr_stop): on a huge puzzle it takes
+ * seconds. */
+static int prep_stop(void *ctx)
+{
+    run *r = ctx;
+    pthread_mutex_lock(&r->m->mu);
+    int stop = r->m->shutdown || r->j->want != WANT_NONE;
+    pthread_mutex_unlock(&r->m->mu);
+    return stop;
+}
+
 /* Prepare the solver.  The first preparation resolves the automatic choices;
  * they are stored and the search runs on a solver built from them, which
  * every later preparation reproduces. */
@@ -354,7 +366,7 @@ static int prepare(run *r, tsr_err *err)
         r->limit = opt.limit;
         opt.limit = 0; /* the job's limit counts over every run: enforced here */
         r->keep = opt.store < 0 ? -1 : opt.store > doc.stored ? opt.store - doc.stored : 0;
-        rc = tsr_solver_new(r->pz, &opt, &r->s, err);
+        rc = tsr_solver_prepare(r->pz, &opt, &(tsr_stop){prep_stop, r}, &r->s, err);
     }
     char *resolved = NULL;
     if (rc == 0) {
@@ -372,7 +384,7 @@ static int prepare(run *r, tsr_err *err)
                                    err);
         if (rc == 0) {
             ro.limit = 0;
-            rc = tsr_solver_new(r->pz, &ro, &r->s, err);
+            rc = tsr_solver_prepare(r->pz, &ro, &(tsr_stop){prep_stop, r}, &r->s, err);
         }
         if (rc == 0) {
             pthread_mutex_lock(&m->db_mu);
@@ -483,6 +495,34 @@ static int load_frontier(run *r, tsr_task **tasks, int *n, tsr_err *err)
     return 0;
 }
 
+/* The run ends before any search (want: why): only the state changes,
+ * to paused, cancelled or queued (threads taken away); on shutdown the
+ * store keeps "running", so the next start resumes it.  Returns 0, or the
+ * store's error (a refused write leaves the job waiting, stall_job). */
+static int end_unstarted(run *r, enum want want, bool shutdown, tsr_err *err)
+{
+    jm_manager *m = r->m;
+    if (shutdown && want == WANT_NONE)
+        return 0;
+    enum sto_state next = want == WANT_PAUSE    ? STO_PAUSED
+                          : want == WANT_CANCEL ? STO_CANCELLED
+                                                : STO_QUEUED;
+    pthread_mutex_lock(&m->db_mu);
+    int rc = sto_job_set_state(m->db, r->id, next, NULL, err);
+    pthread_mutex_unlock(&m->db_mu);
+    if (rc != 0 && rc != TSR_EINVAL) {
+        r->store_failed = true;
+        snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
+    }
+    if (rc == 0) {
+        pthread_mutex_lock(&m->mu);
+        r->j->state = next;
+        jm_touch(m, r->j);
+        pthread_mutex_unlock(&m->mu);
+    }
+    return rc;
+}
+
 static void free_tasks(tsr_task *t, int n)
 {
     for (int i = 0; t && i < n; i++)
@@ -497,9 +537,18 @@ static void run_job(run *r)
     jm_manager *m = r->m;
     tsr_err err = {{0}};
     int rc = prepare(r, &err);
-    if (rc == 0)
+    bool ended = false; /* before any search */
+    if (rc == TSR_ECANCELED) { /* a pause, cancel or shutdown stopped it */
+        ended = true;
+        pthread_mutex_lock(&m->mu);
+        enum want want = r->j->want;
+        bool shutdown = m->shutdown;
+        pthread_mutex_unlock(&m->mu);
+        rc = end_unstarted(r, want, shutdown, &err);
+    } else if (rc == 0) {
         estimator_start(r);
-    while (rc == 0) {
+    }
+    while (rc == 0 && !ended) {
         tsr_task *tasks = NULL;
         int ntasks = 0;
         if ((rc = load_frontier(r, &tasks, &ntasks, &err)) != 0)
@@ -517,28 +566,13 @@ static void run_job(run *r)
         }
         r->j->threads = threads;
         jm_touch(m, r->j);
-        bool stop_now = m->shutdown || threads == 0 || r->j->want != WANT_NONE;
+        bool shutdown = m->shutdown;
+        bool stop_now = shutdown || threads == 0 || r->j->want != WANT_NONE;
         enum want want = r->j->want;
         pthread_mutex_unlock(&m->mu);
         if (stop_now && want != WANT_CANCEL) {
-            /* nothing ran: only the state changes */
-            enum sto_state next = want == WANT_PAUSE ? STO_PAUSED : STO_QUEUED;
             free_tasks(tasks, ntasks);
-            if (m->shutdown && want == WANT_NONE)
-                break;
-            pthread_mutex_lock(&m->db_mu);
-            rc = sto_job_set_state(m->db, r->id, next, NULL, &err);
-            pthread_mutex_unlock(&m->db_mu);
-            if (rc != 0 && rc != TSR_EINVAL) {
-                r->store_failed = true;
-                snprintf(r->store_msg, sizeof r->store_msg, "%s", err.msg);
-            }
-            if (rc == 0) {
-                pthread_mutex_lock(&m->mu);
-                r->j->state = next;
-                jm_touch(m, r->j);
-                pthread_mutex_unlock(&m->mu);
-            }
+            rc = end_unstarted(r, want, shutdown, &err);
             break;
         }
         /* progress twice a second, so that any two polls a second apart

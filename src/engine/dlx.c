@@ -38,7 +38,7 @@ struct dlx {
 
 static inline int H(int c) { return c + 1; }
 
-dlx *dlx_new(const img_problem *ip, const unsigned char *alive)
+dlx *dlx_new(const img_problem *ip, const unsigned char *alive, const tsr_stop *stop)
 {
     dlx *d = calloc(1, sizeof *d);
     if (d == NULL)
@@ -92,7 +92,12 @@ dlx *dlx_new(const img_problem *ip, const unsigned char *alive)
     d->R[prev] = 0;
     d->L[0] = prev;
     int x = d->ncols + 1;
+    unsigned tick = 0;
     for (int i = 0; i < ip->nimages; i++) {
+        if (img_stopped(stop, &tick)) {
+            dlx_free(d);
+            return NULL;
+        }
         d->rownode[i] = -1;
         if ((alive != NULL && !alive[i]) || d->covered[ip->ncells + ip->img_type[i]])
             continue;

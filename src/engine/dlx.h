@@ -30,7 +30,7 @@
 
 typedef struct dlx dlx;
 
-dlx *dlx_new(const img_problem *ip, const unsigned char *alive);
+dlx *dlx_new(const img_problem *ip, const unsigned char *alive, const tsr_stop *stop);
 void dlx_free(dlx *d);
 
 /* Choose a column; returns its id (cells are 0..ncells-1, types follow), or

@@ -46,6 +46,36 @@ int img_find(const img_problem *ip, int t, const int *cells, int n)
     }
 }
 
+int img_orientation(const img_problem *ip, int t, int i)
+{
+    const img_type *ty = &ip->types[t];
+    int lo = 0, hi = ty->norient - 1; /* the last o with ofirst[o] <= i */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (ty->ofirst[mid] <= i)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+int img_find_at(const img_problem *ip, int t, int o, int first)
+{
+    const img_type *ty = &ip->types[t];
+    int lo = ty->ofirst[o], hi = ty->ofirst[o + 1] - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = ip->img_cells[ip->img_off[mid]];
+        if (c == first)
+            return mid;
+        if (c < first)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
 int img_parity(const img_problem *ip, int i)
 {
     int p = 0;
@@ -60,7 +90,7 @@ void img_free(img_problem *ip)
     if (ip == NULL)
         return;
     for (int t = 0; t < ip->ntypes; t++)
-        free(ip->types[t].orient);
+        free(ip->types[t].orient), free(ip->types[t].ofirst);
     free(ip->types);
     free(ip->cells);
     free(ip->optional);
@@ -161,7 +191,7 @@ static int ivec_push(ivec *a, int x)
     return 0;
 }
 
-static int compile_types(img_problem *ip, long max_images, tsr_err *err)
+static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop, tsr_err *err)
 {
     const tsr_puzzle *pz = ip->pz;
     int allowed[GEO_NTRANSFORMS];
@@ -174,6 +204,7 @@ static int compile_types(img_problem *ip, long max_images, tsr_err *err)
     int *placed = malloc((size_t)TSR_MAX_PIECE_CELLS * sizeof *placed);
     if (placed == NULL)
         rc = TSR_ENOMEM;
+    unsigned tick = 0;
     for (int p = 0; p < pz->npieces && rc == 0; p++) {
         const tsr_piece *pc = &pz->pieces[p];
         if (pc->fixed)
@@ -189,6 +220,12 @@ static int compile_types(img_problem *ip, long max_images, tsr_err *err)
             break;
         }
         t->norient = geo_orientations(pc->cells, pc->ncells, allowed, nallowed, t->orient);
+        t->ofirst = malloc((size_t)(t->norient + 1) * sizeof *t->ofirst);
+        if (t->ofirst == NULL) {
+            rc = TSR_ENOMEM;
+            ip->ntypes++; /* so that img_free frees its orientations */
+            break;
+        }
         int black = 0;
         for (int k = 0; k < pc->ncells; k++)
             black += ((pc->cells[k].x + pc->cells[k].y + pc->cells[k].z) & 1) ? -1 : 1;
@@ -199,7 +236,12 @@ static int compile_types(img_problem *ip, long max_images, tsr_err *err)
             ip->maxsize = pc->ncells;
         for (int o = 0; o < t->norient && rc == 0; o++) {
             const tsr_cell *shape = t->orient + (size_t)o * t->size;
+            t->ofirst[o] = (int)type.n;
             for (int a = 0; a < ip->ncells && rc == 0; a++) {
+                if (img_stopped(stop, &tick)) {
+                    rc = tsr_err_set(err, TSR_ECANCELED, "preparation stopped");
+                    break;
+                }
                 tsr_cell base = ip->cells[a];
                 int k;
                 for (k = 0; k < t->size; k++) {
@@ -223,6 +265,7 @@ static int compile_types(img_problem *ip, long max_images, tsr_err *err)
                                      "the puzzle has more than %ld piece placements", max_images);
             }
         }
+        t->ofirst[t->norient] = (int)type.n;
         t->nimages = (int)type.n - t->first;
         ip->ntypes++;
     }
@@ -254,7 +297,8 @@ static int build_hash(img_problem *ip)
     return 0;
 }
 
-int img_compile(const tsr_puzzle *pz, long max_images, img_problem **out, tsr_err *err)
+int img_compile(const tsr_puzzle *pz, long max_images, const tsr_stop *stop, img_problem **out,
+                tsr_err *err)
 {
     *out = NULL;
     img_problem *ip = calloc(1, sizeof *ip);
@@ -265,7 +309,7 @@ int img_compile(const tsr_puzzle *pz, long max_images, img_problem **out, tsr_er
     ip->exact = tsr_puzzle_is_exact(pz);
     int rc = compile_cells(ip, err);
     if (rc == 0)
-        rc = compile_types(ip, max_images, err);
+        rc = compile_types(ip, max_images, stop, err);
     if (rc == 0)
         rc = build_hash(ip);
     if (rc != 0) {

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "geom/geom.h"
+#include "tessera/engine.h"
 #include "tessera/puzzle.h"
 
 typedef struct img_type {
@@ -30,6 +31,8 @@ typedef struct img_type {
     int norient;      /* distinct allowed orientations */
     tsr_cell *orient; /* norient * size normalised cells */
     int first, nimages; /* its images are first .. first+nimages-1 */
+    int *ofirst;      /* norient + 1: orientation o's images are ofirst[o] ..
+                         ofirst[o+1]-1, in ascending order of their first cell */
     int parity;       /* |black - white| cells in the checkerboard colouring */
 } img_type;
 
@@ -59,8 +62,18 @@ typedef struct img_problem {
 } img_problem;
 
 /* Compile a validated puzzle.  Fails with TSR_ETOOBIG when the images would
- * exceed `max_images` (0 = no limit). */
-int img_compile(const tsr_puzzle *pz, long max_images, img_problem **out, tsr_err *err);
+ * exceed `max_images` (0 = no limit), with TSR_ECANCELED when `stop` (may be
+ * NULL) asks it to. */
+int img_compile(const tsr_puzzle *pz, long max_images, const tsr_stop *stop, img_problem **out,
+                tsr_err *err);
+
+/* Preparation's poll of a tsr_stop: true when it asks to stop.  Call it
+ * once per unit of work of about a microsecond: it asks every 1024th
+ * call, so about every millisecond. */
+static inline bool img_stopped(const tsr_stop *st, unsigned *tick)
+{
+    return st != NULL && st->stop != NULL && (++*tick & 1023u) == 0 && st->stop(st->ctx);
+}
 void img_free(img_problem *ip);
 
 /* Free cell id at a coordinate, or -1. */
@@ -68,6 +81,13 @@ int img_cell_at(const img_problem *ip, tsr_cell c);
 
 /* The image of type `t` covering exactly the sorted cell ids `cells`, or -1. */
 int img_find(const img_problem *ip, int t, const int *cells, int n);
+
+/* The orientation of type t that image i (of type t) has. */
+int img_orientation(const img_problem *ip, int t, int i);
+
+/* The image of type t in orientation o whose first (lowest) cell is
+ * `first`, or -1: a binary search, where img_find hashes every cell. */
+int img_find_at(const img_problem *ip, int t, int o, int first);
 
 static inline int img_size(const img_problem *ip, int i)
 {

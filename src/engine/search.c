@@ -51,6 +51,7 @@ struct tsr_solver {
     int ctype;              /* type constrained by the redundancy filter, -1 */
     unsigned char *keep;    /* redundancy filter flags */
     unsigned char *alive;   /* images left after the root filters */
+    const tsr_stop *stop;   /* during tsr_solver_prepare only: its latch */
     int nalive;
     int P;                  /* piece copies */
     char *heur;             /* [p], p = 0..P */
@@ -221,7 +222,7 @@ void tsr_solver_free(tsr_solver *s)
 static int root_filters(tsr_solver *s)
 {
     const img_problem *ip = s->ip;
-    dlx *d = dlx_new(ip, s->keep);
+    dlx *d = dlx_new(ip, s->keep, s->stop);
     int *stack = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *stack);
     int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
     flt_volume *vol = flt_volume_new(ip);
@@ -267,7 +268,7 @@ static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget
 {
     const img_problem *ip = s->ip;
     unsigned char *keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
-    dlx *d = keep ? (sym_filter_keep(ip, s->g, t, keep), dlx_new(ip, keep)) : NULL;
+    dlx *d = keep ? (sym_filter_keep(ip, s->g, t, keep), dlx_new(ip, keep, s->stop)) : NULL;
     double total = -1;
     int options, root = d ? dlx_choose(d, s->rank[s->P], &options) : -1;
     if (root >= 0 && options >= dlx_need_of(d, root) && options > 0) {
@@ -447,6 +448,32 @@ static int build_plan(tsr_solver *s, tsr_err *err)
 
 int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **out, tsr_err *err)
 {
+    return tsr_solver_prepare(pz, opt, NULL, out, err);
+}
+
+/* The caller's stop, latched: once it has asked to stop, every phase of
+ * the preparation sees it, and a phase that could only fail (a DLX
+ * matrix given up reads as out of memory) is known to have been stopped. */
+typedef struct prep_stop {
+    tsr_stop hook;
+    const tsr_stop *user;
+    bool stopped;
+} prep_stop;
+
+static int prep_stopped(void *ctx)
+{
+    prep_stop *p = ctx;
+    if (!p->stopped && p->user != NULL && p->user->stop != NULL)
+        p->stopped = p->user->stop(p->user->ctx) != 0;
+    return p->stopped;
+}
+
+int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_stop *user,
+                       tsr_solver **out, tsr_err *err)
+{
+    prep_stop ps = {{prep_stopped, NULL}, user, false};
+    ps.hook.ctx = &ps;
+    const tsr_stop *stop = &ps.hook;
     *out = NULL;
     int rc = tsr_puzzle_validate(pz, NULL, err);
     if (rc)
@@ -455,6 +482,7 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
     if (s == NULL)
         return TSR_ENOMEM;
     s->pz = pz;
+    s->stop = stop;
     if (opt)
         s->opt = *opt;
     else
@@ -462,7 +490,7 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
     if (s->opt.goal < 0)
         rc = tsr_err_set(err, TSR_EINVAL, "goal must not be negative");
     if (rc == 0)
-        rc = img_compile(pz, MAX_IMAGES, &s->ip, err);
+        rc = img_compile(pz, MAX_IMAGES, stop, &s->ip, err);
     if (rc == 0) {
         s->P = s->ip->ncopies;
         if (s->P >= FILA_MAX_BITS * 64)
@@ -473,7 +501,7 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
     if (rc == 0 && !s->ip->exact)
         rc = loose_options(&s->opt, err);
     if (rc == 0)
-        rc = sym_build(s->ip, &s->g);
+        rc = sym_build(s->ip, stop, &s->g);
     int *cands = NULL, ncands = 0;
     if (rc == 0) {
         s->mode_mask = sym_mode_mask(s->g, s->opt.unique);
@@ -499,6 +527,9 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
                  s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off");
     if (rc == 0)
         rc = root_filters(s);
+    s->stop = NULL; /* ps lives on this stack */
+    if (ps.stopped)
+        rc = tsr_err_set(err, TSR_ECANCELED, "preparation stopped");
     if (rc) {
         tsr_solver_free(s);
         return rc;
@@ -1224,7 +1255,7 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
     r->ip = ip;
     r->cb = cb;
     r->st = st;
-    r->d = dlx_new(ip, s->alive);
+    r->d = dlx_new(ip, s->alive, NULL);
     r->f = s->plan.maxp > 0 || s->opt.fila > 0 ? fila_new(ip, &s->plan) : NULL;
     r->vol = flt_volume_new(ip);
     r->path = malloc(nc * sizeof *r->path);
@@ -1539,7 +1570,7 @@ static int est_init(est_walk *w, const tsr_solver *s, uint64_t seed)
     const img_problem *ip = s->ip;
     size_t ni = (size_t)(ip->nimages ? ip->nimages : 1), nc = (size_t)ip->ncopies + 1;
     *w = (est_walk){.s = s, .ip = ip};
-    w->d = dlx_new(ip, s->alive);
+    w->d = dlx_new(ip, s->alive, NULL);
     w->f = s->plan.maxp > 0 || s->opt.fila > 0 ? fila_new(ip, &s->plan) : NULL;
     w->vol = flt_volume_new(ip);
     w->path = malloc(nc * sizeof *w->path);

@@ -2,6 +2,7 @@
  * symmetry.c - symmetry group, redundancy filter and canonical solutions
  * (the reasoning is in symmetry.h).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,53 @@ static int map_image(const img_problem *ip, int t, const int *cells, int n)
     return i;
 }
 
+/* Where element e sends the images of type t in orientation o, into
+ * map[]: -1 for all of them, or for each the image of the same cells.
+ * The images of (t, o) are translates of one shape, and e is a rigid map
+ * of the board's cells (cm), so their images are translates of one shape
+ * too, of one type u and orientation o2: the image of the first is found
+ * by its cells (map_image), that of every other by its first cell alone
+ * (img_find_at), which is the image of its k-th cell for one k.  Cost:
+ * one sorted lookup per (t, o) and a binary search per image, where
+ * mapping every image's cells would cost images x cells (minutes on a
+ * 27x27x27 board with 1000-cell pieces). */
+static void map_orientation(const img_problem *ip, const int *cm, int t, int o, int *map,
+                            int *cells)
+{
+    const img_type *ty = &ip->types[t];
+    int i0 = ty->ofirst[o], end = ty->ofirst[o + 1], n = ty->size;
+    if (i0 == end)
+        return;
+    const int *ic = img_cells_of(ip, i0);
+    for (int j = 0; j < n; j++)
+        cells[j] = cm[ic[j]];
+    int k = 0; /* the cell that becomes the image's first */
+    for (int j = 1; j < n; j++)
+        if (cells[j] < cells[k])
+            k = j;
+    qsort(cells, (size_t)n, sizeof *cells, int_cmp);
+    int j0 = map_image(ip, t, cells, n);
+    if (j0 < 0) {
+        for (int i = i0; i < end; i++)
+            map[i] = -1;
+        return;
+    }
+    int u = ip->img_type[j0], o2 = img_orientation(ip, u, j0);
+    for (int i = i0; i < end; i++) {
+        map[i] = img_find_at(ip, u, o2, cm[img_cells_of(ip, i)[k]]);
+        assert(map[i] >= 0); /* a translate of an image on free cells is an image */
+#ifndef NDEBUG
+        if (i == end - 1) { /* the last, the long way */
+            const int *c = img_cells_of(ip, i);
+            for (int j = 0; j < n; j++)
+                cells[j] = cm[c[j]];
+            qsort(cells, (size_t)n, sizeof *cells, int_cmp);
+            assert(map[i] == img_find(ip, u, cells, n));
+        }
+#endif
+    }
+}
+
 /* Fill imgmap for element e and decide whether it is full: every image
  * maps, and all images of a type go to one type, bijectively. */
 static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
@@ -101,15 +149,13 @@ static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
     const int *cm = g->cellmap + (size_t)e * nc;
     int *map = g->imgmap + (size_t)e * ni, *ft = g->fixtype + (size_t)e * nt;
     bool full = true;
-    for (int t = 0; t < nt; t++)
+    for (int t = 0; t < nt; t++) {
         ft[t] = -2; /* not seen yet */
+        for (int o = 0; o < ip->types[t].norient; o++)
+            map_orientation(ip, cm, t, o, map, cells);
+    }
     for (int i = 0; i < ni; i++) {
-        const int *ic = img_cells_of(ip, i);
-        int n = img_size(ip, i), t = ip->img_type[i];
-        for (int j = 0; j < n; j++)
-            cells[j] = cm[ic[j]];
-        qsort(cells, (size_t)n, sizeof *cells, int_cmp);
-        map[i] = map_image(ip, t, cells, n);
+        int t = ip->img_type[i];
         int to = map[i] < 0 ? -1 : ip->img_type[map[i]];
         if (ft[t] == -2)
             ft[t] = to;
@@ -131,7 +177,7 @@ static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
     g->full[e] = full;
 }
 
-int sym_build(const img_problem *ip, sym_group **out)
+int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
 {
     const tsr_puzzle *pz = ip->pz;
     int nc = ip->ncells, nt = ip->ntypes, ni = ip->nimages;
@@ -187,8 +233,12 @@ int sym_build(const img_problem *ip, sym_group **out)
     int *comp = malloc((size_t)(nc ? nc : 1) * sizeof *comp);
     if (g->imgmap == NULL || g->fixtype == NULL || g->mult == NULL || comp == NULL)
         rc = TSR_ENOMEM;
-    for (int e = 0; e < g->n && rc == 0; e++)
-        map_images(ip, g, e, cells);
+    for (int e = 0; e < g->n && rc == 0; e++) {
+        if (stop != NULL && stop->stop != NULL && stop->stop(stop->ctx))
+            rc = TSR_ECANCELED; /* an element costs a binary search per image */
+        else
+            map_images(ip, g, e, cells);
+    }
     /* multiplication table: (x after y) acts on cell c as x(y(c)) */
     for (int x = 0; x < g->n && rc == 0; x++)
         for (int y = 0; y < g->n; y++) {

@@ -51,7 +51,7 @@ typedef struct sym_group {
     int *mult;                    /* n * n: index of (a after b) at [a * n + b] */
 } sym_group;
 
-int sym_build(const img_problem *ip, sym_group **out);
+int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out);
 void sym_free(sym_group *g);
 
 /* Bitmask of the group elements that belong to a uniqueness mode's group. */

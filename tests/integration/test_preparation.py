@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Preparation is interruptible (docs/api.md, "Life cycle").
+
+A puzzle of huge pieces on a huge board (8 copies of a 997-cell piece and
+2672 monominoes in a 22x22x22 box: 52,728 placements of 997 cells, a DLX
+matrix of 53 million nodes) takes seconds to prepare before its search
+starts.  Through the real daemon, while the job prepares (running, no
+`config` yet):
+  - cancel takes effect within 2 s, pause too, and a paused job resumes;
+  - SIGTERM exits within 5 s, and the restarted daemon prepares the job
+    again and can cancel it again;
+  - /api/v1/estimate of the same puzzle does not pin a server thread for
+    its whole preparation.
+"""
+
+import time
+
+import tlib
+from tlib import check, check_eq
+
+SIDE, COPIES, K = 22, 8, 10
+
+
+def huge_puzzle():
+    """A 10x10x10 cube less three cells (no symmetry left: 24 orientations),
+    COPIES copies, and monominoes filling the rest of the SIDE^3 box."""
+    cells = [[x, y, z] for z in range(K) for y in range(K) for x in range(K)]
+    for c in ([0, 0, 0], [1, 0, 0], [0, 2, 0]):
+        cells.remove(c)
+    monos = SIDE ** 3 - COPIES * len(cells)
+    return {"version": 1, "name": "huge pieces %d^3" % SIDE, "board": {"size": [SIDE] * 3},
+            "pieces": [{"name": "B", "cells": cells, "count": COPIES},
+                       {"name": "m", "cells": [[0, 0, 0]], "count": monos}]}
+
+
+def preparing(d, jid, what):
+    """Wait until the job runs and has not finished preparing; 0.5 s more
+    so that the action lands inside the preparation's work."""
+    j = d.wait_for(jid, lambda j: j["state"] == "running", timeout=30, what=what)
+    time.sleep(0.5)
+    j = d.job(jid)
+    check(j["state"] == "running" and j["config"] is None,
+          "%s: the job is still preparing (state %s, config %r)" % (what, j["state"], j["config"]),
+          fatal=True)
+
+
+def timed_action(d, jid, action, state, bound):
+    t = time.monotonic()
+    r = d.action(jid, action, want=None)
+    j = d.wait_state(jid, state, timeout=30)
+    took = time.monotonic() - t
+    check(r.status in (200, 202), "%s during preparation answered %d" % (action, r.status), r.text)
+    check(took <= bound * tlib.SCALE, "%s during preparation took effect in %.2f s (<= %g s)"
+          % (action, took, bound))
+    return j
+
+
+def main(t):
+    if tlib.QUICK:
+        raise tlib.Skip("TSR_QUICK: a preparation of gigabytes is too slow under the sanitizers")
+    d = t.daemon(threads=1)
+    body = {"puzzle": huge_puzzle(), "options": {"threads": 1}}
+
+    jid = d.submit(body)["id"]
+    preparing(d, jid, "first job")
+    timed_action(d, jid, "pause", "paused", 2.0)
+    d.action(jid, "resume")
+    preparing(d, jid, "after resume")
+    j = timed_action(d, jid, "cancel", "cancelled", 2.0)
+    check_eq(j["error"], None, "a job cancelled while preparing has no error")
+
+    jid = d.submit(body)["id"]
+    preparing(d, jid, "second job")
+    rc, took = d.stop()
+    check_eq(rc, 0, "SIGTERM during preparation: exit 0")
+    check(took <= 5 * tlib.SCALE, "SIGTERM during preparation: exited in %.2f s (<= 5 s)" % took)
+    d.start()
+    preparing(d, jid, "after the restart")
+    timed_action(d, jid, "cancel", "cancelled", 2.0)
+
+    # the estimate prepares on a server thread: bounded, and the daemon
+    # still answers meanwhile
+    t0 = time.monotonic()
+    r = d.post("/api/v1/estimate", body, timeout=120)
+    took = time.monotonic() - t0
+    check(r.status in (200, 422), "estimate of the huge puzzle answers 200 or 422 (%d)" % r.status, r.text)
+    check(took <= 40 * tlib.SCALE, "estimate of the huge puzzle answered in %.1f s" % took)
+    check_eq(d.get("/healthz").status, 200, "the daemon answers after the estimate")
+
+
+if __name__ == "__main__":
+    tlib.run(main)
