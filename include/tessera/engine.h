@@ -97,6 +97,21 @@ typedef struct tsr_stop {
 /* tsr_solver_new that polls `stop` (NULL: never stops). */
 int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_stop *stop,
                        tsr_solver **out, tsr_err *err);
+
+/* What preparing and searching a puzzle would cost, bounded from above
+ * without building anything (linear in the board and the pieces). */
+typedef struct tsr_cost {
+    double images;      /* piece placements, at most */
+    double image_cells; /* their cells in all */
+    double bytes;       /* memory of the solver searching on `threads` threads,
+                           with a tree-size estimate beside it */
+} tsr_cost;
+
+/* The checks of tsr_solver_prepare that need no preparation (piece
+ * copies, goal, order, the board's bounding box), then *cost.  Returns 0,
+ * or TSR_EINVAL / TSR_ETOOBIG with the reason, as preparation would. */
+int tsr_solver_check(const tsr_puzzle *pz, const tsr_options *opt, int threads, tsr_cost *cost,
+                     tsr_err *err);
 void tsr_solver_free(tsr_solver *s);
 
 /* The configuration actually used, as one line of text (for example

@@ -25,25 +25,54 @@ static void reply_json(srv_reply *rep, int status, json_t *j)
     rep->json = j;
 }
 
-/* An upper bound on the placements the engine would build. */
-static double placement_bound(const tsr_puzzle *pz)
+/* "3.2 GB": bytes for a message. */
+static const char *bytes_text(double b, char *buf, size_t size)
 {
-    int orient = pz->rotations == TSR_ROT_NONE ? 1 : pz->rotations == TSR_ROT_ONE_SIDED ? 4 : 24;
-    if (pz->mirror)
-        orient *= 2;
-    double total = 0;
-    for (int i = 0; i < pz->npieces; i++)
-        if (!pz->pieces[i].fixed)
-            total += (double)orient * pz->ncells;
-    return total;
+    static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, size, u == 0 ? "%.0f %s" : "%.1f %s", b, unit[u]);
+    return buf;
+}
+
+/* Every check preparation would make, at the door: what the engine would
+ * refuse (tsr_solver_check) and what the daemon's caps refuse, among them
+ * the memory the job's solver would need on the threads it may get. */
+static void check_caps(jm_manager *m, const tsr_puzzle *pz, const tsr_options *opt,
+                       srv_reply *rep)
+{
+    int threads = opt->threads > 0 && opt->threads < m->threads ? opt->threads : m->threads;
+    tsr_cost cost;
+    tsr_err err = {{0}};
+    char need[32], cap[32];
+    if (tsr_solver_check(pz, opt, threads, &cost, &err) != 0)
+        srv_reply_error(rep, 422, "request body: %s", err.msg);
+    else if (pz->ncells > JM_MAX_CELLS)
+        srv_reply_error(rep, 422, "request body: the board has %d cells; the daemon's cap is %d",
+                        pz->ncells, JM_MAX_CELLS);
+    else if (cost.images > JM_MAX_PLACEMENTS)
+        srv_reply_error(rep, 422,
+                        "request body: up to %.0f piece placements to build; the daemon's cap is %d",
+                        cost.images, JM_MAX_PLACEMENTS);
+    else if (m->max_memory > 0 && cost.bytes > m->max_memory)
+        srv_reply_error(rep, 422,
+                        "request body: the search would need about %s of memory on %d thread%s "
+                        "(up to %.0f piece placements of %.0f cells in all); the daemon's cap is "
+                        "%s (tesserad --max-memory)",
+                        bytes_text(cost.bytes, need, sizeof need), threads,
+                        threads == 1 ? "" : "s", cost.images, cost.image_cells,
+                        bytes_text(m->max_memory, cap, sizeof cap));
 }
 
 /* Read and check a submit body as submit and validate both do: the puzzle
  * and options into *pz and *opt, or an error in rep and false.  Shape and
  * type errors (they name a JSON path or a line) are 400; a well-formed
  * puzzle that cannot be solved as given, or one over a cap, is 422. */
-static bool read_submission(const char *body, size_t len, tsr_puzzle **pz, tsr_options *opt,
-                            srv_reply *rep)
+static bool read_submission(jm_manager *m, const char *body, size_t len, tsr_puzzle **pz,
+                            tsr_options *opt, srv_reply *rep)
 {
     if (len == 0) {
         srv_reply_error(rep, 400, "request body: empty; expected a job object "
@@ -62,14 +91,7 @@ static bool read_submission(const char *body, size_t len, tsr_puzzle **pz, tsr_o
         return false;
     }
     json_decref(probe);
-    double bound = placement_bound(*pz);
-    if ((*pz)->ncells > JM_MAX_CELLS)
-        srv_reply_error(rep, 422, "request body: the board has %d cells; the daemon's cap is %d",
-                        (*pz)->ncells, JM_MAX_CELLS);
-    else if (bound > JM_MAX_PLACEMENTS)
-        srv_reply_error(rep, 422,
-                        "request body: up to %.0f placements to build; the daemon's cap is %d",
-                        bound, JM_MAX_PLACEMENTS);
+    check_caps(m, *pz, opt, rep);
     if (rep->status >= 400) {
         tsr_puzzle_free(*pz);
         *pz = NULL;
@@ -97,7 +119,7 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
     tsr_puzzle *pz = NULL;
     tsr_options opt;
-    if (!read_submission(body, len, &pz, &opt, rep))
+    if (!read_submission(ctx, body, len, &pz, &opt, rep))
         return;
     jm_job facts = {0};
     jm_describe(&facts, pz);
@@ -158,7 +180,7 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
     jm_manager *m = ctx;
     tsr_puzzle *pz = NULL;
     tsr_options opt;
-    if (!read_submission(body, len, &pz, &opt, rep))
+    if (!read_submission(ctx, body, len, &pz, &opt, rep))
         return;
     if (atomic_fetch_add(&running, 1) >= EST_CONCURRENT) {
         atomic_fetch_sub(&running, 1);
@@ -210,7 +232,7 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     tsr_options opt;
     tsr_err err = {{0}};
     int rc = 0;
-    if (!read_submission(body, len, &pz, &opt, rep))
+    if (!read_submission(ctx, body, len, &pz, &opt, rep))
         return;
     char *options = tsr_options_write_json(&opt);
     char *doc = malloc(len + 1);
@@ -981,6 +1003,7 @@ static void op_health(void *ctx, srv_reply *rep)
     json_object_set_new(o, "jobs", jobs);
     const jm_backend *be = m->cfg.backend;
     json_object_set_new(o, "threads", json_integer(be ? be->threads : m->threads));
+    json_object_set_new(o, "max_memory", m->max_memory > 0 ? json_real(m->max_memory) : json_null());
     json_object_set_new(o, "uptime_s", json_real(jm_now() - m->started));
     if (be && be->describe)
         json_object_set_new(o, "cluster", be->describe(be->ctx));

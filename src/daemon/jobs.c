@@ -389,6 +389,23 @@ static void *scheduler_main(void *arg)
 
 /* ---- start and stop ---------------------------------------------------------------- */
 
+double jm_default_max_memory(void)
+{
+    double total = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    /* cgroup v2: "max" or a byte count */
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    char line[64];
+    if (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        char *end;
+        double limit = strtod(line, &end);
+        if (end != line && limit > 0 && (total <= 0 || limit < total))
+            total = limit;
+    }
+    if (f != NULL)
+        fclose(f);
+    return total > 0 ? total / 2 : 0;
+}
+
 static int lib_cmp(const void *a, const void *b)
 {
     return strcmp(((const library_entry *)a)->file, ((const library_entry *)b)->file);
@@ -539,6 +556,9 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     m->threads = cfg->backend ? cfg->backend->slots
                  : cfg->threads > 0 ? cfg->threads : tsr_cpu_count();
     m->started = jm_now();
+    m->max_memory = cfg->max_memory < 0    ? 0
+                    : cfg->max_memory > 0 ? cfg->max_memory
+                                          : jm_default_max_memory();
     pthread_mutex_init(&m->db_mu, NULL);
     pthread_mutex_init(&m->rd_mu, NULL);
     pthread_mutex_init(&m->dec_mu, NULL);

@@ -20,7 +20,7 @@
 #define JM_CHECKPOINT_SECONDS 5.0
 /* Daemon-side caps on a submitted puzzle (422 beyond them). */
 #define JM_MAX_CELLS 20000
-#define JM_MAX_PLACEMENTS 5000000 /* upper bound on images: copies x orientations x cells */
+#define JM_MAX_PLACEMENTS 5000000 /* piece placements (tsr_cost.images) */
 
 /* Where jobs search: NULL in jm_config for the local pool; tesserad --mpi
  * gives the cluster (cluster.c).  search has tsr_pool_search's contract
@@ -50,7 +50,13 @@ typedef struct jm_config {
     const char *puzzles_dir;   /* the bundled library, or NULL */
     const char *version;       /* shown by /healthz */
     const jm_backend *backend; /* NULL: the local pool */
+    double max_memory;         /* bytes a job's solver may need (tsr_solver_check):
+                                  0 = half the machine's memory, < 0 = no cap */
 } jm_config;
+
+/* The default of jm_config.max_memory: half the memory this process may
+ * use (the machine's, or its cgroup's limit when lower). */
+double jm_default_max_memory(void);
 
 typedef struct jm_manager jm_manager;
 

@@ -3,6 +3,7 @@
  *
  *   tesserad [--listen HOST:PORT] [--db PATH] [--state-dir DIR] [--threads N]
  *            [--token T] [--www DIR] [--puzzles DIR] [--checkpoint-seconds S]
+ *            [--max-memory SIZE]
  *            [--mpi [--mpi-timeout S]]
  *
  * Under mpirun with --mpi, rank 0 is the daemon and searches through the
@@ -18,6 +19,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <math.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -75,6 +77,9 @@ static const char *usage_text =
     "  --puzzles DIR            puzzle library (default ./puzzles, else " TSR_DATADIR
     "/puzzles)\n"
     "  --checkpoint-seconds S   seconds between checkpoints (default 5)\n"
+    "  --max-memory SIZE        refuse a job whose search would need more memory (bytes,\n"
+    "                           or with K, M, G, T; none: no cap; default: half of the\n"
+    "                           machine's or the cgroup's memory)\n"
     "  --mpi                    run jobs on the ranks of an MPI job (start with mpirun;\n"
     "                           --threads is then per rank; see docs/cluster.md)\n"
     "  --mpi-timeout S          seconds of silence after which a busy rank is given up\n"
@@ -109,6 +114,35 @@ static int parse_number(const char *opt, const char *text, double min, double ma
     return 0;
 }
 
+/* --max-memory: "none", or bytes with an optional K, M, G or T (powers of
+ * 1024); -1 for none. */
+static int parse_size(const char *opt, const char *text, double *out)
+{
+    if (strcmp(text, "none") == 0) {
+        *out = -1;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    const char *units = "KMGT";
+    const char *u = *end ? strchr(units, *end) : NULL;
+    if (u != NULL && *u != '\0') {
+        for (const char *k = units; k <= u; k++)
+            v *= 1024;
+        end++;
+        if (*end == 'B' || *end == 'b')
+            end++;
+    }
+    if (errno || end == text || *end != '\0' || !(v >= 1024 * 1024) || !isfinite(v)) {
+        fprintf(stderr, "tesserad: %s: expected a size of at least 1M (bytes, or with K, M, G "
+                "or T), or none; got \"%s\"\n", opt, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 /* tesserad --check: the whole check of the store, without changing it (it
  * may run beside a live daemon: it only reads). */
 static int check_main(const char *db)
@@ -136,10 +170,11 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         {"checkpoint-seconds", required_argument, NULL, 'c'},
         {"mpi", no_argument, NULL, 'm'},           {"mpi-timeout", required_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
-        {"check", no_argument, NULL, 'C'},         {NULL, 0, NULL, 0}};
+        {"check", no_argument, NULL, 'C'},         {"max-memory", required_argument, NULL, 'M'},
+        {NULL, 0, NULL, 0}};
     const char *listen = SRV_DEFAULT_LISTEN, *db = NULL, *token = getenv("TESSERAD_TOKEN");
     const char *state_dir = getenv("STATE_DIRECTORY"), *www = NULL, *puzzles = NULL;
-    double threads = 0, checkpoint = JM_CHECKPOINT_SECONDS, mpi_timeout = 30;
+    double threads = 0, checkpoint = JM_CHECKPOINT_SECONDS, mpi_timeout = 30, max_memory = 0;
     bool mpi = false, check = false;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -156,6 +191,10 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
             break;
         case 'c':
             if (parse_number("--checkpoint-seconds", optarg, 0.05, 3600, &checkpoint) != 0)
+                return 2;
+            break;
+        case 'M':
+            if (parse_size("--max-memory", optarg, &max_memory) != 0)
                 return 2;
             break;
         case 'm': mpi = true; break;
@@ -220,7 +259,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
 
     tsr_err err = {{0}};
     jm_config jc = {.db_path = db, .threads = (int)threads, .checkpoint_seconds = checkpoint,
-                    .puzzles_dir = puzzles, .version = PACKAGE_VERSION};
+                    .puzzles_dir = puzzles, .version = PACKAGE_VERSION,
+                    .max_memory = max_memory};
 #ifdef HAVE_MPI
     jm_backend backend;
     if (cl != NULL) {

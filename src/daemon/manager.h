@@ -92,6 +92,7 @@ typedef struct library_entry {
 struct jm_manager {
     jm_config cfg;
     int threads;
+    double max_memory;        /* resolved cfg.max_memory: bytes, 0 = no cap */
     double started;
     pthread_mutex_t db_mu, rd_mu, mu;
     pthread_cond_t changed;

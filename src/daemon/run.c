@@ -638,8 +638,8 @@ static void run_job(run *r)
     }
     if (r->store_failed)
         stall_job(r);
-    else if (rc != 0)
-        fail_job(m, r->j, err.msg);
+    else if (rc != 0) /* out of memory may come without a message */
+        fail_job(m, r->j, err.msg[0] ? err.msg : tsr_strerror(rc));
 }
 
 void *jm_runner_main(void *arg)

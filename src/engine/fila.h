@@ -24,6 +24,7 @@
 #include "engine/images.h"
 
 #define FILA_MAX_BITS 128
+#define FILA_MAX_COPIES (FILA_MAX_BITS * 64) /* piece copies a search can hold */
 #define FILA_MAX_SHAPES 64 /* piece types left; one bit each in a 64-bit mask */
 
 /* How FILA runs; fixed for a solver. */

@@ -179,6 +179,23 @@ static void compute_rank(const img_problem *ip, char h, double ang, double *rank
 
 static bool is_ordered(char h) { return h != 's' && h != 'e'; }
 
+int srch_check_fila_order(const char *heur, const double *angle, int maxp, int nfila,
+                          const char *spec, tsr_err *err)
+{
+    char order = 0;
+    double at = 0;
+    for (int p = 0; p <= maxp && p <= nfila; p++) {
+        if (!is_ordered(heur[p]))
+            continue;
+        if (order && (order != heur[p] || at != angle[p]))
+            return tsr_err_set(err, TSR_EINVAL,
+                               "order '%s': FILA levels may use only one fixed order", spec);
+        order = heur[p];
+        at = angle[p];
+    }
+    return 0;
+}
+
 /* Render the schedule compactly, e.g. "s=12:e=11:f=3". */
 static void format_order(const char *heur, const double *angle, int P, char *out, size_t size)
 {
@@ -396,6 +413,8 @@ static int build_plan(tsr_solver *s, tsr_err *err)
     }
     s->plan.rank = frank;
     int rc = srch_parse_order(s->opt.order, P, s->heur, s->angle, err);
+    if (rc == 0)
+        rc = srch_check_fila_order(s->heur, s->angle, P, s->opt.fila, s->opt.order, err);
     if (rc)
         return rc;
     char fila_order = 0;
@@ -409,11 +428,7 @@ static int build_plan(tsr_solver *s, tsr_err *err)
         if (p <= s->opt.fila) {
             s->fila_heur[p] = is_ordered(h) ? 'f' : h;
             if (is_ordered(h)) {
-                if (fila_order && (fila_order != h || fila_angle != s->angle[p]))
-                    return tsr_err_set(err, TSR_EINVAL,
-                                       "order '%s': FILA levels may use only one fixed order",
-                                       s->opt.order);
-                fila_order = h;
+                fila_order = h; /* one only (srch_check_fila_order) */
                 fila_angle = s->angle[p];
             }
         }
@@ -493,7 +508,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
         rc = img_compile(pz, MAX_IMAGES, stop, &s->ip, err);
     if (rc == 0) {
         s->P = s->ip->ncopies;
-        if (s->P >= FILA_MAX_BITS * 64)
+        if (s->P >= FILA_MAX_COPIES)
             rc = tsr_err_set(err, TSR_ETOOBIG, "too many pieces (%d)", s->P);
     }
     if (rc == 0 && s->opt.goal > s->P)

@@ -16,4 +16,10 @@
  * entry covers get 's'.  Returns 0 or TSR_EINVAL with a message. */
 int srch_parse_order(const char *spec, int maxp, char *heur, double *angle, tsr_err *err);
 
+/* The levels FILA takes (p <= fila) may use one fixed order only (and the
+ * searches 's' and 'e'): FILA ranks cells once.  0 or TSR_EINVAL naming
+ * the schedule `spec`. */
+int srch_check_fila_order(const char *heur, const double *angle, int maxp, int nfila,
+                          const char *spec, tsr_err *err);
+
 #endif

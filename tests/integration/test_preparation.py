@@ -1,5 +1,13 @@
 #!/usr/bin/env python3
-"""Preparation is interruptible (docs/api.md, "Life cycle").
+"""Preparation is checked at the door and interruptible after it
+(docs/api.md, "Limits" and "Life cycle").
+
+At the door, submit and /validate answer 422 naming the reason, and no job
+is created, for everything preparation would refuse: 20000 piece copies, a
+board spanning +-100000 cells, a goal above the piece count, a malformed
+or inconsistent order, and a solver that would need more memory than
+`--max-memory` allows (the estimate counts the placements' cells and one
+DLX matrix per thread).
 
 A puzzle of huge pieces on a huge board (8 copies of a 997-cell piece and
 2672 monominoes in a 22x22x22 box: 52,728 placements of 997 cells, a DLX
@@ -55,10 +63,42 @@ def timed_action(d, jid, action, state, bound):
     return j
 
 
+def at_the_door(t):
+    d = t.daemon(threads=2, extra=["--max-memory", "1G"])
+    pent = tlib.load_puzzle("pentominoes-6x10.json")
+    cases = [
+        ("20000 piece copies", {"puzzle": {"version": 1, "board": {"size": [200, 100]},
+                                           "pieces": [{"name": "m", "cells": [[0, 0]], "count": 20000}]}},
+         ["20000 piece copies", "at most"]),
+        ("a board spanning +-100000", {"puzzle": {"version": 1, "board": {"cells": [[-100000, -100000, -100000],
+                                                                                 [100000, 100000, 100000]]},
+                                                  "pieces": [{"name": "m", "cells": [[0, 0, 0]], "count": 2}]}},
+         ["200001 x 200001 x 200001", "bounding box"]),
+        ("goal above the piece count", {"puzzle": pent, "options": {"goal": 13}}, ["goal 13", "12 piece"]),
+        ("a malformed order", {"puzzle": pent, "options": {"order": "q=3"}}, ["order 'q=3'", "unknown heuristic"]),
+        ("two fixed orders in FILA", {"puzzle": pent, "options": {"order": "x=11:y=5", "fila": 11}},
+         ["one fixed order"]),
+        ("more memory than --max-memory", {"puzzle": huge_puzzle()}, ["memory", "1.0 GB", "--max-memory"]),
+    ]
+    for what, body, needles in cases:
+        for route in ("/api/v1/validate", "/api/v1/jobs"):
+            r = d.post(route, body)
+            tlib.check_error(r, 422, *needles, what="%s: %s" % (route, what))
+    check_eq(d.get("/api/v1/jobs").json["jobs"], [], "no job was created by any of them")
+    h = d.get("/healthz").json
+    check_eq(h["max_memory"], 1024.0 ** 3, "/healthz shows the memory cap")
+    # the cap is per job's threads: the same puzzle fits without a cap
+    r = d.post("/api/v1/validate", {"puzzle": pent, "options": {"threads": 1}})
+    check_eq(r.status, 200, "a small puzzle passes the memory cap")
+    d.stop()
+
+
 def main(t):
+    at_the_door(t)
     if tlib.QUICK:
         raise tlib.Skip("TSR_QUICK: a preparation of gigabytes is too slow under the sanitizers")
-    d = t.daemon(threads=1)
+    # no memory cap: the point here is the preparation (about 1.5 GB)
+    d = t.daemon(threads=1, extra=["--max-memory", "none"])
     body = {"puzzle": huge_puzzle(), "options": {"threads": 1}}
 
     jid = d.submit(body)["id"]
