@@ -66,6 +66,7 @@
 
 #include <microhttpd.h>
 
+#include "server/guard.h"
 #include "server/server.h"
 
 #define SRV_STACK (1024 * 1024)          /* per-connection thread stack */
@@ -98,7 +99,17 @@ struct srv_server {
     atomic_uint_fast64_t requests[5]; /* answers by status class 1xx..5xx */
     atomic_long connections;
     atomic_long streams;          /* event streams not yet freed */
+    guard *guard;                 /* deadlines and per-address limits (guard.h) */
+    int max_connections;
 };
+
+/* The guard's record of connection c (its socket context), or NULL. */
+static guard_conn *conn_guard(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci != NULL ? ci->socket_context : NULL;
+}
 
 /* ---- growable buffer ------------------------------------------------------
  * One helper grows every buffer the server builds: JSON encodings, event
@@ -297,8 +308,10 @@ static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, int status
     if (ctype)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-    if (atomic_load(&s->stopping))
+    guard_conn *gc = conn_guard(c);
+    if (atomic_load(&s->stopping) || guard_reserved(gc))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    guard_request_done(s->guard, gc); /* answering: no deadline */
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, resp);
     MHD_destroy_response(resp);
     if (ok == MHD_YES && status >= 100 && status < 600)
@@ -477,7 +490,8 @@ static void keep_segment(struct req *q, const char *p, size_t n)
     memcpy(q->seg, p, n);
     q->seg[n] = 0;
     int64_t id;
-    q->id = parse_uint(p, n, INT64_MAX, &id) && id > 0 ? id : -1;
+    /* one spelling per job: "01" and "+1" are not job 1 */
+    q->id = p[0] != '0' && parse_uint(p, n, INT64_MAX, &id) && id > 0 ? id : -1;
 }
 
 static enum route route_of(const char *url, struct req *q)
@@ -627,9 +641,11 @@ static void check_export_params(struct req *q)
 }
 
 /* Percent-decoding for the path and the query.  Like libmicrohttpd's own,
- * except that a decoded NUL becomes DEL (0x7f): a NUL would cut the string
- * short ("/index.html%00.png" would name index.html), while DEL is simply
- * a byte that no path segment and no parameter value accepts. */
+ * except that a decoded NUL or slash becomes DEL (0x7f): a NUL would cut
+ * the string short ("/index.html%00.png" would name index.html) and a
+ * slash would route "/api/v1/jobs/1%2fsolutions" as the solutions of job
+ * 1, while DEL is simply a byte that no path segment and no parameter
+ * value accepts, so each resource has one spelling. */
 static size_t unescape(void *cls, struct MHD_Connection *c, char *str)
 {
     (void)cls;
@@ -639,7 +655,7 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *str)
         int hi, lo;
         if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
             int ch = hi * 16 + lo;
-            *w++ = (char)(ch ? ch : 0x7f);
+            *w++ = (char)(ch && ch != '/' ? ch : 0x7f);
             r += 2;
         } else {
             *w++ = *r;
@@ -998,8 +1014,12 @@ static void metrics(srv_server *s, srv_reply *r)
         rc = buf_printf(&b,
                         "# HELP tessera_http_connections Open HTTP connections.\n"
                         "# TYPE tessera_http_connections gauge\n"
-                        "tessera_http_connections %ld\n",
-                        atomic_load(&s->connections));
+                        "tessera_http_connections %ld\n"
+                        "# HELP tessera_http_connections_cut_total Connections shut down for "
+                        "a slow request or too many from one address.\n"
+                        "# TYPE tessera_http_connections_cut_total counter\n"
+                        "tessera_http_connections_cut_total %ld\n",
+                        atomic_load(&s->connections), guard_cut(s->guard));
     if (rc != TSR_OK) {
         free(b.data);
         srv_reply_error(r, 500, "out of memory");
@@ -1066,6 +1086,11 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
     }
     q->method = method_bit(method);
     q->route = route_of(url, q);
+    if (guard_reserved(conn_guard(c)) && q->route != R_HEALTH) {
+        srv_reply_error(r, 503, "the server is at its limit of %d connections; only /healthz is "
+                        "answered on this one (try again shortly)", s->max_connections);
+        return false;
+    }
     if (q->route == R_NONE || (q->route == R_STATIC && !s->www_root)) {
         srv_reply_error(r, 404, "no route %s", printable(echo, sizeof echo, url, strlen(url)));
         return false;
@@ -1240,6 +1265,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         q->id = -1;
         q->limit = SRV_PAGE_DEFAULT;
         *con_cls = q;
+        guard_headers_done(s->guard, conn_guard(c), has_body(c));
         /* A refused request without a body is answered once it is complete,
          * which keeps the connection alive; one with a body is answered now,
          * so the body is never read (MHD then closes the connection). */
@@ -1258,9 +1284,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)c;
     (void)toe;
+    srv_server *s = cls;
+    guard_answered(s->guard, conn_guard(c)); /* the next request on it, if any */
     struct req *q = *con_cls;
     if (q) {
         reply_release(&q->early);
@@ -1273,13 +1299,22 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
                           enum MHD_ConnectionNotificationCode code)
 {
-    (void)c;
-    (void)socket_ctx;
     srv_server *s = cls;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED)
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
         atomic_fetch_add(&s->connections, 1);
-    else if (code == MHD_CONNECTION_NOTIFY_CLOSED)
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ad = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = ad != NULL ? ad->client_addr : NULL;
+        socklen_t len = sa == NULL ? 0
+                        : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                    : sizeof(struct sockaddr_in);
+        if (fd != NULL)
+            *socket_ctx = guard_open(s->guard, fd->connect_fd, sa, len);
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
         atomic_fetch_sub(&s->connections, 1);
+        guard_close(s->guard, *socket_ctx);
+        *socket_ctx = NULL;
+    }
 }
 
 static void on_log(void *cls, const char *fmt, va_list ap)
@@ -1394,6 +1429,7 @@ static void server_free(srv_server *s)
         memset(s->token, 0, s->token_len);
     free(s->token);
     free(s->www_root);
+    guard_free(s->guard);
     free(s);
 }
 
@@ -1454,11 +1490,17 @@ int srv_start(const srv_config *cfg, const srv_ops *ops, srv_server **out, tsr_e
     unsigned max_conn = cfg->max_connections > 0 ? (unsigned)cfg->max_connections
                                                   : SRV_MAX_CONNECTIONS;
     unsigned timeout = cfg->timeout_s > 0 ? (unsigned)cfg->timeout_s : SRV_CONNECTION_TIMEOUT_S;
+    s->max_connections = (int)max_conn;
+    if (guard_new((int)max_conn, timeout, &s->guard) != 0) {
+        close(fd);
+        server_free(s);
+        return tsr_err_set(err, TSR_ENOMEM, "cannot start the connection guard");
+    }
     s->mhd = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s,
         MHD_OPTION_EXTERNAL_LOGGER, on_log, s, /* first, so it sees every message */
         MHD_OPTION_LISTEN_SOCKET, fd,
-        MHD_OPTION_CONNECTION_LIMIT, max_conn,
+        MHD_OPTION_CONNECTION_LIMIT, max_conn + GUARD_RESERVE, /* reserved: /healthz */
         MHD_OPTION_CONNECTION_TIMEOUT, timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONN_MEMORY,
         MHD_OPTION_THREAD_STACK_SIZE, (size_t)SRV_STACK,

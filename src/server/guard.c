@@ -1,0 +1,207 @@
+/*
+ * guard.c - deadlines and per-address limits on HTTP connections (the
+ * reasons and the rules are in guard.h).
+ *
+ * Records live in one list under `mu`; a thread wakes every GUARD_TICK_MS,
+ * shuts down the sockets whose deadline has passed and clears their
+ * deadline (one shutdown each).  Connections are at most the server's limit
+ * plus the reserve, a thousand or so, so every operation simply walks the
+ * list.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server/guard.h"
+
+#define GUARD_TICK_MS 250 /* how late a deadline may be acted on */
+
+struct guard_conn {
+    guard_conn *prev, *next;
+    int fd;
+    struct sockaddr_storage addr;
+    double deadline; /* monotonic seconds; 0: none */
+    bool reserved;
+};
+
+struct guard {
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+    pthread_t reaper;
+    bool stop;
+    guard_conn *head;
+    int open, limit;
+    double idle_s;
+    long cut;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Same client address (the port aside)? */
+static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    if (a->ss_family != b->ss_family)
+        return false;
+    if (a->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    if (a->ss_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                      &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
+    return false;
+}
+
+/* Shut down c's socket (under mu): its thread sees the end of the stream. */
+static void cut(guard *g, guard_conn *c)
+{
+    c->deadline = 0;
+    shutdown(c->fd, SHUT_RDWR);
+    g->cut++;
+}
+
+static void *reaper_main(void *arg)
+{
+    guard *g = arg;
+    pthread_mutex_lock(&g->mu);
+    while (!g->stop) {
+        double t = now_s();
+        for (guard_conn *c = g->head; c != NULL; c = c->next)
+            if (c->deadline > 0 && t > c->deadline)
+                cut(g, c);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += GUARD_TICK_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&g->wake, &g->mu, &until);
+    }
+    pthread_mutex_unlock(&g->mu);
+    return NULL;
+}
+
+int guard_new(int limit, double idle_s, guard **out)
+{
+    guard *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return -ENOMEM;
+    g->limit = limit;
+    g->idle_s = idle_s;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->wake, NULL);
+    int rc = pthread_create(&g->reaper, NULL, reaper_main, g);
+    if (rc != 0) {
+        pthread_cond_destroy(&g->wake);
+        pthread_mutex_destroy(&g->mu);
+        free(g);
+        return -rc;
+    }
+    *out = g;
+    return 0;
+}
+
+void guard_free(guard *g)
+{
+    if (g == NULL)
+        return;
+    pthread_mutex_lock(&g->mu);
+    g->stop = true;
+    pthread_cond_signal(&g->wake);
+    pthread_mutex_unlock(&g->mu);
+    pthread_join(g->reaper, NULL);
+    while (g->head != NULL) { /* none, once the server has stopped */
+        guard_conn *c = g->head;
+        g->head = c->next;
+        free(c);
+    }
+    pthread_cond_destroy(&g->wake);
+    pthread_mutex_destroy(&g->mu);
+    free(g);
+}
+
+guard_conn *guard_open(guard *g, int fd, const struct sockaddr *addr, socklen_t len)
+{
+    guard_conn *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->fd = fd;
+    if (addr != NULL && len <= sizeof c->addr)
+        memcpy(&c->addr, addr, len);
+    pthread_mutex_lock(&g->mu);
+    int same = 0;
+    for (guard_conn *o = g->head; o != NULL; o = o->next)
+        same += same_address(&o->addr, &c->addr);
+    c->reserved = g->open >= g->limit;
+    c->deadline = now_s() + GUARD_HEADER_S;
+    c->next = g->head;
+    if (g->head != NULL)
+        g->head->prev = c;
+    g->head = c;
+    g->open++;
+    if (same >= GUARD_PER_ADDRESS)
+        cut(g, c);
+    pthread_mutex_unlock(&g->mu);
+    return c;
+}
+
+void guard_close(guard *g, guard_conn *c)
+{
+    if (c == NULL)
+        return;
+    pthread_mutex_lock(&g->mu);
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        g->head = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    g->open--;
+    pthread_mutex_unlock(&g->mu);
+    free(c);
+}
+
+static void set_deadline(guard *g, guard_conn *c, double in_s)
+{
+    if (c == NULL)
+        return;
+    pthread_mutex_lock(&g->mu);
+    c->deadline = in_s > 0 ? now_s() + in_s : 0;
+    pthread_mutex_unlock(&g->mu);
+}
+
+void guard_headers_done(guard *g, guard_conn *c, bool has_body)
+{
+    set_deadline(g, c, has_body ? GUARD_BODY_S : 0);
+}
+
+void guard_request_done(guard *g, guard_conn *c)
+{
+    set_deadline(g, c, 0);
+}
+
+void guard_answered(guard *g, guard_conn *c)
+{
+    set_deadline(g, c, g->idle_s + GUARD_HEADER_S);
+}
+
+bool guard_reserved(const guard_conn *c)
+{
+    return c != NULL && c->reserved;
+}
+
+long guard_cut(guard *g)
+{
+    pthread_mutex_lock(&g->mu);
+    long n = g->cut;
+    pthread_mutex_unlock(&g->mu);
+    return n;
+}
