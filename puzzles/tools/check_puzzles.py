@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check every puzzle file under puzzles/ (independently of the C reader).
 
-Usage: python3 puzzles/tools/check_puzzles.py [--oracle PATH]
+Usage: python3 puzzles/tools/check_puzzles.py
 
 For each *.json: strict parse (version 1, only the allowed keys, no duplicate
 keys), unique piece names, connected pieces, fixed pieces on the board and
@@ -9,8 +9,9 @@ not overlapping, free board volume == mobile piece volume (counts included),
 and the piece sets: pentominoes are exactly the 12 free pentominoes with the
 right letters, one-sided sets exactly the 18 one-sided pentominoes (lowercase
 = mirror image), tetrominoes the 5 free ones, hexominoes the 35 free ones,
-Soma / Tetris Cube / Bedlam Cube exactly the shapes written in oracle.md.
-"expected" counts are compared with the tables of oracle.md.
+Soma / Tetris Cube / Bedlam Cube exactly the shapes written in puzzles/README.md
+("Piece shapes"). "expected" counts are compared with its table "Published
+counts", which names the source of each.
 The polycube/*.txt twins are compared with their JSON twins.
 Exits non-zero on the first failure of any file (all files are reported).
 """
@@ -77,7 +78,7 @@ def pentomino_letter(cells):
     return "Z" if top == 2 else "F"
 
 
-# ---- oracle.md -----------------------------------------------------------------
+# ---- the published counts and shapes of puzzles/README.md ------------------------
 
 def load_oracle(path):
     text = open(path).read()
@@ -92,7 +93,7 @@ def load_oracle(path):
         soma[name] = digits_to_cells(digits)
     tetris = [digits_to_cells(t.strip(" .")) for t in shapes("Tetris Cube").split("·")]
     bedlam = [digits_to_cells(t.strip(" .")) for t in shapes("Bedlam Cube").split("·")]
-    assert len(soma) == 7 and len(tetris) == 12 and len(bedlam) == 13, "oracle.md shapes not parsed"
+    assert len(soma) == 7 and len(tetris) == 12 and len(bedlam) == 13, "README.md shapes not parsed"
     rows = {}
     for line in text.splitlines():
         cols = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -103,7 +104,7 @@ def load_oracle(path):
     return {"soma": soma, "tetris": tetris, "bedlam": bedlam, "rows": rows}
 
 
-# file -> (oracle table row label, keys of the row's numbers)
+# file -> (published table row label, keys of the row's numbers)
 ORACLE_ROWS = {
     "pentominoes-6x10.json": ("12 pentominoes, 6×10", ["raw", "rotations"]),
     "pentominoes-5x12.json": ("12 pentominoes, 5×12", ["raw", "rotations"]),
@@ -118,6 +119,10 @@ ORACLE_ROWS = {
     "soma-cube.json": ("Soma cube, 3×3×3 (7 pieces)", ["raw", "rotations", "mirror"]),
     "tetris-cube.json": ("Tetris Cube, 4×4×4 (12 pieces)", ["raw", "rotations", "mirror"]),
     "bedlam-cube.json": ("Bedlam Cube, 4×4×4 (13 pieces)", ["raw", "rotations", "mirror"]),
+    "dominoes-6x6.json": ("18 dominoes, 6×6", ["raw", "rotations", "mirror"]),
+    "dominoes-8x8.json": ("32 dominoes, 8×8", ["raw", "rotations", "mirror"]),
+    "pentominoes-any5-5x5.json": ("any 5 distinct pentominoes, 5×5", ["raw", "rotations", "mirror"]),
+    "pentominoes-any4-4x5.json": ("any 4 distinct pentominoes, 4×5", ["raw", "rotations", "mirror"]),
 }
 
 
@@ -147,10 +152,21 @@ def check_json(path, oracle):
         need(not (cs & taken), f"fixed piece {p['name']} overlaps another")
         taken |= cs
     free = len(board) - len(taken)
-    vol = sum(len(p["cells"]) * p["count"] for p in mobile)
-    need(free == vol, f"free board volume {free} != piece volume {vol}")
-    notes.append(f"{len(board)} cells, {free} free = {vol} piece cells, "
-                 f"{sum(p['count'] for p in pz['pieces'])} pieces")
+    optional = pz["optional"] - taken
+    need(not (pz["optional"] & taken), "a fixed piece covers an optional cell")
+    if optional or any(p["count_min"] != p["count"] for p in mobile):
+        # some choice of counts covers every required cell and fits the board
+        reach = {0}
+        for p in mobile:
+            reach = {v + k * len(p["cells"]) for v in reach for k in range(p["count_min"], p["count"] + 1)}
+        fits = sorted(v for v in reach if free - len(optional) <= v <= free)
+        need(fits, f"no choice of counts covers {free - len(optional)} to {free} cells")
+        notes.append(f"{len(board)} cells, {len(optional)} optional; piece volumes {fits[0]}..{fits[-1]} fit")
+    else:
+        vol = sum(len(p["cells"]) * p["count"] for p in mobile)
+        need(free == vol, f"free board volume {free} != piece volume {vol}")
+        notes.append(f"{len(board)} cells, {free} free = {vol} piece cells, "
+                     f"{sum(p['count'] for p in pz['pieces'])} pieces")
     for p in pz["pieces"]:
         need(connected(p["cells"]), f"piece {p['name']} not connected")
     flat = all(c[2] == 0 for c in board)
@@ -209,34 +225,34 @@ def check_json(path, oracle):
         pieces3 = {p["name"]: p["cells"] for p in mobile}
         if oracle and fname.startswith("soma-"):
             need(len(pieces3) == 7 and all(normalize(pieces3[n]) == normalize(c) for n, c in oracle["soma"].items()),
-                 "Soma pieces differ from oracle.md")
+                 "Soma pieces differ from README.md")
             tetracubes = set(free_polycubes(4))
             other = {canon(c, ROT24) for c in pieces3.values() if len(c) == 4}
             need(len(other) == 6 and other == tetracubes - {canon([(0, 0, 0), (1, 0, 0), (2, 0, 0), (3, 0, 0)], ROT24),
                                                            canon([(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)], ROT24)},
                  "Soma tetracubes are not the 6 non-convex tetracubes")
-            notes.append("Soma pieces = oracle.md, = V + the 6 tetracubes other than I and O")
+            notes.append("Soma pieces = README.md, = V + the 6 tetracubes other than I and O")
         if oracle and fname == "tetris-cube.json":
             need(sorted(tuple(sorted(normalize(c))) for c in pieces3.values()) ==
-                 sorted(tuple(sorted(normalize(c))) for c in oracle["tetris"]), "Tetris Cube pieces differ from oracle.md")
-            notes.append("pieces = oracle.md")
+                 sorted(tuple(sorted(normalize(c))) for c in oracle["tetris"]), "Tetris Cube pieces differ from README.md")
+            notes.append("pieces = README.md")
         if oracle and fname == "bedlam-cube.json":
             need([tuple(sorted(normalize(pieces3[chr(65 + i)]))) for i in range(13)] ==
-                 [tuple(sorted(normalize(c))) for c in oracle["bedlam"]], "Bedlam Cube pieces differ from oracle.md")
-            notes.append("pieces = oracle.md")
+                 [tuple(sorted(normalize(c))) for c in oracle["bedlam"]], "Bedlam Cube pieces differ from README.md")
+            notes.append("pieces = README.md")
         keys = [canon(c, ROT24) for c in pieces3.values()]
         need(len(set(keys)) == len(keys), "two pieces with the same shape (use count)")
 
     exp = pz["expected"]
     if fname in ORACLE_ROWS:
         label, keys = ORACLE_ROWS[fname]
-        need(oracle is None or label in oracle["rows"], f"oracle row {label!r} not found")
+        need(oracle is None or label in oracle["rows"], f"published row {label!r} not found in README.md")
         if oracle:
             want = {k: v for k, v in zip(keys, oracle["rows"][label]) if v is not None}
-            need(exp == want, f"expected {exp} != oracle.md {want}")
-            notes.append(f"expected = oracle.md {want}")
+            need(exp == want, f"expected {exp} != README.md {want}")
+            notes.append(f"expected = published {want}")
     else:
-        need(not exp, "expected counts on a puzzle that oracle.md does not list")
+        need(not exp, "expected counts on a puzzle with no published count in README.md")
     return notes
 
 
@@ -256,7 +272,7 @@ def check_polycube_twins():
         need({n: normalize(c) for n, _, c in pcs} == {n: normalize(c) for n, c in jp.items()},
              f"{txt} differs from {js}")
         out.append(f"{txt}: same pieces as {js}, dims {d}")
-    # tetris cube: the article's set is the mirror image of oracle.md's
+    # tetris cube: the article's set is the mirror image of README.md's
     d, pcs = read_polycube(P("polycube/tetris-cube.txt"))
     need(d == (4, 4, 4), "tetris-cube.txt dims")
     jp = pieces_of("tetris-cube.json")
@@ -281,12 +297,7 @@ def check_polycube_twins():
 
 
 def main():
-    oracle_path = "/work/shared/oracle.md"
-    if "--oracle" in sys.argv:
-        oracle_path = sys.argv[sys.argv.index("--oracle") + 1]
-    oracle = load_oracle(oracle_path) if os.path.exists(oracle_path) else None
-    if oracle is None:
-        print(f"note: {oracle_path} not found; shapes and counts not compared with it")
+    oracle = load_oracle(os.path.join(ROOT, "README.md"))
     failed = 0
     for path in sorted(glob.glob(os.path.join(ROOT, "*.json"))):
         try:

@@ -9,9 +9,12 @@ Piece shapes come from:
   * hexominoes: enumerated here (the 35 free hexominoes), named after the
     letters of the box-in-a-diamond definition in polycube/box-in-a-diamond.txt
     (copied verbatim from the polycube article), which must list the same 35;
-  * Soma, Tetris Cube, Bedlam Cube: the xyz digit triples of
-    /work/shared/oracle.md, copied below; Tetris Cube pieces take the names
-    A..L of polycube/tetris-cube.txt (matched up to rotation).
+  * Soma, Tetris Cube, Bedlam Cube: the xyz digit triples of the physical
+    puzzles as puzzles/README.md ("Piece shapes") writes them, copied below;
+    Tetris Cube pieces take the names A..L of polycube/tetris-cube.txt
+    (matched up to rotation).
+The published counts and their sources are puzzles/README.md's table
+"Published counts"; each file's description names its source too.
 polycube/tetris-cube.txt and polycube/box-in-a-diamond.txt are NOT generated:
 they are verbatim copies from the article.  Run check_puzzles.py afterwards.
 """
@@ -57,7 +60,7 @@ TETROMINOES = [
     ("T4", ["###", ".#."]),
 ]
 
-SOMA = [  # oracle.md
+SOMA = [  # puzzles/README.md, "Piece shapes"
     ("V", "000 010 100"),
     ("L", "000 010 100 200"),
     ("T", "000 010 020 110"),
@@ -67,14 +70,14 @@ SOMA = [  # oracle.md
     ("P", "000 010 100 001"),
 ]
 
-TETRIS_CUBE = [  # oracle.md, in its order
+TETRIS_CUBE = [  # puzzles/README.md, in its order
     "000 100 110 200 300", "000 010 020 100 200", "000 100 200 201 301",
     "000 100 110 111 211", "000 100 110 111 200", "000 010 011 100 200",
     "010 100 110 111 121 210", "000 001 100 110 210", "000 001 010 100 110",
     "000 010 020 021 100 200", "000 001 010 110 120 210", "000 010 011 020 100 200",
 ]
 
-BEDLAM_CUBE = [  # oracle.md, in its order; named A..M here
+BEDLAM_CUBE = [  # puzzles/README.md, in its order; named A..M here
     "010 100 110 120 210", "000 100 110 111 200", "000 001 100 110",
     "000 100 101 110 200", "000 100 110 200 201", "010 020 100 110 200",
     "000 010 100 200 201", "010 011 100 110 200", "000 100 200 210 211",
@@ -133,7 +136,7 @@ def soma():
 
 
 def tetris_cube():
-    # oracle.md's set is the mirror image of the article's: its 6 chiral pieces
+    # README.md's set (the physical puzzle's) is the mirror image of the article's: its 6 chiral pieces
     # (A, B, C, E, I, J) are the reflections of the article's, the 6 others are
     # achiral.  A reflected set has exactly the same number of solutions.
     _, pcs = read_polycube(os.path.join(ROOT, "polycube", "tetris-cube.txt"))
@@ -211,42 +214,49 @@ def puzzles():
             d["expected"] = expected
         P.append((fname, d))
 
-    # 1. every puzzle of oracle.md
+    # 1. the puzzles with published counts (puzzles/README.md, "Published counts")
     for w, h, raw, rot in ((10, 6, 9356, 2339), (12, 5, 4040, 1010), (15, 4, 1472, 368), (20, 3, 8, 2)):
         add(f"pentominoes-{h}x{w}.json", f"Pentominoes {h}x{w}",
-            f"The 12 free pentominoes in a {h}x{w} rectangle (X is the long side).",
+            f"The 12 free pentominoes in a {h}x{w} rectangle (X is the long side). {rot:,} "
+            f"solutions up to symmetry: C. B. and J. Haselgrove, Eureka 23 (1960).",
             rect(w, h), pentominoes(), expected={"raw": raw, "rotations": rot})
     add("pentominoes-8x8-center-hole.json", "Pentominoes 8x8 minus the centre",
-        "The 12 free pentominoes in an 8x8 square without its central 2x2 (Dana Scott, 1958).",
+        "The 12 free pentominoes in an 8x8 square without its central 2x2: 65 solutions up to "
+        "symmetry (Dana Scott, Princeton technical report, 1958).",
         rows_board(center_hole_8x8()), pentominoes(), expected={"raw": 520, "rotations": 65})
     for w, h in ((15, 14), (21, 10)):
         add(f"hexominoes-{h}x{w}.json", f"Hexominoes {h}x{w}",
             f"The 35 free hexominoes in a {h}x{w} rectangle: impossible by parity (24 pieces "
-            "balanced, 11 of imbalance 2 cannot sum to 0). Piece names follow the "
+            "balanced, 11 of imbalance 2 cannot sum to 0; Golomb, Polyominoes). Piece names follow the "
             "box-in-a-diamond definition of the polycube article.",
             rect(w, h), hexominoes(), expected={"raw": 0, "rotations": 0})
     onesided_desc = ("The 18 one-sided pentominoes (turned in the plane only): the 12 free ones "
                      "plus the mirror images of F, L, N, P, Y, Z, named by the lowercase letters "
                      "f, l, n, p, y, z.")
     add("onesided-pentominoes-3x30.json", "One-sided pentominoes 3x30",
-        onesided_desc + " Board 3x30.", rect(30, 3), onesided_pentominoes(), "one-sided",
+        onesided_desc + " Board 3x30: 46 solutions up to rotation (Matt Busche's polycube "
+        "article, 2011).", rect(30, 3), onesided_pentominoes(), "one-sided",
         expected={"raw": 184, "rotations": 46})
     add("onesided-pentominoes-5x18.json", "One-sided pentominoes 5x18",
-        onesided_desc + " Board 5x18; a minutes-long benchmark (only the rotations count is published).",
+        onesided_desc + " Board 5x18: 686,628 solutions up to rotation (Matt Busche's FILA "
+        "article, 2018, test case OP); a minutes-long benchmark.",
         rect(18, 5), onesided_pentominoes(), "one-sided", expected={"rotations": 686628})
     add("soma-cube.json", "Soma cube",
         "Piet Hein's Soma cube: the 7 pieces (V, L, T, Z, A, B, P; A and B are mirror images) "
-        "in a 3x3x3 cube.", {"size": [3, 3, 3]}, soma(),
+        "in a 3x3x3 cube: 240 solutions up to rotation and reflection (Conway and Guy, 1961; "
+        "Winning Ways, 1982).", {"size": [3, 3, 3]}, soma(),
         expected={"raw": 11520, "rotations": 480, "mirror": 240})
     add("tetris-cube.json", "Tetris Cube",
-        "The Tetris Cube: 12 pieces in a 4x4x4 box, coordinates from oracle.md. Piece names "
+        "The Tetris Cube: 12 pieces in a 4x4x4 box, 9,839 solutions up to rotation (Matt "
+        "Busche's polycube article, 2011). Shapes as puzzles/README.md writes them. Piece names "
         "A..L follow polycube/tetris-cube.txt (the polycube article), whose piece set is the "
         "mirror image of this one: its chiral pieces A, B, C, E, I, J are reflected there. "
         "Mirror-image sets have the same solution counts.",
         {"size": [4, 4, 4]}, tetris_cube(), expected={"raw": 236136, "rotations": 9839})
     add("bedlam-cube.json", "Bedlam Cube",
-        "The Bedlam Cube: 12 pentacubes and 1 tetracube in a 4x4x4 box. Pieces named A..M in "
-        "the order of oracle.md.", {"size": [4, 4, 4]}, bedlam_cube(),
+        "The Bedlam Cube: 12 pentacubes and 1 tetracube in a 4x4x4 box, 19,186 solutions up "
+        "to rotation (Matt Busche's polycube article, 2011). Pieces named A..M in the order "
+        "of puzzles/README.md.", {"size": [4, 4, 4]}, bedlam_cube(),
         expected={"raw": 460464, "rotations": 19186})
 
     # 2. other puzzles (no published count here, so no "expected")

@@ -133,14 +133,14 @@ def cells_to_rows(cells, on='#', off='.'):
 
 
 def digits_to_cells(text):
-    """'000 010 100' (oracle.md notation, one digit per axis) -> cells."""
+    """'000 010 100' (puzzles/README.md notation, one digit per axis) -> cells."""
     return [tuple(int(ch) for ch in t) for t in text.split()]
 
 
 # ---- JSON puzzle reading (an independent reading of format version 1) ------
 
 TOP_KEYS = {"version", "name", "description", "board", "pieces", "rotations", "mirror", "expected"}
-BOARD_KEYS = {"size", "rows", "layers", "cells"}
+BOARD_KEYS = {"size", "rows", "layers", "cells"}  # one of them, and "optional" beside
 PIECE_KEYS = {"name", "cells", "rows", "layers", "count", "fixed"}
 EXPECTED_KEYS = {"raw", "rotations", "mirror"}
 
@@ -180,8 +180,9 @@ def _layers(v, what, on):
 
 def read_puzzle(path):
     """Parse a puzzle file strictly.  Returns a dict with board (list of
-    cells), pieces (list of dicts name/cells/count/fixed), rotations, mirror,
-    expected, and the raw JSON."""
+    cells), optional (the set of optional board cells), pieces (list of dicts
+    name/cells/count/count_min/fixed: count is the largest number of copies),
+    rotations, mirror, expected, and the raw JSON."""
     with open(path) as f:
         raw = json.load(f, object_pairs_hook=_no_dup_keys)
     _need(isinstance(raw, dict), "top level: object expected")
@@ -192,21 +193,28 @@ def read_puzzle(path):
         if k in raw:
             _need(isinstance(raw[k], str), f"{k}: string expected")
     b = raw.get("board")
-    _need(isinstance(b, dict) and len(b) == 1 and set(b) <= BOARD_KEYS, "board: exactly one of size/rows/layers/cells")
+    _need(isinstance(b, dict), "board: object expected")
+    b = dict(b)
+    optional = set(_cells_list(b.pop("optional"), "board.optional")) if "optional" in b else set()
+    _need(len(b) == 1 and set(b) <= BOARD_KEYS, "board: exactly one of size/rows/layers/cells")
     if "size" in b:
         s = b["size"]
         _need(isinstance(s, list) and len(s) in (2, 3) and all(type(i) is int and i > 0 for i in s), "board.size")
         s = list(s) + [1] * (3 - len(s))
         board = [(x, y, z) for z in range(s[2]) for y in range(s[1]) for x in range(s[0])]
     elif "rows" in b:
-        board = _art(b["rows"], "board.rows", ".")
-        _need(all(ch in ".# " for r in b["rows"] for ch in r), "board.rows: only '.', '#', ' '")
+        _need(all(ch in ".+# " for r in b["rows"] for ch in r), "board.rows: only '.', '+', '#', ' '")
+        board = _art(b["rows"], "board.rows", ".+")
+        optional |= set(_art(b["rows"], "board.rows", "+"))
     elif "layers" in b:
-        board = _layers(b["layers"], "board.layers", ".")
-        _need(all(ch in ".# " for l in b["layers"] for r in l for ch in r), "board.layers: only '.', '#', ' '")
+        _need(all(ch in ".+# " for l in b["layers"] for r in l for ch in r),
+              "board.layers: only '.', '+', '#', ' '")
+        board = _layers(b["layers"], "board.layers", ".+")
+        optional |= set(_layers(b["layers"], "board.layers", "+"))
     else:
         board = _cells_list(b["cells"], "board.cells")
     _need(board and len(set(board)) == len(board), "board: empty or duplicate cells")
+    _need(optional <= set(board), "board.optional: a cell off the board")
 
     pieces = []
     _need(isinstance(raw.get("pieces"), list) and raw["pieces"], "pieces: non-empty list expected")
@@ -229,11 +237,18 @@ def read_puzzle(path):
             cells = _layers(p["layers"], what, "#")
         _need(cells, f"{what}: no cells")
         count = p.get("count", 1)
-        _need(type(count) is int and count >= 1, f"{what}: count")
+        if isinstance(count, list):  # a range [min, max]
+            _need(len(count) == 2 and all(type(c) is int for c in count) and 0 <= count[0] <= count[1]
+                  and count[1] >= 1, f"{what}: count range")
+            count_min, count = count
+        else:
+            _need(type(count) is int and count >= 1, f"{what}: count")
+            count_min = count
         fixed = p.get("fixed", False)
         _need(isinstance(fixed, bool), f"{what}: fixed")
         _need(not (fixed and count != 1), f"{what}: fixed pieces have count 1")
-        pieces.append({"name": p["name"], "cells": cells, "count": count, "fixed": fixed})
+        pieces.append({"name": p["name"], "cells": cells, "count": count, "count_min": count_min,
+                       "fixed": fixed})
     names = [p["name"] for p in pieces]
     _need(len(set(names)) == len(names), "piece names not unique")
     rot = raw.get("rotations", "all")
@@ -243,7 +258,7 @@ def read_puzzle(path):
     exp = raw.get("expected", {})
     _need(isinstance(exp, dict) and set(exp) <= EXPECTED_KEYS, "expected: only raw/rotations/mirror")
     _need(all(type(v) is int and v >= 0 for v in exp.values()), "expected: non-negative integers")
-    return {"board": board, "pieces": pieces, "rotations": rot, "mirror": mirror,
+    return {"board": board, "optional": optional, "pieces": pieces, "rotations": rot, "mirror": mirror,
             "expected": exp, "json": raw}
 
 

@@ -1524,7 +1524,7 @@ START_TEST(family)
 END_TEST
 
 /* The reference itself on known counts: 2x3 by dominoes, and the Soma cube
- * (11520 / 480 / 240 in oracle.md). */
+ * (11520 / 480 / 240, puzzles/README.md "Published counts"). */
 START_TEST(reference_known)
 {
     /* 2x3 by dominoes: 3 tilings; up to the rectangle's symmetries 2 */
@@ -1541,7 +1541,7 @@ START_TEST(reference_known)
     ck_assert_int_eq(R->counts[2], 2);
     ref_free(R);
     tsr_puzzle_free(pz);
-    /* the Soma cube (oracle.md) */
+    /* the Soma cube (puzzles/README.md) */
     static const char *soma[7] = {"000 010 100", "000 010 100 200", "000 010 020 110", "010 020 100 110",
                                   "000 010 100 101", "001 011 100 101", "000 010 100 001"};
     pz = tsr_puzzle_new();
@@ -1645,11 +1645,8 @@ static Suite *diff_suite(void)
     return s;
 }
 
-int main(void)
+/* The suite (tests/unit/check_main.c runs it). */
+Suite *test_suite(void)
 {
-    SRunner *sr = srunner_create(diff_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return diff_suite();
 }
