@@ -425,8 +425,21 @@ START_TEST(goal_reports_partial_assemblies)
     opt.goal = pz->npieces; /* nothing placed: the empty assembly, once */
     opt.redundancy[0] = '\0';
     ck_assert_int_eq(solve(pz, &opt, NULL, 0), 1);
-    opt.goal = 1;
-    ck_assert_int_gt(solve(pz, &opt, NULL, 0), 480);
+    tsr_puzzle_free(pz);
+    /* One piece placed, filling the first cell first (a corner, whatever
+     * the order of the axes): the placements that cover the corner (0,0).
+     * Four L-trominoes in 4x3: the L fits the corner's 2x2 box in 4
+     * orientations, 3 of which cover the corner; no other box holds it. */
+    pz = load("l-trominoes-4x3.json", NULL);
+    tsr_options_init(&opt);
+    opt.unique = TSR_UNIQUE_RAW;
+    opt.redundancy[0] = '\0';
+    snprintf(opt.order, sizeof opt.order, "f");
+    opt.volume = 0; /* no filter prunes a partial assembly */
+    opt.goal = pz->pieces[0].count - 1;
+    ck_assert_int_eq(solve(pz, &opt, NULL, 0), 3);
+    /* (with more pieces placed the count depends on the order of the axes
+     * the engine fills along, which is its own choice: not asserted) */
     tsr_puzzle_free(pz);
 }
 END_TEST
@@ -549,7 +562,8 @@ START_TEST(estimate_and_durations)
 }
 END_TEST
 
-int main(void)
+/* The suite (tests/unit/check_main.c runs it). */
+Suite *test_suite(void)
 {
     Suite *s = suite_create("engine");
     TCase *tc = tcase_create("engine");
@@ -567,9 +581,5 @@ int main(void)
     tcase_add_test(tc, estimate_brackets_the_true_counts);
     tcase_add_test(tc, estimate_and_durations);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }

@@ -800,11 +800,8 @@ static Suite *json_suite(void)
     return s;
 }
 
-int main(void)
+/* The suite (tests/unit/check_main.c runs it). */
+Suite *test_suite(void)
 {
-    SRunner *sr = srunner_create(json_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return json_suite();
 }

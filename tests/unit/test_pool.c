@@ -11,6 +11,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,35 @@ static tsr_puzzle *load(const char *name)
     return pz;
 }
 
+/* A check made on a pool's thread.  check's asserts are only safe on the
+ * test's own thread (without fork they long-jump out of it), so callbacks
+ * keep the first failure here, and the test asserts on it after the run. */
+typedef struct later {
+    pthread_mutex_t mu;
+    char msg[512];
+} later;
+
+static void later_check(later *l, bool ok, const char *fmt, ...)
+{
+    if (ok)
+        return;
+    pthread_mutex_lock(&l->mu);
+    if (l->msg[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(l->msg, sizeof l->msg, fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+#define LATER_INIT {PTHREAD_MUTEX_INITIALIZER, {0}}
+#define ASSERT_NO_LATER(l) ck_assert_msg((l).msg[0] == '\0', "on a pool thread: %s", (l).msg)
+
 /* Solutions as sorted strings of "piece:x,y,z;..." per placement. */
 typedef struct collected {
     pthread_mutex_t mu;
+    later fail;
     char **keys;
     long n, cap;
     double last_fraction;
@@ -78,8 +105,8 @@ static int collect(void *ctx, const tsr_solution *s)
 static int watch(void *ctx, const tsr_stats *st)
 {
     collected *c = ctx;
-    ck_assert_msg(st->fraction >= c->last_fraction - 1e-9, "progress went back: %g after %g",
-                  st->fraction, c->last_fraction);
+    later_check(&c->fail, st->fraction >= c->last_fraction - 1e-9,
+                "progress went back: %g after %g", st->fraction, c->last_fraction);
     c->last_fraction = st->fraction;
     return ++c->progress_calls >= c->stop_after && c->stop_after > 0;
 }
@@ -101,18 +128,19 @@ static void same_as_plain(const char *file, enum tsr_unique mode)
     tsr_solver *s = NULL;
     tsr_err err = {{0}};
     ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
-    collected plain = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    collected plain = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
     tsr_callbacks cb = {.ctx = &plain, .solution = collect};
     tsr_stats ref;
     ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &ref), 0);
     qsort(plain.keys, (size_t)plain.n, sizeof *plain.keys, by_str);
     static const int threads[] = {1, 2, 3, 8};
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-        collected par = {.mu = PTHREAD_MUTEX_INITIALIZER};
+        collected par = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
         tsr_callbacks pcb = {.ctx = &par, .solution = collect, .progress = watch,
                              .progress_seconds = 0.01};
         tsr_stats st;
         ck_assert_int_eq(tsr_pool_run(s, threads[t], NULL, 0, &pcb, &st), 0);
+        ASSERT_NO_LATER(par.fail);
         ck_assert_msg(par.n == plain.n, "%s, %d threads: %ld solutions, plain run %ld", file,
                       threads[t], par.n, plain.n);
         qsort(par.keys, (size_t)par.n, sizeof *par.keys, by_str);
@@ -192,7 +220,7 @@ START_TEST(limit_and_stop_hold_across_workers)
     tsr_solver *s = NULL;
     tsr_err err = {{0}};
     ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
-    collected c = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    collected c = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
     tsr_callbacks cb = {.ctx = &c, .solution = collect};
     tsr_stats st;
     ck_assert_int_eq(tsr_pool_run(s, 4, NULL, 0, &cb, &st), 0);
@@ -206,10 +234,11 @@ START_TEST(limit_and_stop_hold_across_workers)
     tsr_options_init(&opt);
     opt.fila = 0; /* DLX only: slow enough to be stopped */
     ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
-    collected c2 = {.mu = PTHREAD_MUTEX_INITIALIZER, .stop_after = 3};
+    collected c2 = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT, .stop_after = 3};
     tsr_callbacks cb2 = {.ctx = &c2, .solution = collect, .progress = watch,
                          .progress_seconds = 0.01};
     ck_assert_int_eq(tsr_pool_run(s, 3, NULL, 0, &cb2, &st), 0);
+    ASSERT_NO_LATER(c2.fail);
     ck_assert(st.stopped);
     ck_assert(c2.n < 1010);
     tsr_stats_free(&st);
@@ -222,6 +251,7 @@ END_TEST
 /* ---- checkpoints: stop at a checkpoint, resume from its tasks ---- */
 
 typedef struct chain {
+    later fail;          /* checks made on the pool's thread */
     double expect;       /* weight of the tasks this round started from */
     int checkpoints, end_at;
     tsr_task *saved;     /* deep copy of the tasks shown at the ending checkpoint */
@@ -236,13 +266,16 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int n, const tsr_stat
     chain *c = ctx;
     double left = 0;
     for (int i = 0; i < n; i++) {
-        ck_assert(tasks[i].weight >= 0 && tasks[i].weight <= 1);
+        later_check(&c->fail, tasks[i].weight >= 0 && tasks[i].weight <= 1,
+                    "task %d's weight %g is outside [0, 1]", i, tasks[i].weight);
         left += tasks[i].weight;
     }
     /* work done plus work left is the work this round started with */
-    ck_assert_msg(fabs(st->fraction + left - c->expect) < 1e-9,
-                  "done %.12f + left %.12f != %.12f", st->fraction, left, c->expect);
-    ck_assert_int_eq(st->solutions, c->sols->n - c->base); /* all reported */
+    later_check(&c->fail, fabs(st->fraction + left - c->expect) < 1e-9,
+                "done %.12f + left %.12f != %.12f", st->fraction, left, c->expect);
+    later_check(&c->fail, (long)st->solutions == c->sols->n - c->base,
+                "%llu solutions reported at the checkpoint, %ld collected",
+                (unsigned long long)st->solutions, c->sols->n - c->base); /* all reported */
     if (++c->checkpoints < c->end_at)
         return 0;
     c->saved = calloc((size_t)(n > 0 ? n : 1), sizeof *c->saved);
@@ -277,13 +310,13 @@ static void resume_chain(const char *file, enum tsr_unique mode, int fila, int g
     tsr_solver *s = NULL;
     tsr_err err = {{0}};
     ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
-    collected plain = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    collected plain = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
     tsr_callbacks cb = {.ctx = &plain, .solution = collect};
     tsr_stats ref;
     ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &ref), 0);
     qsort(plain.keys, (size_t)plain.n, sizeof *plain.keys, by_str);
 
-    collected all = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    collected all = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
     uint64_t *fits = calloc((size_t)ref.levels, sizeof *fits);
     uint64_t *attempts = calloc((size_t)ref.levels, sizeof *attempts);
     tsr_task *frontier = calloc(1, sizeof *frontier);
@@ -292,7 +325,7 @@ static void resume_chain(const char *file, enum tsr_unique mode, int fila, int g
     double done = 0;
     for (bool finished = false; !finished; rounds++) {
         ck_assert_msg(rounds < 10000, "%s: no end in sight", file);
-        chain c = {.end_at = 1 + rounds % 3, .sols = &all, .base = all.n};
+        chain c = {.fail = LATER_INIT, .end_at = 1 + rounds % 3, .sols = &all, .base = all.n};
         for (int i = 0; i < nfrontier; i++)
             c.expect += frontier[i].weight;
         tsr_callbacks pcb = {.ctx = &all, .solution = collect};
@@ -301,6 +334,7 @@ static void resume_chain(const char *file, enum tsr_unique mode, int fila, int g
         tsr_stats st;
         ck_assert_int_eq(tsr_pool_search(s, 1 + rounds % 3, frontier, nfrontier, &pcb, &hk, &st),
                          0);
+        ASSERT_NO_LATER(c.fail);
         for (int p = 0; p < st.levels; p++) {
             fits[p] += st.fits[p];
             attempts[p] += st.attempts[p];
@@ -353,7 +387,8 @@ END_TEST
 START_TEST(checkpoints_3d) { resume_chain("tetris-cube.json", TSR_UNIQUE_ROTATIONS, -1, 7); }
 END_TEST
 
-int main(void)
+/* The suite (tests/unit/check_main.c runs it). */
+Suite *test_suite(void)
 {
     Suite *s = suite_create("pool");
     TCase *tc = tcase_create("pool");
@@ -370,9 +405,5 @@ int main(void)
     tcase_add_test(tc, checkpoints_loose);
     tcase_add_test(tc, checkpoints_3d);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
