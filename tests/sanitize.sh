@@ -15,7 +15,10 @@ mkdir -p "$build"
 (cd "$src" && git ls-files -z | xargs -0 tar cf -) | (cd "$build" && tar xf -)
 cd "$build"
 autoreconf -fi >/dev/null 2>&1
-./configure --enable-sanitize="$list" CFLAGS="-O1 -g" >/dev/null
+# the address build also checks the invariants (configure --enable-debug)
+debug=""
+[ "$list" = thread ] || debug=--enable-debug
+./configure --enable-sanitize="$list" $debug CFLAGS="-O1 -g" >/dev/null
 make -j2 >/dev/null
 # ThreadSanitizer finds nothing in the single-threaded oracle runs and
 # makes them many times slower: test_oracle skips itself under it.

@@ -16,7 +16,11 @@
  * included, so the type column's length is always the number of available
  * images of that type.
  */
+#include "config.h"
+
+#include <assert.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +41,30 @@ struct dlx {
 };
 
 static inline int H(int c) { return c + 1; }
+
+#ifdef TSR_DEBUG
+/* The links as the header comment states them (debug builds, configure
+ * --enable-debug): the header list is a ring, and each column's list is a
+ * ring of nodes of that column, doubly linked, as long as len says.  It
+ * holds whenever no cover is half done, so at creation and at the end. */
+static bool dlx_sane(const dlx *d)
+{
+    int steps = 0;
+    for (int h = d->R[0]; h != 0; h = d->R[h])
+        if (d->L[d->R[h]] != h || ++steps > d->ncols)
+            return false;
+    for (int c = 0; c < d->ncols; c++) {
+        int n = 0;
+        for (int x = d->D[H(c)]; x != H(c); x = d->D[x]) {
+            if (d->U[d->D[x]] != x || d->D[d->U[x]] != x || d->C[x] != c || ++n > d->nnodes)
+                return false;
+        }
+        if (n != d->len[c])
+            return false;
+    }
+    return true;
+}
+#endif
 
 dlx *dlx_new(const img_problem *ip, const unsigned char *alive, const tsr_stop *stop)
 {
@@ -119,13 +147,20 @@ dlx *dlx_new(const img_problem *ip, const unsigned char *alive, const tsr_stop *
         }
     }
     d->remaining = ip->ncopies;
+#ifdef TSR_DEBUG
+    assert(dlx_sane(d));
+#endif
     return d;
 }
+
 
 void dlx_free(dlx *d)
 {
     if (d == NULL)
         return;
+#ifdef TSR_DEBUG
+    assert(dlx_sane(d));
+#endif
     free(d->L);
     free(d->R);
     free(d->U);

@@ -25,6 +25,7 @@
  * parked == nworkers no worker holds a task: the deques hold exactly the
  * work left, and every solution of the work done has been reported.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -321,6 +322,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&pl->mu);
         if (rc != 0 && pl->err == 0)
             pl->err = rc;
+        assert(pl->pending > 0); /* this task was pending */
         if (--pl->pending == 0 || rc != 0)
             pthread_cond_broadcast(&pl->cv);
         pthread_mutex_unlock(&pl->mu);
@@ -385,6 +387,9 @@ static int checkpoint(pool *pl, const tsr_pool_hooks *hk, double t0)
         int n = 0;
         for (int k = 0; k < pl->nworkers; k++)
             n += pl->w[k].dq.tail - pl->w[k].dq.head;
+        /* every worker parked: nothing is being searched, so every pending
+         * task is in a deque (the termination count of the header) */
+        assert(n == pl->pending);
         tsr_task *tasks = malloc((size_t)(n > 0 ? n : 1) * sizeof *tasks);
         if (tasks == NULL) {
             end = TSR_ENOMEM;

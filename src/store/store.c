@@ -36,6 +36,8 @@
  * use a statement is reset and its bindings cleared, so no statement keeps
  * a read open or points into a caller's buffer between calls.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1218,6 +1220,44 @@ static int check_progress(const sto_progress *p, const char *ctx, size_t *slen, 
     return 0;
 }
 
+#ifdef TSR_DEBUG
+/* I1 and I3 for one job, read back inside the writing transaction (debug
+ * builds, configure --enable-debug): the chunks number 1..stored without
+ * gap or overlap, and a job in a final state has no frontier.  A breach is
+ * a bug of this file: it fails the commit with the facts. */
+static int job_sane(sto_db *s, int64_t job, const char *ctx, tsr_err *err)
+{
+    static const char sql[] =
+        "SELECT j.stored, j.state,"
+        " (SELECT COALESCE(SUM(nsol), 0) FROM chunks WHERE job = j.id),"
+        " (SELECT COALESCE(MAX(first + nsol - 1), 0) FROM chunks WHERE job = j.id),"
+        " (SELECT COUNT(*) FROM frontier WHERE job = j.id)"
+        " FROM jobs j WHERE j.id = ?";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sql_err(s, sqlite3_errcode(s->db), err, ctx, "invariant check");
+    sqlite3_bind_int64(st, 1, job);
+    int r = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t stored = sqlite3_column_int64(st, 0), sum = sqlite3_column_int64(st, 2),
+                last = sqlite3_column_int64(st, 3), frontier = sqlite3_column_int64(st, 4);
+        const char *state = (const char *)sqlite3_column_text(st, 1);
+        bool final = state != NULL && (strcmp(state, "completed") == 0 ||
+                                       strcmp(state, "cancelled") == 0 ||
+                                       strcmp(state, "failed") == 0);
+        if (sum != stored || last != stored)
+            r = tsr_err_set(err, TSR_EIO, "store: %s: I1 broken for job %lld: stored %lld, "
+                            "chunks hold %lld up to number %lld", ctx, (long long)job,
+                            (long long)stored, (long long)sum, (long long)last);
+        else if (final && frontier > 0)
+            r = tsr_err_set(err, TSR_EIO, "store: %s: I3 broken for job %lld: %s with %lld "
+                            "frontier tasks", ctx, (long long)job, state, (long long)frontier);
+    }
+    sqlite3_finalize(st);
+    return r;
+}
+#endif
+
 int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
                    const sto_batch *batch, const sto_progress *prog,
                    const enum sto_state *new_state, tsr_err *err)
@@ -1299,6 +1339,10 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
         sqlite3_bind_int64(st, 8, now());
         r = bound_step(s, st, rc, ctx, "update job", err);
     }
+#ifdef TSR_DEBUG
+    if (r == 0)
+        r = job_sane(s, job, ctx, err);
+#endif
     return tx_end(s, r, ctx, err);
 }
 
