@@ -142,10 +142,12 @@ json_t *jm_expected_json(const long long expected[3])
     return e;
 }
 
+/* Levels from the most pieces left down to 1: nothing is placed with none
+ * left, so that level is always empty (the CLI's --stats skips it too). */
 json_t *jm_levels_json(int levels, const uint64_t *attempts, const uint64_t *fits)
 {
     json_t *a = json_array();
-    for (int p = levels - 1; p >= 0; p--) {
+    for (int p = levels - 1; p >= 1; p--) {
         json_t *l = json_object();
         json_object_set_new(l, "pieces_left", json_integer(p));
         json_object_set_new(l, "attempts", json_integer((json_int_t)attempts[p]));
@@ -207,6 +209,11 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(pz, "expected", jm_expected_json(j->expected));
     json_object_set_new(o, "puzzle", pz);
     json_object_set_new(o, "error", j->error ? json_string(j->error) : json_null());
+    /* run.c cuts the count at the limit, so reaching it is what stopped the
+     * search (fraction then says how far it got) */
+    json_int_t limit = json_integer_value(json_object_get(j->options_json, "limit"));
+    json_object_set_new(o, "limit_reached", json_boolean(j->state == STO_COMPLETED && limit > 0 &&
+                                                         j->solutions >= limit));
     json_object_set_new(o, "engine_version", json_integer(j->engine_version));
     if (with_stats) {
         static const char *const doing[] = {"idle", "searching", "parked"};
