@@ -61,7 +61,7 @@ export function updateProgress(wrap, job) {
   bar.value = f;
   bar.setAttribute('value', String(f));
   const pct = wrap.querySelector('.pct');
-  pct.textContent = fmtPercent(f);
+  pct.textContent = job.limit_reached ? `${fmtPercent(f)} searched` : fmtPercent(f);
   // a search its limit stopped shows how far it got, marked as such
   wrap.classList.toggle('is-limit', !!job.limit_reached);
   wrap.title = job.limit_reached ? limitText(job) : '';

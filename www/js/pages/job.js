@@ -92,7 +92,7 @@ export function mount(root, params) {
   const prevBtn = h('button', { type: 'button', class: 'btn', 'data-testid': 'prev-solution', 'aria-label': 'Previous solution', onclick: () => stepBy(-1) }, '‹ Prev');
   const nextBtn = h('button', { type: 'button', class: 'btn', 'data-testid': 'next-solution', 'aria-label': 'Next solution', onclick: () => stepBy(1) }, 'Next ›');
   const jumpInput = h('input', { type: 'number', id: 'jump-to', 'data-testid': 'jump-input', min: 1, step: 1, inputmode: 'numeric', class: 'jump-input' });
-  const jumpForm = h('form', { class: 'jump', 'data-testid': 'jump-form' },
+  const jumpForm = h('form', { class: 'jump', 'data-testid': 'jump-form', novalidate: true },
     h('label', { for: 'jump-to', text: 'Go to' }), jumpInput,
     h('button', { type: 'submit', class: 'btn', 'data-testid': 'jump-go', text: 'Go' }));
   const note = h('p', { class: 'muted view-note', 'data-testid': 'solution-note', hidden: true });
@@ -160,7 +160,7 @@ export function mount(root, params) {
       h('p', { class: 'muted small', text: 'Click a drawing to open that solution.' }),
       galleryGrid);
     panels.compare = h('div', { class: 'panel', 'data-testid': 'panel-compare', hidden: true },
-      h('form', { class: 'compare-form', 'data-testid': 'compare-form', onsubmit: (e) => { e.preventDefault(); go({ view: 'compare', a: Number(compareA.value), b: Number(compareB.value) }); } },
+      h('form', { class: 'compare-form', 'data-testid': 'compare-form', novalidate: true, onsubmit: (e) => { e.preventDefault(); go({ view: 'compare', a: Number(compareA.value), b: Number(compareB.value) }); } },
         h('label', { for: 'compare-a', text: 'Solution' }), compareA,
         h('label', { for: 'compare-b', text: 'with' }), compareB,
         h('button', { type: 'submit', class: 'btn', 'data-testid': 'compare-go', text: 'Compare' })),
@@ -470,7 +470,7 @@ export function mount(root, params) {
 
   function setStep(k) {
     const n = pieceCount();
-    step = k == null || k >= n ? null : Math.max(0, k);
+    step = k == null ? null : Math.max(0, Math.min(n, k));
     viewer?.setShown(step);
     drawLayersNow();
     updateStepper();
@@ -486,7 +486,7 @@ export function mount(root, params) {
       stepLabel.textContent = `${step} / ${n}: ${name}`;
     }
     stepPrev.disabled = step === 0;
-    stepNext.disabled = step == null;
+    stepNext.disabled = step == null || step >= n;
     stepAll.disabled = step == null;
   }
 
