@@ -232,12 +232,11 @@ static const char *mode_name(enum tsr_unique u)
 }
 
 /* cluster: the --mpi run's "cluster" object for the JSON summary, or NULL.
- * With --json the summary is one JSON object: on stdout with -q, else on
- * stderr after the solutions. */
+ * With -q --json the summary is one JSON object on stdout. */
 static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *opt,
                           const tsr_stats *st, const char *file, json_t *cluster)
 {
-    if (c->json) {
+    if (c->json && c->quiet) {
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(file));
         if (c->pz->name)
@@ -262,9 +261,8 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         }
         if (cluster)
             json_object_set(o, "cluster", cluster);
-        FILE *out = c->quiet ? stdout : stderr;
-        json_dumpf(o, out, JSON_COMPACT);
-        fputc('\n', out);
+        json_dumpf(o, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
         json_decref(o);
         return;
     }

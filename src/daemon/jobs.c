@@ -142,12 +142,10 @@ json_t *jm_expected_json(const long long expected[3])
     return e;
 }
 
-/* Levels from the most pieces left down to 1: nothing is placed with none
- * left, so that level is always empty (the CLI's --stats skips it too). */
 json_t *jm_levels_json(int levels, const uint64_t *attempts, const uint64_t *fits)
 {
     json_t *a = json_array();
-    for (int p = levels - 1; p >= 1; p--) {
+    for (int p = levels - 1; p >= 0; p--) {
         json_t *l = json_object();
         json_object_set_new(l, "pieces_left", json_integer(p));
         json_object_set_new(l, "attempts", json_integer((json_int_t)attempts[p]));
@@ -218,7 +216,15 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     if (with_stats) {
         static const char *const doing[] = {"idle", "searching", "parked"};
         json_t *st = json_object(), *w = json_array();
+        /* shown from the most pieces left down to 1: nothing is placed with
+         * none left, so that level is always empty (the CLI's --stats skips
+         * it too); checkpoints keep every level, which start-up counts */
         json_object_set_new(st, "levels", jm_levels_json(j->levels, j->attempts, j->fits));
+        json_t *lv = json_object_get(st, "levels");
+        size_t nl = json_array_size(lv);
+        if (nl > 0 && json_integer_value(json_object_get(json_array_get(lv, nl - 1),
+                                                         "pieces_left")) == 0)
+            json_array_remove(lv, nl - 1);
         for (int k = 0; live && k < j->nworkers; k++)
             json_array_append_new(
                 w, json_pack("{s:i,s:s,s:i,s:I,s:I}", "id", k, "state",

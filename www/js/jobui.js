@@ -21,7 +21,7 @@ const CONFIRM = {
   cancel: (name) => ({
     title: `Cancel ${name}?`,
     message: 'The search stops for good; the solutions found so far are kept. A cancelled job can be run again from the start.',
-    ok: 'Cancel the job', back: 'Keep it running',
+    ok: 'Cancel the job', back: 'Keep the job',
   }),
   delete: (name) => ({
     title: `Delete ${name}?`,
