@@ -198,7 +198,8 @@ typedef struct tsr_solution {
  * each board cell showing its piece's name (padded to the longest name),
  * '.' for a cell that no placement covers, '+' for an optional cell that no
  * placement covers, and ' ' off the board.  Layers are
- * separated by a blank line. */
+ * separated by a blank line; a solid (more than one layer) heads each with
+ * its line "z = K". */
 int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
 
 /* One line: {"pieces": [{"name": "F", "cells": [[x,y,z], ...]}, ...]}. */

@@ -207,6 +207,31 @@ static const char *si(char *buf, size_t size, double v)
     return buf;
 }
 
+/* Nodes per second: the recent rate while the job runs, else the average
+ * over its search (a finished job has no rate of its own). */
+static const char *rate_text(char *buf, size_t size, const json_t *job)
+{
+    const json_t *pg = json_object_get(job, "progress");
+    double secs = num(pg, "seconds");
+    if (strcmp(str(job, "state"), "running") == 0)
+        return si(buf, size, num(pg, "rate"));
+    if (secs <= 0)
+        return snprintf(buf, size, "-"), buf;
+    return si(buf, size, num(pg, "nodes") / secs);
+}
+
+/* How the job's search ended, for a finished job that a limit stopped:
+ * ", stopped at its limit of N solutions after F% of the search"; else "". */
+static const char *ending_text(char *buf, size_t size, const json_t *job)
+{
+    buf[0] = '\0';
+    if (json_is_true(json_object_get(job, "limit_reached")))
+        snprintf(buf, size, ", stopped at its limit of %.0f solutions after %.1f%% of the search",
+                 num(json_object_get(job, "options"), "limit"),
+                 100 * num(json_object_get(job, "progress"), "fraction"));
+    return buf;
+}
+
 /* The job's error as text: a string, or an object's "message". */
 static const char *job_error(const json_t *job)
 {
@@ -395,15 +420,23 @@ static int cmd_submit(remote *r, const args *a)
 static void print_job(const json_t *job)
 {
     const json_t *pg = json_object_get(job, "progress"), *pz = json_object_get(job, "puzzle");
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], end[128];
+    const char *state = str(job, "state");
+    bool running = strcmp(state, "running") == 0;
     printf("job %lld: %s\n", (long long)num(job, "id"), str(job, "name"));
-    printf("  state      %s\n", str(job, "state"));
-    printf("  progress   %.1f%%  eta %s\n", 100 * num(pg, "fraction"), eta_text(pg));
-    printf("  nodes      %.0f in %s  (%s nodes/s)\n", num(pg, "nodes"),
+    printf("  state      %s%s\n", state, ending_text(end, sizeof end, job));
+    if (is_final(state)) /* no time left to tell */
+        printf("  progress   %.1f%%\n", 100 * num(pg, "fraction"));
+    else
+        printf("  progress   %.1f%%  eta %s\n", 100 * num(pg, "fraction"), eta_text(pg));
+    printf("  nodes      %.0f in %s  (%s nodes/s%s)\n", num(pg, "nodes"),
            duration(b3, sizeof b3, json_object_get(pg, "seconds")),
-           si(b2, sizeof b2, num(pg, "rate")));
+           rate_text(b2, sizeof b2, job), running ? "" : " on average");
     printf("  solutions  %.0f\n", num(job, "solutions"));
-    printf("  threads    %.0f  (priority %.0f)\n", num(job, "threads"), num(job, "priority"));
+    if (running)
+        printf("  threads    %.0f  (priority %.0f)\n", num(job, "threads"), num(job, "priority"));
+    else
+        printf("  threads    none while %s  (priority %.0f)\n", state, num(job, "priority"));
     if (json_is_object(pz)) {
         printf("  puzzle     %.0fD, %.0f cells, %.0f pieces", num(pz, "dimensions"),
                num(pz, "cells"), num(pz, "pieces"));
@@ -444,11 +477,19 @@ static void print_job(const json_t *job)
 static void print_job_row(const json_t *job)
 {
     const json_t *pg = json_object_get(job, "progress");
-    char rate[32], eta[32];
-    printf("%6lld  %-9s  %6.1f%%  %10.0f  %8s/s  %7s  %s\n", (long long)num(job, "id"),
-           str(job, "state"), 100 * num(pg, "fraction"), num(job, "solutions"),
-           si(rate, sizeof rate, num(pg, "rate")),
-           duration(eta, sizeof eta, json_object_get(pg, "eta_s")), str(job, "name"));
+    char rate[40] = "-", eta[32];
+    bool running = strcmp(str(job, "state"), "running") == 0;
+    if (running) {
+        si(rate, sizeof rate - 2, num(pg, "rate"));
+        strcat(rate, "/s");
+    }
+    /* a rate and a time left only while running; "limit" marks a count cut short */
+    printf("%6lld  %-9s  %6.1f%%%s  %10.0f  %10s  %7s  %s\n", (long long)num(job, "id"),
+           str(job, "state"), 100 * num(pg, "fraction"),
+           json_is_true(json_object_get(job, "limit_reached")) ? " limit" : "      ",
+           num(job, "solutions"), rate,
+           running ? duration(eta, sizeof eta, json_object_get(pg, "eta_s")) : "-",
+           str(job, "name"));
 }
 
 static int list_jobs(remote *r, const args *a)
@@ -476,7 +517,7 @@ static int list_jobs(remote *r, const args *a)
         print_json_line(doc);
         json_decref(doc);
     } else if (status == 0) {
-        printf("%6s  %-9s  %7s  %10s  %10s  %7s  %s\n", "ID", "STATE", "DONE", "SOLUTIONS",
+        printf("%6s  %-9s  %13s  %10s  %10s  %7s  %s\n", "ID", "STATE", "DONE", "SOLUTIONS",
                "RATE", "ETA", "NAME");
         size_t i;
         const json_t *job;
@@ -541,14 +582,17 @@ static void show(watcher *w, json_t *job)
     const json_t *pg = json_object_get(job, "progress");
     double f = num(pg, "fraction");
     f = f < 0 ? 0 : f > 1 ? 1 : f;
-    char bar[25], rate[32];
+    char bar[25], rate[32], eta[160] = "";
     int filled = (int)(f * 24 + 0.5);
     for (int i = 0; i < 24; i++)
         bar[i] = i < filled ? '#' : '-';
     bar[24] = '\0';
-    printf("%s[%s] %5.1f%%  %s nodes/s  %.0f solutions  eta %s  %s%s", w->r->tty ? "\r\033[K" : "",
-           bar, 100 * f, si(rate, sizeof rate, num(pg, "rate")), num(job, "solutions"),
-           eta_text(pg), state, w->r->tty ? "" : "\n");
+    if (!is_final(state))
+        snprintf(eta, sizeof eta, "  eta %s", eta_text(pg));
+    printf("%s[%s] %5.1f%%  %s nodes/s%s  %.0f solutions%s  %s%s", w->r->tty ? "\r\033[K" : "",
+           bar, 100 * f, rate_text(rate, sizeof rate, job),
+           strcmp(state, "running") == 0 ? "" : " on average", num(job, "solutions"), eta,
+           state, w->r->tty ? "" : "\n");
     fflush(stdout);
     w->shown = w->r->tty;
     snprintf(w->state, sizeof w->state, "%s", state);
@@ -641,11 +685,12 @@ static int watch_job(remote *r, long long id)
     if (status == 0) {
         const json_t *job = w.job, *pg = json_object_get(job, "progress");
         const char *state = str(job, "state");
-        char secs[32];
+        char secs[32], end[128];
         if (!r->json) {
-            printf("job %lld %s: %.0f solutions, %.0f nodes in %s", id, state,
+            printf("job %lld %s: %.0f solutions, %.0f nodes in %s%s", id, state,
                    num(job, "solutions"), num(pg, "nodes"),
-                   duration(secs, sizeof secs, json_object_get(pg, "seconds")));
+                   duration(secs, sizeof secs, json_object_get(pg, "seconds")),
+                   ending_text(end, sizeof end, job));
             if (job_error(job))
                 printf(": %s", job_error(job));
             putchar('\n');

@@ -8,8 +8,11 @@
  *   tessera version | help
  *
  * Output goes to stdout (solutions, the summary); progress and errors go to
- * stderr.  Exit status: 0 done, 1 the search failed, 2 bad usage or input.
- * Options given on the command line override those of a JSON job file.
+ * stderr.  Exit status: 0 done, 1 the search failed, 2 bad usage or input,
+ * 130 interrupted (Ctrl-C: the search stops as the daemon's do, through the
+ * pool's checkpoint, and the summary says how far it got).  Options given
+ * on the command line override those of a JSON job file; the daemon
+ * commands take --server and --token before the command name too.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -17,6 +20,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,7 @@ static const char *usage_text =
     "       tessera solutions [--after=SEQ] [--limit=N] [--format=json|text] [--all] ID\n"
     "       tessera pause|resume|cancel|delete ID\n"
     "       tessera version\n"
+    "  (--server and --token go before or after a daemon command's name)\n"
     "\n"
     "output:\n"
     "  -q, --quiet            print no solutions, only the summary\n"
@@ -105,8 +110,21 @@ static const char *usage_text =
     "  Exit status of daemon commands: 0 done, 1 the daemon failed (5xx) or cannot be\n"
     "  reached, 2 bad usage, bad input or a request the daemon refused (4xx).\n";
 
+#define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as a shell reports it */
+
+/* Set by the SIGINT handler, read by the search's callbacks. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
 typedef struct cli {
     bool quiet, json, polycube, stats, trace, progress, plain, write_failed, mpi;
+    long long printed;      /* solutions written, for their "# solution N" lines */
+    double progress_at;     /* seconds of the last progress line */
     long long sample_trials;
     int sample_r;
     unsigned long long sample_seed;
@@ -150,8 +168,11 @@ static int on_solution(void *ctx, const tsr_solution *s)
         rc = tsr_write_polycube(stdout, c->pz, s);
     else if (c->json)
         rc = tsr_write_solution_json(stdout, c->pz, s);
-    else if ((rc = tsr_write_solution_text(stdout, c->pz, s)) == 0)
-        fputc('\n', stdout);
+    else { /* the daemon's text format: a header, the layers, a blank line */
+        printf("# solution %lld\n", ++c->printed);
+        if ((rc = tsr_write_solution_text(stdout, c->pz, s)) == 0)
+            fputc('\n', stdout);
+    }
     if (rc != 0) {
         fprintf(stderr, "tessera: cannot write a solution in this format: %s\n",
                 tsr_strerror(rc));
@@ -161,11 +182,17 @@ static int on_solution(void *ctx, const tsr_solution *s)
     return 0;
 }
 
+/* Called every half second (so that Ctrl-C stops the plain engine and the
+ * sampler soon); prints a line every half second on a terminal, every 10 s
+ * elsewhere. */
 static int on_progress(void *ctx, const tsr_stats *st)
 {
     cli *c = ctx;
-    if (!c->progress || st->seconds < 2)
+    if (interrupted)
+        return 1;
+    if (!c->progress || st->seconds < 2 || (!c->tty && st->seconds - c->progress_at < 9.75))
         return 0;
+    c->progress_at = st->seconds;
     double rate = st->seconds > 0 ? st->nodes / st->seconds : 0;
     if (c->sample_trials > 0) { /* a sample covers no known part of the tree */
         fprintf(stderr, "%ssampling: %llu solutions  %.3g solutions/s  %llu nodes  %.0fs%s",
@@ -204,7 +231,8 @@ static const char *mode_name(enum tsr_unique u)
     return u == TSR_UNIQUE_RAW ? "raw" : u == TSR_UNIQUE_MIRROR ? "mirror" : "rotations";
 }
 
-/* cluster: the --mpi run's "cluster" object for the JSON summary, or NULL. */
+/* cluster: the --mpi run's "cluster" object for the JSON summary, or NULL.
+ * With -q --json the summary is one JSON object on stdout. */
 static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *opt,
                           const tsr_stats *st, const char *file, json_t *cluster)
 {
@@ -219,6 +247,8 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         json_object_set_new(o, "nodes", json_integer((json_int_t)st->nodes));
         json_object_set_new(o, "seconds", json_real(st->seconds));
         json_object_set_new(o, "complete", json_boolean(!st->stopped && c->sample_trials == 0));
+        json_object_set_new(o, "fraction", json_real(st->fraction));
+        json_object_set_new(o, "interrupted", json_boolean(interrupted));
         json_object_set_new(o, "config", json_string(tsr_solver_config(s)));
         if (c->stats) {
             json_t *a = json_array(), *f = json_array();
@@ -241,8 +271,15 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         for (int p = st->levels - 1; p >= 1; p--)
             fprintf(out, "pieces left %3d: attempts %llu fits %llu\n", p,
                     (unsigned long long)st->attempts[p], (unsigned long long)st->fits[p]);
+    char how[96] = "";
+    if (interrupted)
+        snprintf(how, sizeof how, ", interrupted at %.1f%% of the search", 100 * st->fraction);
+    else if (st->stopped && c->sample_trials == 0)
+        snprintf(how, sizeof how, ", stopped early at %.1f%% of the search", 100 * st->fraction);
+    else if (st->stopped)
+        snprintf(how, sizeof how, ", stopped early");
     fprintf(out, "solutions: %llu (%s%s)\n", (unsigned long long)st->solutions,
-            mode_name(opt->unique), st->stopped ? ", stopped early" : "");
+            mode_name(opt->unique), how);
     fprintf(out, "nodes: %llu\nseconds: %.3f\nconfig: %s\n", (unsigned long long)st->nodes,
             st->seconds, tsr_solver_config(s));
     if (c->sample_trials > 0 && st->seconds > 0)
@@ -388,6 +425,32 @@ static int read_job(const char *file, const flag *flags, int nflags, cli *c, tsr
     return rc;
 }
 
+/* Ctrl-C stops the pool as the daemon's pause does: the flag asks for a
+ * checkpoint (polled every few milliseconds), and the checkpoint ends the
+ * run with every worker parked, so the counts are those of the work done. */
+static int sigint_wanted(void *ctx)
+{
+    (void)ctx;
+    return interrupted;
+}
+
+static int sigint_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr_stats *st)
+{
+    (void)ctx, (void)tasks, (void)ntasks, (void)st;
+    return interrupted;
+}
+
+/* The whole search on the pool, as tsr_pool_run, stopping on Ctrl-C. */
+static int pool_run(const tsr_solver *s, int threads, const tsr_callbacks *cb, tsr_stats *st)
+{
+    tsr_task root = {0, NULL, 1.0};
+    tsr_pool_hooks hk = {.checkpoint_wanted = sigint_wanted, .checkpoint = sigint_checkpoint};
+    int rc = tsr_pool_search(s, threads, &root, 1, cb, &hk, st);
+    if (rc == 0 && !st->stopped)
+        st->fraction = 1; /* exactly, whatever the rounding */
+    return rc;
+}
+
 /* tessera solve; m: this is rank 0 of an MPI job (--mpi), else NULL. */
 static int cmd_solve(int argc, char **argv, cli_mpi *m)
 {
@@ -471,8 +534,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         free(text);
         return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
     }
-    tsr_callbacks cb = {.ctx = &c, .progress = on_progress,
-                        .progress_seconds = c.tty ? 0.5 : 10};
+    tsr_callbacks cb = {.ctx = &c, .progress = on_progress, .progress_seconds = 0.5};
     if (c.quiet)
         cb.found = on_found_quiet;
     else
@@ -482,6 +544,11 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_stats st;
     int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
     json_t *cluster = NULL;
+    if (m == NULL) { /* a second Ctrl-C kills as usual */
+        struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND};
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+    }
     if (c.sample_trials > 0)
         rc = tsr_solver_sample(s, c.sample_trials, c.sample_r, c.sample_seed, &cb, &st);
     else if (c.plain || c.trace)
@@ -492,7 +559,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
                             c.json && c.quiet ? &cluster : NULL, c.stats, &err);
 #endif
     else
-        rc = tsr_pool_run(s, threads, NULL, 0, &cb, &st);
+        rc = pool_run(s, threads, &cb, &st);
     if (c.progress_shown && c.tty)
         fprintf(stderr, "\r\033[K");
     if (rc == 0 && !c.write_failed)
@@ -511,6 +578,8 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_puzzle_free(pz);
     if (c.write_failed)
         return 1; /* the output is incomplete */
+    if (rc == 0 && interrupted)
+        return EXIT_INTERRUPTED;
     return rc == 0 ? 0 : rc == TSR_EINVAL ? EXIT_USAGE : 1;
 }
 
@@ -653,10 +722,50 @@ static int cmd_estimate(int argc, char **argv)
     return rc == 0 ? 0 : 1;
 }
 
-/* The command named by argv[1]. */
+/* Is argv[i] one of the global options (--server, --token) that may come
+ * before the command?  Returns how many arguments it takes up (1 or 2), or
+ * 0 when it is not one. */
+static int global_option(int argc, char **argv, int i)
+{
+    static const char *const names[] = {"--server", "--token"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        size_t n = strlen(names[k]);
+        if (strncmp(argv[i], names[k], n) == 0 && argv[i][n] == '=')
+            return 1;
+        if (strcmp(argv[i], names[k]) == 0)
+            return i + 1 < argc ? 2 : 1;
+    }
+    return 0;
+}
+
+/* The command named by argv[1], or after the global options: those move
+ * behind the command name, where the daemon commands read them. */
 static int dispatch(int argc, char **argv)
 {
-    if (argc < 2)
+    int first = 1, g;
+    while (first < argc && (g = global_option(argc, argv, first)) > 0)
+        first += g;
+    if (first > 1 && first < argc) {
+        const char *cmd = argv[first];
+        if (!cli_is_remote_command(cmd))
+            return cli_usage_error("--server and --token are for the daemon commands, not "
+                                   "'%s'", cmd);
+        char **moved = malloc((size_t)(argc + 1) * sizeof *moved);
+        if (moved == NULL)
+            return 1;
+        int n = 0;
+        moved[n++] = argv[0];
+        moved[n++] = argv[first];
+        for (int i = 1; i < first; i++)
+            moved[n++] = argv[i];
+        for (int i = first + 1; i < argc; i++)
+            moved[n++] = argv[i];
+        moved[n] = NULL;
+        int rc = cli_remote_main(argc - 1, moved + 1);
+        free(moved);
+        return rc;
+    }
+    if (argc < 2 || first >= argc)
         return cli_usage_error("missing command%s", "");
     const char *cmd = argv[1];
     if (strcmp(cmd, "solve") == 0) {

@@ -237,11 +237,24 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(o, "error", j->error ? json_string(j->error) : json_null());
     if (j->retry_at != 0 && j->state == STO_QUEUED)
         json_object_set_new(o, "retry_at", json_integer(j->retry_at));
+    /* run.c cuts the count at the limit, so reaching it is what stopped the
+     * search (fraction then says how far it got) */
+    json_int_t limit = json_integer_value(json_object_get(j->options_json, "limit"));
+    json_object_set_new(o, "limit_reached", json_boolean(j->state == STO_COMPLETED && limit > 0 &&
+                                                         j->solutions >= limit));
     json_object_set_new(o, "engine_version", json_integer(j->engine_version));
     if (with_stats) {
         static const char *const doing[] = {"idle", "searching", "parked"};
         json_t *st = json_object(), *w = json_array();
+        /* shown from the most pieces left down to 1: nothing is placed with
+         * none left, so that level is always empty (the CLI's --stats skips
+         * it too); checkpoints keep every level, which start-up counts */
         json_object_set_new(st, "levels", jm_levels_json(j->levels, j->attempts, j->fits));
+        json_t *lv = json_object_get(st, "levels");
+        size_t nl = json_array_size(lv);
+        if (nl > 0 && json_integer_value(json_object_get(json_array_get(lv, nl - 1),
+                                                         "pieces_left")) == 0)
+            json_array_remove(lv, nl - 1);
         for (int k = 0; live && k < j->nworkers; k++)
             json_array_append_new(
                 w, json_pack("{s:i,s:s,s:i,s:I,s:I}", "id", k, "state",

@@ -2,8 +2,8 @@
  * main.c - tesserad, the Tessera daemon.
  *
  *   tesserad [--listen HOST:PORT] [--db PATH] [--state-dir DIR] [--threads N]
- *            [--token T] [--www DIR] [--puzzles DIR] [--checkpoint-seconds S]
- *            [--max-memory SIZE]
+ *            [--token T] [--www DIR] [--puzzles DIR] [--docs DIR]
+ *            [--checkpoint-seconds S] [--max-memory SIZE]
  *            [--mpi [--mpi-timeout S]]
  *
  * Under mpirun with --mpi, rank 0 is the daemon and searches through the
@@ -76,6 +76,8 @@ static const char *usage_text =
     "  --www DIR                dashboard files (default ./www, else " TSR_DATADIR "/www)\n"
     "  --puzzles DIR            puzzle library (default ./puzzles, else " TSR_DATADIR
     "/puzzles)\n"
+    "  --docs DIR               documents served at /docs/ (default ./docs, else "
+    TSR_DATADIR "/docs)\n"
     "  --checkpoint-seconds S   seconds between checkpoints (default 5)\n"
     "  --max-memory SIZE        refuse a job whose search would need more memory (bytes,\n"
     "                           or with K, M, G, T; none: no cap; default: half of the\n"
@@ -166,7 +168,7 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         {"listen", required_argument, NULL, 'l'},  {"db", required_argument, NULL, 'd'},
         {"state-dir", required_argument, NULL, 's'}, {"threads", required_argument, NULL, 't'},
         {"token", required_argument, NULL, 'k'},   {"www", required_argument, NULL, 'w'},
-        {"puzzles", required_argument, NULL, 'p'},
+        {"puzzles", required_argument, NULL, 'p'}, {"docs", required_argument, NULL, 'D'},
         {"checkpoint-seconds", required_argument, NULL, 'c'},
         {"mpi", no_argument, NULL, 'm'},           {"mpi-timeout", required_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
@@ -174,6 +176,7 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         {NULL, 0, NULL, 0}};
     const char *listen = SRV_DEFAULT_LISTEN, *db = NULL, *token = getenv("TESSERAD_TOKEN");
     const char *state_dir = getenv("STATE_DIRECTORY"), *www = NULL, *puzzles = NULL;
+    const char *docs = NULL;
     double threads = 0, checkpoint = JM_CHECKPOINT_SECONDS, mpi_timeout = 30, max_memory = 0;
     bool mpi = false, check = false;
     int c;
@@ -185,6 +188,7 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         case 'k': token = optarg; break;
         case 'w': www = optarg; break;
         case 'p': puzzles = optarg; break;
+        case 'D': docs = optarg; break;
         case 't':
             if (parse_number("--threads", optarg, 0, 1024, &threads) != 0)
                 return 2;
@@ -250,6 +254,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         www = default_dir("www", TSR_DATADIR "/www");
     if (puzzles == NULL)
         puzzles = default_dir("puzzles", TSR_DATADIR "/puzzles");
+    if (docs == NULL)
+        docs = default_dir("docs", TSR_DATADIR "/docs");
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -279,7 +285,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     }
     srv_ops ops;
     jm_ops(jm, &ops);
-    srv_config sc = {.listen = listen, .token = token, .www_dir = www, .log = http_log};
+    srv_config sc = {.listen = listen, .token = token, .www_dir = www, .docs_dir = docs,
+                     .log = http_log};
     srv_server *srv = NULL;
     if (srv_start(&sc, &ops, &srv, &err) != 0) {
         fprintf(stderr, "tesserad: %s\n", err.msg);

@@ -217,6 +217,8 @@ int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
     for (int z = 0; z < b.nz && rc == 0; z++) {
         if (z)
             fputc('\n', f);
+        if (b.nz > 1) /* a solid: say which layer, as the drawings do */
+            fprintf(f, "z = %d\n", b.lo.z + z);
         for (int y = 0; y < b.ny; y++) {
             const int *row = owner + ((size_t)z * b.ny + y) * b.nx;
             put_line(f, line, put_row(line, row, b.nx, width, label, &text_marks));

@@ -91,6 +91,7 @@ struct srv_server {
     size_t token_len;
     bool loopback;                /* listening on a loopback address only */
     char *www_root;               /* realpath of cfg->www_dir, or NULL */
+    char *docs_root;              /* realpath of cfg->docs_dir, or NULL */
     size_t max_body;
     int port;
     void (*log)(void *, const char *);
@@ -684,16 +685,29 @@ static const struct {
     {".txt", TEXT_TYPE},
 };
 
-/* Answer GET `url` from www_root.  The path must be made of safe segments
- * (so no "..", no hidden files, no odd bytes) and name a file of a known
- * type; a directory path ("/", "/docs/") means its index.html.  Symbolic
- * links are followed only while they stay inside www_root: the resolved
- * path must lie under the resolved root. */
+/* The documents under /docs/ (the dashboard links the puzzle format):
+ * Markdown only, as plain text so that any browser shows it. */
+#define DOCS_PREFIX "/docs/"
+
+/* Answer GET `url` from www_root, or a document under /docs/ from
+ * docs_root.  The path must be made of safe segments (so no "..", no
+ * hidden files, no odd bytes) and name a file of a known type; a directory
+ * path ("/", "/js/") means its index.html.  Symbolic links are followed
+ * only while they stay inside the root: the resolved path must lie under
+ * the resolved root. */
 static enum MHD_Result serve_static(srv_server *s, struct MHD_Connection *c,
                                     const char *url)
 {
     char echo[ECHO_MAX * 2], rel[PATH_MAX], full[PATH_MAX];
     printable(echo, sizeof echo, url, strlen(url));
+    const char *root = s->www_root;
+    bool doc = s->docs_root && strncmp(url, DOCS_PREFIX, strlen(DOCS_PREFIX)) == 0;
+    if (doc) {
+        root = s->docs_root;
+        url += strlen(DOCS_PREFIX) - 1; /* keeps its slash */
+    }
+    if (!root)
+        return answer_error(s, c, 404, "no file %s", echo);
     size_t n = strlen(url);
     if (url[0] != '/' || n + sizeof "index.html" > sizeof rel)
         return answer_error(s, c, 404, "no file %s", echo);
@@ -710,16 +724,18 @@ static enum MHD_Result serve_static(srv_server *s, struct MHD_Connection *c,
             last = p + 1;
         }
     const char *dot = strrchr(last, '.'), *type = NULL;
-    for (size_t i = 0; dot && i < sizeof mime_types / sizeof *mime_types; i++)
+    for (size_t i = 0; !doc && dot && i < sizeof mime_types / sizeof *mime_types; i++)
         if (strcmp(dot, mime_types[i].ext) == 0)
             type = mime_types[i].type;
-    if (!type || snprintf(full, sizeof full, "%s/%s", s->www_root, rel) >= (int)sizeof full)
+    if (doc && dot && strcmp(dot, ".md") == 0)
+        type = TEXT_TYPE;
+    if (!type || snprintf(full, sizeof full, "%s/%s", root, rel) >= (int)sizeof full)
         return answer_error(s, c, 404, "no file %s", echo);
 
     char *real = realpath(full, NULL);
-    size_t rl = strlen(s->www_root);
-    bool inside = real && strncmp(real, s->www_root, rl) == 0 &&
-                  (real[rl] == '/' || s->www_root[rl - 1] == '/');
+    size_t rl = strlen(root);
+    bool inside = real && strncmp(real, root, rl) == 0 &&
+                  (real[rl] == '/' || root[rl - 1] == '/');
     int fd = inside ? open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
     free(real);
     struct stat st;
@@ -1091,7 +1107,9 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
                         "answered on this one (try again shortly)", s->max_connections);
         return false;
     }
-    if (q->route == R_NONE || (q->route == R_STATIC && !s->www_root)) {
+    if (q->route == R_NONE ||
+        (q->route == R_STATIC && !s->www_root &&
+         !(s->docs_root && strncmp(url, DOCS_PREFIX, strlen(DOCS_PREFIX)) == 0))) {
         srv_reply_error(r, 404, "no route %s", printable(echo, sizeof echo, url, strlen(url)));
         return false;
     }
@@ -1430,6 +1448,7 @@ static void server_free(srv_server *s)
     free(s->token);
     free(s->www_root);
     guard_free(s->guard);
+    free(s->docs_root);
     free(s);
 }
 
@@ -1475,6 +1494,17 @@ int srv_start(const srv_config *cfg, const srv_ops *ops, srv_server **out, tsr_e
             int e = s->www_root ? ENOTDIR : errno;
             server_free(s);
             return tsr_err_set(err, TSR_EIO, "static files directory %s: %s", cfg->www_dir,
+                               strerror(e));
+        }
+    }
+
+    if (cfg->docs_dir) {
+        struct stat st;
+        s->docs_root = realpath(cfg->docs_dir, NULL);
+        if (!s->docs_root || stat(s->docs_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            int e = s->docs_root ? ENOTDIR : errno;
+            server_free(s);
+            return tsr_err_set(err, TSR_EIO, "documents directory %s: %s", cfg->docs_dir,
                                strerror(e));
         }
     }

@@ -110,6 +110,7 @@ typedef struct srv_config {
                                port 0 picks a free port (see srv_port) */
     const char *token;      /* API token or NULL */
     const char *www_dir;    /* static files served at /, or NULL for none */
+    const char *docs_dir;   /* Markdown documents served at /docs/NAME.md, or NULL */
     size_t max_body;        /* 0 = SRV_MAX_BODY */
     int max_connections;    /* 0 = SRV_MAX_CONNECTIONS */
     int timeout_s;          /* idle connection timeout, 0 = SRV_CONNECTION_TIMEOUT_S */

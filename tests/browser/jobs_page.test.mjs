@@ -1,11 +1,14 @@
 // The jobs page: one row per job with its state badge, progress and
 // solutions; the action buttons enabled exactly as the state allows; cancel
-// a running job from its row, then delete it.
+// a running job from its row, then delete it, each after a confirmation
+// (declined once first: nothing happens).  The job page: a job its limit
+// stopped says so with the fraction it reached; a cancelled job runs again
+// as a new job with the same puzzle and options in one click.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   setup, teardown, withPage, gotoRoute, waitReady, clearReady, shot, checkPhone, eventually,
-  api, submitJob, getJob, waitJob, readPuzzle, readJobWidgets, checkButtons, num, T, log,
+  api, submitJob, getJob, waitJob, readPuzzle, readJobWidgets, checkButtons, num, T, log, trackJob,
 } from './lib.mjs';
 
 before(setup, { timeout: T(60) });
@@ -58,9 +61,19 @@ test('jobs page: states, buttons, cancel and delete from the row', { timeout: T(
   await shot(page, 'jobs-page-all-states');
   await checkPhone(page, 'jobs-page-all-states-phone');
 
-  // cancel the running job from its row
+  // cancel the running job from its row: asked first; "keep it" keeps it
   const row = page.locator(`tr[data-testid=job-row][data-job-id="${running.id}"]`);
+  const dialog = page.locator('dialog[data-testid=confirm-dialog]');
   await row.locator('[data-testid=cancel]').click();
+  await dialog.waitFor({ state: 'visible' });
+  assert.match(await dialog.textContent(), new RegExp(`Cancel job ${running.id}`), 'the dialog names the job');
+  await shot(page, 'jobs-page-confirm-cancel');
+  await page.locator('[data-testid=confirm-cancel]').click();
+  await dialog.waitFor({ state: 'detached' });
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal((await getJob(running.id)).state, 'running', 'declined: the job still runs');
+  await row.locator('[data-testid=cancel]').click();
+  await page.locator('[data-testid=confirm-ok]').click();
   const wc = await eventually(`row ${running.id} shows cancelled`, async () => {
     const v = await readJobWidgets(row);
     assert.equal(v.state, 'cancelled', `row job-state: ${JSON.stringify(v)}`);
@@ -74,8 +87,15 @@ test('jobs page: states, buttons, cancel and delete from the row', { timeout: T(
   log(`cancelled row: ${JSON.stringify(wc)}`);
   await shot(page, 'jobs-page-cancelled');
 
-  // delete it
+  // delete it: asked first, Escape steps back
   await row.locator('[data-testid=delete]').click();
+  await dialog.waitFor({ state: 'visible' });
+  assert.match(await dialog.textContent(), /cannot be undone/, 'the delete dialog says it is for good');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal((await api('GET', `/api/v1/jobs/${running.id}`)).status, 200, 'Escape: the job is still there');
+  await row.locator('[data-testid=delete]').click();
+  await page.locator('[data-testid=confirm-ok]').click();
   await row.waitFor({ state: 'detached', timeout: T(30) });
   const gone = await api('GET', `/api/v1/jobs/${running.id}`);
   assert.equal(gone.status, 404, `API: job ${running.id} is gone (${gone.text})`);
@@ -95,4 +115,55 @@ test('jobs page: states, buttons, cancel and delete from the row', { timeout: T(
 
   // tidy: the other live jobs
   for (const id of [queued.id, paused.id]) await api('POST', `/api/v1/jobs/${id}/cancel`);
+}));
+
+test('job page: the limit-stopped state, and run again', { timeout: T(100) }, withPage(async (page) => {
+  const options = { unique: 'mirror', limit: 7, threads: 1 };
+  const job = await submitJob({ puzzle: readPuzzle('pentominoes-6x10.json'), options });
+  const done = await waitJob(job.id);
+  assert.equal(done.state, 'completed');
+  assert.equal(done.limit_reached, true, 'API: limit_reached');
+  assert.ok(done.progress.fraction > 0 && done.progress.fraction < 1, `API: the fraction reached (${done.progress.fraction})`);
+  await gotoRoute(page, `#/jobs/${job.id}`);
+  const header = page.locator('[data-testid=job-header]');
+  const note = header.locator('[data-testid=job-limit-note]');
+  await note.waitFor({ state: 'visible' });
+  const pct = (100 * done.progress.fraction).toFixed(1);
+  assert.match(await note.textContent(), new RegExp(`Stopped at its limit of 7 solutions, after ${pct.replace('.', '\\.')}%`), 'the note names the limit and the fraction');
+  const w = await readJobWidgets(header);
+  assert.equal(w.state, 'completed');
+  assert.ok(Math.abs(w.progress - done.progress.fraction) < 1e-9, `the bar shows the fraction reached (${w.progress})`);
+  assert.match(await header.locator('.progress-wrap').textContent(), /searched/, 'the bar says how much was searched');
+  const threads = (await header.locator('dt:text-is("Threads") + dd').textContent()).trim();
+  assert.equal(threads, 'up to 1', 'a finished job shows no "0 threads": its own cap');
+  // the chart has no empty "0 pieces left" column
+  const cols = await page.locator('svg[data-testid=stats-chart] rect > title').evaluateAll((ts) => ts.map((t) => t.textContent));
+  assert.ok(cols.length > 0 && cols.every((t) => !/^0 pieces left/.test(t)), `no "0 pieces left" bar (${cols.slice(-2)})`);
+  // the row on the jobs page says it too
+  await gotoRoute(page, '#/');
+  const tag = page.locator(`tr[data-job-id="${job.id}"] [data-testid=job-limit]`);
+  await tag.waitFor({ state: 'visible' });
+  assert.equal((await tag.textContent()).trim(), 'limit 7');
+  await checkPhone(page, 'jobs-page-limit-phone');
+
+  // run again: a new job, the same puzzle and options, opened at once
+  await gotoRoute(page, `#/jobs/${job.id}`);
+  const rerun = header.locator('[data-testid=rerun]');
+  assert.ok(await rerun.isEnabled(), 'Run again is offered on a finished job');
+  await clearReady(page);
+  await rerun.click();
+  const id2 = await eventually('Run again opens the new job', async () => {
+    const m = (await page.evaluate(() => location.hash)).match(/^#\/jobs\/(\d+)$/);
+    return m && Number(m[1]) !== job.id ? Number(m[1]) : false;
+  });
+  await waitReady(page, `job page ${id2}`);
+  const again = await waitJob(id2);
+  trackJob(id2);
+  for (const k of Object.keys(options)) assert.equal(again.options[k], options[k], `the new job keeps ${k}`);
+  assert.equal(again.name, done.name, 'the same puzzle');
+  assert.equal(again.solutions, 7, 'and the same result');
+  const p1 = (await api('GET', `/api/v1/jobs/${job.id}/puzzle`)).json, p2 = (await api('GET', `/api/v1/jobs/${id2}/puzzle`)).json;
+  assert.deepEqual(p2.pieces, p1.pieces, 'the same pieces');
+  assert.deepEqual(p2.board, p1.board, 'the same board');
+  await shot(page, 'job-page-rerun');
 }));

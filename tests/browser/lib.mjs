@@ -95,7 +95,7 @@ export async function startDaemon() {
   if (!fs.existsSync(bin)) throw new Error(`no tesserad at ${bin} (build it: make tesserad)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsr-browser-'));
   const proc = spawn(bin, ['--listen', '127.0.0.1:0', '--state-dir', dir, '--threads', '2',
-    '--www', path.join(SRCDIR, 'www'), '--puzzles', PUZZLES], { stdio: ['ignore', 'ignore', 'pipe'] });
+    '--www', path.join(SRCDIR, 'www'), '--puzzles', PUZZLES, '--docs', path.join(SRCDIR, 'docs')], { stdio: ['ignore', 'ignore', 'pipe'] });
   daemon = { proc, dir };
   let errText = '';
   const port = await new Promise((resolve, reject) => {

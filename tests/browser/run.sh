@@ -56,7 +56,7 @@ trap 'exit 1' INT TERM HUP
 
 >"$state/tesserad.err"
 "$TESSERAD" --listen 127.0.0.1:0 --state-dir "$state" --threads 2 \
-	--www "$TSR_SRCDIR/www" --puzzles "$TSR_SRCDIR/puzzles" 2>"$state/tesserad.err" &
+	--www "$TSR_SRCDIR/www" --puzzles "$TSR_SRCDIR/puzzles" --docs "$TSR_SRCDIR/docs" 2>"$state/tesserad.err" &
 pid=$!
 port=
 i=0

@@ -154,9 +154,10 @@ test('an invalid puzzle shows the server\'s error and creates no job', { timeout
   const direct = await api('POST', '/api/v1/validate', req.body);
   assert.equal(direct.status, 422, `the server refuses the body with 422: ${direct.text}`);
   assert.match(direct.json.error.message, /2 cells.*3 free cells/, 'the server\'s message is the volume mismatch');
-  const want = `${direct.json.error.status}: ${direct.json.error.message}`;
-  log(`server says ${want}; page shows ${JSON.stringify(shown)}`);
-  assert.ok(shown.includes(want), `submit-error shows ${JSON.stringify(want)} verbatim; it shows ${JSON.stringify(shown)}`);
+  // the page shows the server's words without the "request body" wrapper the user never wrote
+  const want = `${direct.json.error.status}: ${direct.json.error.message.replace(/^request body: /, '')}`;
+  log(`server says ${direct.json.error.message}; page shows ${JSON.stringify(shown)}`);
+  assert.equal(shown, want, 'submit-error shows the server\'s message');
   // direct POST to /jobs with the same body: same answer, and still no job
   const viaJobs = await api('POST', '/api/v1/jobs', req.body);
   assert.equal(viaJobs.status, 422, 'POST /jobs of the same body is 422 too');
@@ -177,10 +178,13 @@ test('an invalid puzzle shows the server\'s error and creates no job', { timeout
   log(`malformed text: page shows ${JSON.stringify(shown2)}; requests ${JSON.stringify(sent.map((s) => [s.path, s.status]))}`);
   const req2 = sent.find((s) => s.status >= 400);
   if (req2) {
-    // the page left the parsing to the server: its message verbatim
+    // the page left the parsing to the server: its message, with the line and column in words
     const d2 = await api('POST', '/api/v1/validate', req2.body);
-    const want2 = `${d2.json.error.status}: ${d2.json.error.message}`;
-    assert.ok(shown2.includes(want2), `submit-error shows ${JSON.stringify(want2)}; it shows ${JSON.stringify(shown2)}`);
+    const m = d2.json.error.message.match(/^request body:(\d+):(\d+): (.*)$/);
+    assert.ok(m, `the server names line and column: ${d2.json.error.message}`);
+    const want2 = `${d2.json.error.status}: line ${m[1]}, column ${m[2]}: ${m[3]}`;
+    assert.equal(shown2, want2, 'submit-error shows the syntax error at its line');
+    assert.equal(await page.locator('[data-testid=error-line]').textContent(), '{"name": "broken", "board": {"size": [3, 1]},', 'the line is marked');
   }
   assert.ok(!sent.some((s) => s.path === '/api/v1/jobs' && s.status === 201), 'no successful submit');
   assert.deepEqual(await jobIds(), before, 'no job was created by malformed text');
@@ -237,4 +241,82 @@ test('the form\'s options reach the job (unique, limit, threads, priority)', { t
     assert.equal(num(v.solutions), 7, JSON.stringify(v));
     return true;
   });
+}));
+
+test('a pasted job keeps its options; the library choice is dropped', { timeout: T(100) }, withPage(async (page) => {
+  await gotoRoute(page, '#/submit');
+  const f = form(page);
+  await f.library.selectOption('soma-cube.json');
+  await waitTextareaHolds(f, 'soma-cube.json');
+  const options = { unique: 'mirror', limit: 7, threads: 1 };
+  const doc = JSON.stringify({ puzzle: readPuzzle('pentominoes-6x10.json'), options }, null, 2);
+  // paste: select all, then text typed in at once (as a paste inserts it)
+  await f.text.focus();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(doc);
+  await eventually('the form shows the pasted options', async () => {
+    assert.equal(await f.unique.inputValue(), 'mirror');
+    assert.equal(await f.limit.inputValue(), '7');
+    assert.equal(await f.threads.inputValue(), '1');
+    return true;
+  });
+  assert.equal(await f.library.inputValue(), '', 'the library no longer names what is in the box');
+  await shot(page, 'submit-pasted-job-options');
+  await clearReady(page);
+  await f.submit.click();
+  const id = await eventually('Submit lands on #/jobs/ID', async () => {
+    const m = (await page.evaluate(() => location.hash)).match(/^#\/jobs\/(\d+)$/);
+    return m ? Number(m[1]) : false;
+  });
+  trackJob(id);
+  await waitReady(page, `job page ${id}`);
+  const job = await waitJob(id);
+  for (const [k, v] of Object.entries(options)) assert.equal(job.options[k], v, `the job runs with ${k}=${v}`);
+  assert.equal(job.solutions, 7, 'stopped at the pasted limit');
+}));
+
+test('errors in the user\'s terms: their path, the piece\'s name, the line marked; the format linked; loose pieces warned', { timeout: T(100) }, withPage(async (page, { allowConsole }) => {
+  allowConsole(/Failed to load resource: the server responded with a status of (400|422)/);
+  await gotoRoute(page, '#/submit');
+  const f = form(page);
+  // a bare puzzle (the form wraps it in {"puzzle": …}); the fault is in piece "Bad", the third
+  const lines = [
+    '{"name": "Faulty", "board": {"size": [4, 2]},',
+    ' "pieces": [',
+    '  {"name": "I", "rows": ["##"]},',
+    '  {"name": "J", "rows": ["##"]},',
+    '  {"name": "Bad", "rows": ["#x"]},',
+    '  {"name": "K", "rows": ["##"]}',
+    ' ]}',
+  ];
+  await f.text.fill(lines.join('\n'));
+  await f.preview.click();
+  const shown = await eventually('an error is shown', async () => ((await f.error.textContent()) || '').trim() || false);
+  log(`page shows ${JSON.stringify(shown)}`);
+  assert.match(shown, /^400: \$\.pieces\[2\]\.rows\[0\] \(piece "Bad", line 5\): invalid character 'x'/, 'the path as written, the piece by name, the line');
+  assert.ok(!shown.includes('$.puzzle'), 'no "$.puzzle" the user never typed');
+  assert.equal(await page.locator('[data-testid=error-line]').textContent(), lines[4], 'the offending line is marked in the text box');
+  await shot(page, 'submit-error-line-marked');
+  await checkPhone(page, 'submit-error-line-marked-phone');
+  // typing clears the mark
+  await f.text.press('End');
+  await page.keyboard.insertText(' ');
+  await eventually('the mark goes when the text changes', async () => (await page.locator('[data-testid=error-line]').count()) === 0);
+
+  // the format is linked, and the daemon serves it
+  const href = await page.locator('[data-testid=format-link]').getAttribute('href');
+  assert.equal(href, '/docs/puzzle-format.md');
+  const doc = await api('GET', href);
+  assert.equal(doc.status, 200, 'the daemon serves docs/puzzle-format.md');
+  assert.match(doc.text, /^# /, 'as the Markdown text');
+
+  // a piece whose cells do not touch: previewed, with a warning
+  await f.text.fill(JSON.stringify({ name: 'Loose', board: { size: [3, 1] }, pieces: [{ name: 'Gap', rows: ['#.#'] }, { name: 'M', rows: ['#'] }] }));
+  await f.preview.click();
+  const warning = page.locator('[data-testid=submit-warning]');
+  await warning.waitFor({ state: 'visible' });
+  assert.match(await warning.textContent(), /piece "Gap" are not all connected/);
+  assert.equal(((await f.error.textContent()) || '').trim(), '', 'a warning, not an error');
+  await eventually('the preview is drawn', async () => (await f.previewArea.locator('svg').count()) > 0);
+  await shot(page, 'submit-loose-piece-warning');
 }));

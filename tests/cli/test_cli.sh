@@ -38,6 +38,31 @@ check "soma mirror count" 'grep -q "\"solutions\": *240" "$tmp/out"'
 "$T" solve "$S/puzzles/pentominoes-6x10.json" >"$tmp/out" 2>/dev/null
 check "text solutions" '[ "$(grep -c "^[A-Z ]*$" "$tmp/out")" -ge $((2339 * 6)) ]'
 
+# 3D text: each solution headed "# solution N" (as the daemon's text), each
+# layer headed "z = K"
+"$T" solve --limit=2 "$S/puzzles/soma-cube.json" >"$tmp/out" 2>/dev/null
+check "3D text: numbered solutions" '[ "$(grep -c "^# solution [12]$" "$tmp/out")" -eq 2 ]'
+check "3D text: labelled layers" '[ "$(grep -c "^z = [012]$" "$tmp/out")" -eq 6 ] && [ "$(sed -n 2p "$tmp/out")" = "z = 0" ]'
+
+# Ctrl-C (SIGINT) during a long solve: the summary so far, exit 130
+# (the one-sided 5x18 takes many minutes on one thread)
+long=$S/puzzles/onesided-pentominoes-5x18.json
+"$T" solve -q --threads=1 "$long" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid; rc=$?
+check "SIGINT: exit 130" '[ $rc -eq 130 ]'
+check "SIGINT: the summary says how far it got" 'grep -q "^solutions: [0-9]* (rotations, interrupted at [0-9.]*% of the search)$" "$tmp/out"'
+check "SIGINT: nodes and time" 'grep -q "^nodes: [1-9]" "$tmp/out" && grep -q "^seconds: [1-9]" "$tmp/out"'
+"$T" solve -q --json --threads=1 "$long" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid; rc=$?
+check "SIGINT --json: exit 130, one line" '[ $rc -eq 130 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ]'
+check "SIGINT --json: interrupted, incomplete, with the fraction" 'grep -q "\"interrupted\": *true" "$tmp/out" && grep -q "\"complete\": *false" "$tmp/out" && grep -q "\"fraction\": *0\.[0-9]" "$tmp/out" && grep -q "\"nodes\": *[1-9]" "$tmp/out"'
+
 # JSON lines
 "$T" solve --json --limit=5 "$S/puzzles/soma-cube.json" >"$tmp/out" 2>/dev/null
 check "limit 5 json lines" '[ "$(grep -c "^{\"pieces\"" "$tmp/out")" -eq 5 ]'
@@ -116,6 +141,12 @@ check "submit bad option exit 2" '[ $rc -eq 2 ] && grep -q "unique" "$tmp/err"'
 "$T" submit --server=$nowhere "$S/puzzles/soma-cube.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "no daemon exit 1" '[ $rc -eq 1 ] && [ ! -s "$tmp/out" ]'
 check "no daemon message" 'grep -q "cannot reach tesserad at $nowhere: Connection refused (is it running" "$tmp/err"'
+"$T" --server=$nowhere status 2>"$tmp/err"; rc=$?
+check "--server before the command" '[ $rc -eq 1 ] && grep -q "cannot reach tesserad at $nowhere" "$tmp/err"'
+"$T" --token t --server $nowhere watch 3 2>"$tmp/err"; rc=$?
+check "--token and --server before the command" '[ $rc -eq 1 ] && grep -q "cannot reach tesserad at $nowhere" "$tmp/err"'
+"$T" --server=$nowhere solve "$S/puzzles/soma-cube.json" 2>"$tmp/err"; rc=$?
+check "--server before solve: exit 2, says why" '[ $rc -eq 2 ] && grep -q "daemon commands" "$tmp/err"'
 TESSERA_SERVER=$nowhere "$T" status 2>"$tmp/err"; rc=$?
 check "TESSERA_SERVER used" '[ $rc -eq 1 ] && grep -q "$nowhere" "$tmp/err"'
 "$T" help >"$tmp/out"

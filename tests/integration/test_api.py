@@ -7,6 +7,7 @@ Every count is compared with the "expected" counts published in puzzles/*.json."
 
 import os
 import re
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True
@@ -19,6 +20,27 @@ P610 = "pentominoes-6x10.json"
 
 def sol_key(sol):
     return frozenset((p["name"], frozenset(tuple(c) for c in p["cells"])) for p in sol["pieces"])
+
+
+def cli_status(d, job):
+    """`tessera status ID` and `watch ID` of a job its limit stopped: the limit
+    and the fraction reached, no time left and an average rate (not "eta ?" and
+    "0 nodes/s"); --server given before the command."""
+    cli = os.environ.get("TESSERA") or os.path.join(tlib.SRCDIR, "tessera")
+    if not os.access(cli, os.X_OK):
+        log("no tessera binary at %s: CLI checks skipped" % cli)
+        return
+    server = "--server=http://%s:%d" % (d.host, d.port)
+    pct = "%.1f%%" % (100 * job["progress"]["fraction"])
+    for argv in ([cli, server, "status", str(job["id"])], [cli, "watch", server, str(job["id"])]):
+        out = subprocess.run(argv, capture_output=True, timeout=60)
+        text = out.stdout.decode()
+        what = " ".join(argv[1:3])
+        check_eq(out.returncode, 0, "tessera %s: exit 0" % what, out.stderr)
+        check("stopped at its limit of 100 solutions after %s of the search" % pct in text,
+              "tessera %s: says the limit stopped it, and where" % what, text)
+        check("eta" not in text and " 0 nodes/s" not in text and "nodes/s on average" in text,
+              "tessera %s: a finished job has no eta and an average rate" % what, text)
 
 
 def rect_symmetries(size):
@@ -118,6 +140,9 @@ def main(t):
     levels = (j.get("stats") or {}).get("levels")
     check(isinstance(levels, list) and levels and all({"pieces_left", "attempts", "fits"} <= set(lv) for lv in levels),
           "GET job has stats.levels with pieces_left/attempts/fits", j.get("stats"))
+    check_eq([lv["pieces_left"] for lv in levels], list(range(12, 0, -1)),
+             "stats.levels: 12 pieces left down to 1 (nothing is placed with none left)")
+    check_eq(j["limit_reached"], False, "a search that ran to its end did not reach a limit")
     check(j["error"] is None, "completed: error null", j["error"])
 
     # ---- solutions paging ---------------------------------------------------
@@ -233,7 +258,9 @@ def main(t):
     check_eq(jl["state"], "completed", "limit job ends completed")
     check_eq(jl["solutions"], 100, "limit job stops at exactly limit solutions")
     check_eq(len(d.all_solutions(jl["id"], page=30)), 100, "limit job stores exactly limit solutions")
-    check(0 < jl["progress"]["fraction"] <= 1, "limit job fraction in (0,1]", jl["progress"])
+    check(0 < jl["progress"]["fraction"] < 1, "limit job fraction in (0,1): how far it got", jl["progress"])
+    check_eq(jl["limit_reached"], True, "limit job: limit_reached says what stopped it")
+    cli_status(d, jl)
     # pages that end exactly at the last solution: the full page still has `next`,
     # the page after it is empty with next null
     p1 = d.get("/api/v1/jobs/%d/solutions?limit=50" % jl["id"]).json

@@ -164,9 +164,11 @@ START_TEST(text_3d)
     int rc = tsr_write_solution_text(sink_open(&o), pz, &s);
     char *text = sink_close(&o);
     ck_assert_int_eq(rc, 0);
-    ck_assert_str_eq(text, "L L\n"
+    ck_assert_str_eq(text, "z = 5\n"
+                           "L L\n"
                            "L I\n"
                            "\n"
+                           "z = 6\n"
                            "I I\n"
                            "I\n");
     free(text);

@@ -1,5 +1,8 @@
-// app.js — entry point: hash router (#/, #/submit, #/jobs/{id}), nav state,
-// the API-token form, and the body[data-ready] flag for tests.
+// app.js — entry point: hash router (#/, #/submit, #/jobs/{id} and its
+// views #/jobs/{id}/solutions/{n}, /gallery/{page}, /compare/{a}/{b}), nav
+// state, the API-token form, and the body[data-ready] flag for tests.  A
+// new address within the same job's page goes to that page's setParams
+// instead of building the page again.
 
 import { getToken, setToken, onAuthRequired } from './api.js';
 import * as jobsPage from './pages/jobs.js';
@@ -16,16 +19,36 @@ function route(hash) {
   let m;
   if (path === '/' || path === '') return { page: jobsPage, params: {}, nav: 'jobs' };
   if (path === '/submit') return { page: submitPage, params: {}, nav: 'submit' };
-  if ((m = path.match(/^\/jobs\/([^/]+)$/))) return { page: jobPage, params: { id: decodeURIComponent(m[1]) }, nav: 'jobs' };
+  if ((m = path.match(/^\/jobs\/([^/]+)(\/.*)?$/))) {
+    const params = jobView(m[2] || '');
+    if (!params) return null;
+    return { page: jobPage, params: { id: decodeURIComponent(m[1]), ...params }, nav: 'jobs' };
+  }
+  return null;
+}
+
+/** The view of a job page named by the rest of its address, or null. */
+function jobView(rest) {
+  const n = (t) => Number(t);
+  let m;
+  if (rest === '' || rest === '/') return { view: 'solution', n: null };
+  if ((m = rest.match(/^\/solutions\/(\d+)$/)) && n(m[1]) >= 1) return { view: 'solution', n: n(m[1]) };
+  if ((m = rest.match(/^\/gallery(?:\/(\d+))?$/))) return { view: 'gallery', page: Math.max(1, n(m[1] || 1)) };
+  if ((m = rest.match(/^\/compare\/(\d+)\/(\d+)$/)) && n(m[1]) >= 1 && n(m[2]) >= 1) return { view: 'compare', a: n(m[1]), b: n(m[2]) };
   return null;
 }
 
 async function navigate() {
   const seq = ++navSeq;
   delete document.body.dataset.ready;
+  const r = route(location.hash);
+  if (r && current && current.page === r.page && current.params.id === r.params.id && current.setParams) {
+    try { await current.setParams(r.params); } catch { /* the page shows its own error */ }
+    if (seq === navSeq) document.body.dataset.ready = '1';
+    return;
+  }
   if (current) { try { current.destroy(); } catch { /* ignore */ } current = null; }
   clear(main);
-  const r = route(location.hash);
   for (const a of document.querySelectorAll('.nav a')) {
     const active = r && a.dataset.testid === `nav-${r.nav}`;
     if (active) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
@@ -39,7 +62,7 @@ async function navigate() {
     return;
   }
   const mounted = r.page.mount(main, r.params);
-  current = mounted;
+  current = { ...mounted, page: r.page, params: r.params, destroy: mounted.destroy, setParams: mounted.setParams };
   try { await mounted.ready; } catch { /* the page shows its own error */ }
   if (seq === navSeq) document.body.dataset.ready = '1';
 }

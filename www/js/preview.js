@@ -1,18 +1,45 @@
 // preview.js — draws a puzzle (normalised form, cell lists) before solving:
-// the board with fixed pieces in place, every piece in its colour, a legend.
+// the board with fixed pieces in place, every piece in its colour, a legend;
+// and finds pieces whose cells do not hang together (a warning, not an
+// error: such a piece is legal, but rarely meant).
 
 import { h } from './dom.js';
 import { colorMap } from './colors.js';
-import { drawTiling, drawLayers } from './render2d.js';
+import { drawTiling, drawLayers, elide } from './render2d.js';
 import { Viewer3D } from './render3d.js';
 
-/** Legend of piece names with their colour swatches. */
+/** Legend of piece names with their colour swatches (long names elided,
+ *  whole in the tooltip; fixed pieces hatched). */
 export function legend(puzzlePieces) {
   const cm = colorMap(puzzlePieces);
   return h('ul', { class: 'legend', 'aria-label': 'Piece colours' },
-    (puzzlePieces || []).map((p) => h('li', {},
-      h('span', { class: 'swatch', style: `background:${cm.color(p.name)}` }),
-      p.name, p.count > 1 ? h('span', { class: 'muted', text: ` ×${p.count}` }) : null)));
+    (puzzlePieces || []).map((p) => h('li', { title: p.name },
+      h('span', { class: `swatch${p.fixed ? ' swatch-fixed' : ''}`, style: `background:${cm.color(p.name)}` }),
+      h('span', { class: 'legend-name', text: elide(p.name, 12) }),
+      p.count > 1 ? h('span', { class: 'muted', text: ` ×${p.count}` }) : null,
+      p.fixed ? h('span', { class: 'muted', text: ' (fixed)' }) : null)));
+}
+
+/** Names of the pieces whose cells are not all connected face to face. */
+export function disconnectedPieces(puzzlePieces) {
+  const out = [];
+  for (const p of puzzlePieces || []) {
+    const cells = p.cells || [];
+    if (cells.length < 2) continue;
+    const key = (c) => `${c[0]},${c[1]},${c[2] || 0}`;
+    const all = new Set(cells.map(key));
+    const seen = new Set([key(cells[0])]);
+    const todo = [cells[0]];
+    while (todo.length) {
+      const [x, y, z = 0] = todo.pop();
+      for (const [dx, dy, dz] of [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]) {
+        const n = [x + dx, y + dy, z + dz], k = key(n);
+        if (all.has(k) && !seen.has(k)) { seen.add(k); todo.push(n); }
+      }
+    }
+    if (seen.size < all.size) out.push(p.name);
+  }
+  return out;
 }
 
 /**
@@ -22,7 +49,7 @@ export function legend(puzzlePieces) {
 export function renderPreview(area, puzzle, dims) {
   const cm = colorMap(puzzle.pieces);
   const board = puzzle.board?.cells || [];
-  const fixed = puzzle.pieces.filter((p) => p.fixed).map((p) => ({ name: p.name, color: cm.color(p.name), cells: p.cells }));
+  const fixed = puzzle.pieces.filter((p) => p.fixed).map((p) => ({ name: p.name, color: cm.color(p.name), cells: p.cells, fixed: true }));
   const viewers = [];
 
   const boardFig = h('figure', { class: 'preview-board' });
@@ -35,8 +62,8 @@ export function renderPreview(area, puzzle, dims) {
 
   const list = h('ul', { class: 'piece-grid', 'aria-label': 'Pieces' });
   for (const p of puzzle.pieces) {
-    const piece = { name: p.name, color: cm.color(p.name), cells: p.cells };
-    const item = h('li', { class: 'piece-card' });
+    const piece = { name: p.name, color: cm.color(p.name), cells: p.cells, fixed: p.fixed };
+    const item = h('li', { class: 'piece-card', title: p.name });
     if (dims === 2) {
       item.append(drawTiling([piece], { cell: 14, labels: false, label: `Piece ${p.name}` }));
     } else {
@@ -44,7 +71,7 @@ export function renderPreview(area, puzzle, dims) {
       item.append(canvas);
       viewers.push(() => new Viewer3D(canvas, [piece], { height: 96 }));
     }
-    item.append(h('span', { class: 'piece-name' }, p.name,
+    item.append(h('span', { class: 'piece-name' }, elide(p.name, 10),
       p.count > 1 ? h('span', { class: 'muted', text: ` ×${p.count}` }) : null,
       p.fixed ? h('span', { class: 'muted', text: ' (fixed)' }) : null));
     list.append(item);

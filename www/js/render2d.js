@@ -1,11 +1,21 @@
 // render2d.js — SVG drawing of 2D tilings (y grows downward, like the text
-// output): coloured cells, thick borders between pieces, names at centroids,
-// plus layer views of 3D puzzles and small piece thumbnails.
+// output): coloured cells, thick borders between pieces, names at centroids
+// (long ones elided, the whole name in the tooltip), fixed pieces hatched,
+// pieces faded on request (the comparison), plus layer views of 3D puzzles
+// and small piece thumbnails.
 
 import { s, h } from './dom.js';
 import { BOARD_FILL, BOARD_STROKE, textColorFor } from './colors.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const MAX_LABEL = 4; // characters of a name drawn in a cell; the tooltip has all
+let hatchSeq = 0;
+
+/** "Hexomino-12" → "Hex…" when longer than n characters. */
+export function elide(name, n) {
+  const chars = [...String(name)];
+  return chars.length <= n ? String(name) : `${chars.slice(0, n - 1).join('')}…`;
+}
 
 function boundsOf(cellLists) {
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
@@ -45,6 +55,8 @@ function labelSpot(cells) {
  * opts.bounds: {minX,minY,maxX,maxY} to share a frame between drawings
  * opts.cell: cell size in px (viewBox units), opts.labels: draw names
  * opts.maxWidth: CSS max width in px (default: natural size)
+ * A piece may carry fixed: true (drawn hatched: it does not move) and
+ * dim: true (drawn faded, as unchanged pieces of a comparison).
  */
 export function drawTiling(pieces, opts = {}) {
   const cell = opts.cell || 32;
@@ -81,11 +93,26 @@ export function drawTiling(pieces, opts = {}) {
     svg.append(g);
   }
 
+  // Hatching for fixed pieces: one pattern per drawing (ids must be unique
+  // in the page, and several drawings share it).
+  let hatch = null;
+  if (pieces.some((p) => p.fixed)) {
+    hatch = `hatch-${++hatchSeq}`;
+    const step = Math.max(4, cell / 4);
+    svg.append(s('defs', {}, s('pattern', {
+      id: hatch, patternUnits: 'userSpaceOnUse', width: step, height: step, patternTransform: 'rotate(45)',
+    }, s('line', { x1: 0, y1: 0, x2: 0, y2: step, stroke: '#4a525c', 'stroke-width': Math.max(1, step / 4), 'stroke-opacity': 0.55 }))));
+  }
+
   // Cells and labels, one group per piece.
   const groups = pieces.map((p) => {
-    const g = s('g', { 'data-piece': p.name, fill: p.color });
-    g.append(s('title', { text: p.name }));
+    const g = s('g', {
+      'data-piece': p.name, fill: p.color, 'data-fixed': p.fixed ? '1' : null,
+      'data-dim': p.dim ? '1' : null, opacity: p.dim ? 0.22 : null,
+    });
+    g.append(s('title', { text: p.fixed ? `${p.name} (fixed)` : p.name }));
     for (const [x, y] of p.cells) g.append(s('rect', { x: px(x), y: py(y), width: cell, height: cell }));
+    if (hatch) for (const [x, y] of p.fixed ? p.cells : []) g.append(s('rect', { x: px(x), y: py(y), width: cell, height: cell, fill: `url(#${hatch})` }));
     svg.append(g);
     return g;
   });
@@ -119,12 +146,13 @@ export function drawTiling(pieces, opts = {}) {
     pieces.forEach((p, i) => {
       if (!p.cells.length) return;
       const [lx, ly] = labelSpot(p.cells);
-      const len = [...p.name].length;
+      const text = elide(p.name, MAX_LABEL);
+      const len = [...text].length;
       const size = Math.min(cell * 0.55, (cell * 1.6) / Math.max(1, len));
       groups[i].append(s('text', {
         x: px(lx), y: py(ly), 'text-anchor': 'middle', 'dominant-baseline': 'central',
         'font-size': size.toFixed(1), 'font-weight': 600, fill: textColorFor(p.color),
-        'pointer-events': 'none', text: p.name,
+        'pointer-events': 'none', text,
       }));
     });
   }
@@ -145,7 +173,7 @@ export function drawLayers(pieces, opts = {}) {
     const lp = pieces.map((p) => ({ ...p, cells: onZ(p.cells) })).filter((p) => p.cells.length);
     const svg = drawTiling(lp, {
       board: onZ(board), bounds, cell: opts.cell || 26, labels: opts.labels,
-      label: `Layer z = ${z}`,
+      label: `Layer z = ${z}`, pad: opts.pad,
     });
     wrap.append(h('figure', { class: 'layer', 'data-testid': 'layer' }, svg, h('figcaption', { text: `z = ${z}` })));
   }

@@ -1,5 +1,6 @@
 // pages/jobs.js — the jobs table (#/): every job with live state, progress,
-// rate, solutions, elapsed and ETA, plus pause/resume/cancel/delete.
+// rate, solutions, elapsed and ETA, plus pause/resume/cancel/delete (cancel
+// and delete ask first).
 
 import { h } from '../dom.js';
 import { api, isFinal } from '../api.js';
@@ -7,7 +8,7 @@ import { fmtInt, fmtRate, fmtDuration } from '../format.js';
 import { watchJob } from '../live.js';
 import {
   stateBadge, updateStateBadge, progressBar, updateProgress,
-  actionButtons, updateActionButtons, runAction,
+  actionButtons, updateActionButtons, runAction, confirmAction, limitText,
 } from '../jobui.js';
 
 const NUMERIC = new Set(['ID', 'Rate', 'Solutions', 'Elapsed', 'ETA']);
@@ -43,6 +44,9 @@ export function mount(root) {
     const c = r.cells;
     c.name.textContent = job.name || `Job ${job.id}`;
     updateStateBadge(c.state, job.state);
+    c.limit.textContent = limitText(job, true);
+    c.limit.title = limitText(job);
+    c.limit.hidden = !job.limit_reached;
     updateProgress(c.progress, job);
     c.rate.textContent = job.state === 'running' ? fmtRate(job.progress?.rate) : '—';
     c.solutions.textContent = fmtInt(job.solutions);
@@ -80,6 +84,7 @@ export function mount(root) {
   }
 
   async function onAction(r, action) {
+    if (!(await confirmAction(action, `job ${r.job.id} (${r.job.name || 'unnamed'})`)) || destroyed) return;
     r.busy = true;
     updateActionButtons(r.cells.actions, r.job, true);
     showError('');
@@ -101,6 +106,7 @@ export function mount(root) {
     const cells = {
       name: h('a', { href: `#/jobs/${job.id}`, 'data-testid': 'job-name' }),
       state: stateBadge(job.state),
+      limit: h('span', { class: 'limit-tag', 'data-testid': 'job-limit', hidden: true }),
       progress: progressBar(job, `Progress of job ${job.id}`),
       rate: h('span'), solutions: h('span', { 'data-testid': 'job-solutions' }),
       elapsed: h('span'), eta: h('span'),
@@ -112,7 +118,7 @@ export function mount(root) {
       // screens lay each row out as a card
       h('td', { class: 'num col-id', 'data-label': 'ID', text: String(job.id) }),
       h('td', { class: 'col-name' }, cells.name),
-      h('td', { 'data-label': 'State' }, cells.state),
+      h('td', { 'data-label': 'State' }, cells.state, ' ', cells.limit),
       h('td', { class: 'col-progress' }, cells.progress),
       h('td', { class: 'num', 'data-label': 'Rate' }, cells.rate),
       h('td', { class: 'num', 'data-label': 'Solutions' }, cells.solutions),

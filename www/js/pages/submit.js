@@ -1,10 +1,15 @@
 // pages/submit.js — the submit form (#/submit): puzzle text / file / library,
-// options, Preview (POST /validate) and Submit (POST /jobs).
+// options, Preview (POST /validate) and Submit (POST /jobs).  A job
+// document's options fill the form however it arrives (pasted, typed,
+// uploaded, picked); the server's errors are told in the user's terms (the
+// JSON path as they wrote it, a piece's name, the line, marked in the text
+// box); pieces that do not hang together get a warning.
 
 import { h, clear } from '../dom.js';
 import { api } from '../api.js';
 import { fmtInt } from '../format.js';
-import { renderPreview, legend } from '../preview.js';
+import { renderPreview, legend, disconnectedPieces } from '../preview.js';
+import { pathSteps, parseWithOffsets, offsetOf, lineOf } from '../jsonpos.js';
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -30,6 +35,44 @@ export function buildBody(text, options) {
   return { polycube: text, options };
 }
 
+/**
+ * The server's message for the text the user wrote: {text, line}.  The
+ * form wraps a bare puzzle as {"puzzle": …}, so "$.puzzle" is the user's "$";
+ * a piece is named as well as numbered; a JSON syntax error's or a polycube
+ * file's line is the user's line.  line is 1-based, or 0 when unknown.
+ */
+export function explainError(message, userText) {
+  let msg = String(message).replace(/^request body(?=[: ])/, '');
+  let m;
+  if ((m = msg.match(/^:(\d+):(\d+): (.*)$/s))) return { text: `line ${m[1]}, column ${m[2]}: ${m[3]}`, line: Number(m[1]) };
+  msg = msg.replace(/^: /, '');
+  const doc = (() => { try { return JSON.parse(userText); } catch { return null; } })();
+  const isJob = isPlainObject(doc) && ('puzzle' in doc || 'polycube' in doc);
+  if ((m = msg.match(/^\$\.polycube:(\d+): (.*)$/s))) {
+    // the line of the polycube text: the box's own line unless it holds a job document
+    return { text: `${doc ? '$.polycube ' : ''}line ${m[1]}: ${m[2]}`, line: doc ? 0 : Number(m[1]) };
+  }
+  if (!(m = msg.match(/^(\$[^\s:]*): (.*)$/s))) return { text: msg, line: 0 };
+  let [, path, rest] = m;
+  const tree = parseWithOffsets(userText);
+  if (!isJob && path.startsWith('$.puzzle')) path = `$${path.slice('$.puzzle'.length)}`;
+  else if (!isJob && path.startsWith('$.options.')) return { text: `option ${path.slice(10)}: ${rest}`, line: 0 };
+  const steps = pathSteps(path);
+  const puzzle = isJob ? doc.puzzle : doc;
+  const k = steps.indexOf('pieces');
+  const idx = steps[k + 1];
+  const inPuzzle = !isJob || steps[0] === 'puzzle';
+  let piece = '';
+  if (k >= 0 && k <= 1 && inPuzzle && Number.isInteger(idx)) {
+    const name = puzzle?.pieces?.[idx]?.name;
+    piece = name != null ? `piece "${name}"` : '';
+  }
+  const off = tree ? offsetOf(tree, steps) : -1;
+  const line = off >= 0 ? lineOf(userText, off) : 0;
+  const where = [piece, line ? `line ${line}` : ''].filter(Boolean).join(', ');
+  return { text: `${path}${where ? ` (${where})` : ''}: ${rest}`, line };
+}
+
 export function mount(root) {
   document.title = 'Submit a puzzle · Tessera';
   let destroyed = false;
@@ -37,10 +80,14 @@ export function mount(root) {
   let busy = false;
 
   const textarea = h('textarea', {
-    id: 'puzzle-text', 'data-testid': 'puzzle-text', rows: 16, spellcheck: 'false',
+    id: 'puzzle-text', 'data-testid': 'puzzle-text', rows: 16, spellcheck: 'false', wrap: 'off',
     autocomplete: 'off', placeholder: '{"board": {"size": [10, 6]}, "pieces": [...]}\n\nor a polycube definition (D:xDim=...)',
     'aria-describedby': 'puzzle-text-help',
   });
+  // Behind the text box, the same text, invisible, with the line an error
+  // names marked (a textarea cannot colour a line of its own).
+  const backdrop = h('div', { class: 'editor-backdrop', 'aria-hidden': 'true' });
+  const editor = h('div', { class: 'editor' }, backdrop, textarea);
   const fileInput = h('input', { type: 'file', id: 'puzzle-file', 'data-testid': 'puzzle-file', accept: '.json,.txt,application/json,text/plain' });
   const library = h('select', { id: 'library-select', 'data-testid': 'library-select' },
     h('option', { value: '', text: 'Loading the library…' }));
@@ -58,6 +105,7 @@ export function mount(root) {
   const priority = num('opt-priority', 'priority', 0, -100, 100);
 
   const errorBox = h('div', { class: 'alert', role: 'alert', 'data-testid': 'submit-error', hidden: true });
+  const warningBox = h('div', { class: 'alert alert-warning', role: 'status', 'data-testid': 'submit-warning', hidden: true });
   const summary = h('div', { class: 'summary', 'data-testid': 'preview-summary', 'aria-live': 'polite' });
   const area = h('div', { class: 'preview-area', 'data-testid': 'preview-area' });
   const previewBtn = h('button', { type: 'button', class: 'btn', 'data-testid': 'preview', text: 'Preview' });
@@ -72,8 +120,10 @@ export function mount(root) {
       h('h2', { text: 'Puzzle' }),
       h('div', { class: 'field' },
         h('label', { for: 'puzzle-text', text: 'Puzzle JSON, job JSON or polycube text' }),
-        textarea,
-        h('small', { class: 'help', id: 'puzzle-text-help', text: 'See docs/puzzle-format.md. A job ({"puzzle": …, "options": …}) keeps its options; the options below override them.' })),
+        editor,
+        h('small', { class: 'help', id: 'puzzle-text-help' }, 'The format: ',
+          h('a', { href: '/docs/puzzle-format.md', target: '_blank', rel: 'noopener', 'data-testid': 'format-link', text: 'docs/puzzle-format.md' }),
+          '. A job ({"puzzle": …, "options": …}) brings its options into the form below; what the form says is what the job gets.')),
       h('div', { class: 'field-row' },
         field('Upload a file', fileInput),
         field('Or choose from the library', library))),
@@ -88,19 +138,50 @@ export function mount(root) {
   root.append(h('div', { class: 'container' },
     h('div', { class: 'page-head' }, h('h1', { text: 'Submit a puzzle' })),
     errorBox,
+    warningBox,
     form,
     h('section', { class: 'card preview-card', 'aria-labelledby': 'preview-heading' },
       h('h2', { id: 'preview-heading', text: 'Preview' }),
       summary, area)));
 
-  const showError = (msg) => { errorBox.textContent = msg || ''; errorBox.hidden = !msg; };
+  const showError = (msg) => { errorBox.textContent = msg || ''; errorBox.hidden = !msg; if (!msg) markLine(0); };
+  const showWarning = (msg) => { warningBox.textContent = msg || ''; warningBox.hidden = !msg; };
+
+  /** An error from the server, told for the text in the box. */
+  function showServerError(e) {
+    if (!e.status) { showError(e.message); return; }
+    const { text, line } = explainError(e.serverMessage ?? e.message, textarea.value);
+    showError(`${e.status}: ${text}`);
+    markLine(line);
+  }
+
+  /** Marks line n (1-based) behind the text and scrolls it into view; 0 clears. */
+  function markLine(n) {
+    clear(backdrop);
+    editor.classList.toggle('has-mark', n > 0);
+    if (!n) return;
+    const lines = textarea.value.split('\n');
+    if (n > lines.length) return;
+    backdrop.append(lines.slice(0, n - 1).map((l) => `${l}\n`).join(''),
+      h('mark', { 'data-testid': 'error-line', text: lines[n - 1] || ' ' }),
+      `\n${lines.slice(n).join('\n')}`);
+    const lh = parseFloat(getComputedStyle(textarea).lineHeight) || 18;
+    textarea.scrollTop = Math.max(0, (n - 1) * lh - textarea.clientHeight / 3);
+    syncScroll();
+  }
+  function syncScroll() {
+    backdrop.scrollTop = textarea.scrollTop;
+    backdrop.scrollLeft = textarea.scrollLeft;
+  }
+  textarea.addEventListener('scroll', syncScroll);
 
   function options() {
     const int = (el) => (el.value.trim() === '' ? 0 : Number(el.value));
     return { unique: unique.value, limit: int(limit), threads: int(threads), priority: int(priority) };
   }
 
-  /** After loading a job document, show its options in the form. */
+  /** After loading or pasting a job document, show its options in the form
+   *  (the form's options are what is submitted). */
   function adoptOptions(text) {
     let obj;
     try { obj = JSON.parse(text); } catch { return; }
@@ -143,11 +224,13 @@ export function mount(root) {
       renderSummary(res);
       preview = renderPreview(area, res.puzzle, res.summary?.dimensions === 3 ? 3 : 2);
       area.prepend(legend(res.puzzle.pieces));
+      const loose = disconnectedPieces(res.puzzle.pieces);
+      showWarning(loose.length ? `Warning: the cells of ${loose.length === 1 ? 'piece' : 'pieces'} ${loose.map((n) => `"${n}"`).join(', ')} are not all connected (side to side). The puzzle can be solved as it is, but such a piece is rarely meant.` : '');
       setBusy(false, '');
     } catch (e) {
       if (destroyed) return;
       setBusy(false, '');
-      showError(e.message);
+      showServerError(e);
     }
   }
 
@@ -183,11 +266,19 @@ export function mount(root) {
     } catch (err) {
       if (destroyed) return;
       setBusy(false, '');
-      showError(err.message);
+      showServerError(err);
     }
   }
 
   previewBtn.addEventListener('click', doPreview);
+  // Typed or pasted text: its options (a job document) fill the form, and
+  // the library no longer names what is in the box.
+  textarea.addEventListener('input', () => {
+    adoptOptions(textarea.value);
+    if (library.value) { library.value = ''; status.textContent = ''; }
+    markLine(0);
+    showWarning('');
+  });
   form.addEventListener('submit', doSubmit);
   textarea.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) doSubmit(e);
@@ -203,6 +294,7 @@ export function mount(root) {
       library.value = '';
       resetPreview();
       showError('');
+      showWarning('');
       status.textContent = `Loaded ${f.name}.`;
     };
     reader.onerror = () => showError(`Could not read ${f.name}.`);
@@ -220,6 +312,8 @@ export function mount(root) {
       textarea.value = text;
       adoptOptions(text);
       resetPreview();
+      markLine(0);
+      showWarning('');
       setBusy(false, `Loaded ${file}.`);
     } catch (err) {
       if (destroyed) return;
