@@ -14,6 +14,7 @@
  * an oversized body) must give us its answer, not a SIGPIPE.
  */
 #ifdef HAVE_CONFIG_H
+#include "base/base.h"
 #include "config.h"
 #endif
 #include "cli/client.h"
@@ -331,16 +332,9 @@ static int grow(growbuf *b, size_t extra)
     if (extra > b->max || b->len > b->max - extra)
         return tsr_err_set(b->err, TSR_ETOOBIG, "%s: the answer is larger than %zu MiB", b->url,
                            b->max >> 20);
-    if (b->len + extra + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + extra + 1)
-            cap *= 2;
-        char *p = realloc(b->data, cap);
-        if (p == NULL)
-            return tsr_err_set(b->err, TSR_ENOMEM, "out of memory");
-        b->data = p;
-        b->cap = cap;
-    }
+    /* room for the bytes and a NUL */
+    if (base_grow((void **)&b->data, &b->cap, b->len + extra, 1, 4096, 0) != 0)
+        return tsr_err_set(b->err, TSR_ENOMEM, "out of memory");
     return 0;
 }
 

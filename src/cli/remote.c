@@ -15,6 +15,7 @@
  * input, or the daemon refused the request (4xx).
  */
 #ifdef HAVE_CONFIG_H
+#include "base/base.h"
 #include "config.h"
 #endif
 #include <errno.h>
@@ -557,13 +558,6 @@ typedef struct watcher {
     double last_line;  /* when that line was printed (monotonic seconds) */
 } watcher;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Takes the new job object (owning it) and shows it: one JSON line with
  * --json, a redrawn bar on a terminal, else a line at every state change
  * and every PLAIN_PROGRESS_SECONDS. */
@@ -577,7 +571,7 @@ static void show(watcher *w, json_t *job)
     }
     const char *state = str(job, "state");
     if (!w->r->tty && strcmp(state, w->state) == 0 &&
-        now() - w->last_line < PLAIN_PROGRESS_SECONDS)
+        base_now() - w->last_line < PLAIN_PROGRESS_SECONDS)
         return;
     const json_t *pg = json_object_get(job, "progress");
     double f = num(pg, "fraction");
@@ -596,7 +590,7 @@ static void show(watcher *w, json_t *job)
     fflush(stdout);
     w->shown = w->r->tty;
     snprintf(w->state, sizeof w->state, "%s", state);
-    w->last_line = now();
+    w->last_line = base_now();
 }
 
 static bool done(const watcher *w)

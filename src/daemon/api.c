@@ -171,7 +171,7 @@ static int est_stop_now(void *ctx)
     pthread_mutex_lock(&e->m->mu);
     bool shutdown = e->m->shutdown;
     pthread_mutex_unlock(&e->m->mu);
-    return shutdown || jm_now() > e->until;
+    return shutdown || base_now() > e->until;
 }
 
 static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
@@ -191,7 +191,7 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
     }
     tsr_solver *s = NULL;
     tsr_err err = {{0}};
-    est_stop es = {m, jm_now() + EST_PREP_SECONDS};
+    est_stop es = {m, base_now() + EST_PREP_SECONDS};
     int rc = tsr_solver_prepare(pz, &opt, &(tsr_stop){est_stop_now, &es}, &s, &err);
     if (rc == TSR_ECANCELED) {
         srv_reply_error(rep, 422, "request body: preparing this puzzle takes more than %.0f s "
@@ -357,121 +357,129 @@ static void wait_runner(jm_manager *m, jm_job *j, int64_t id)
             break;
 }
 
+/* ---- actions: the rules of docs/api.md, "Life cycle", as a table ------------- */
+
+/* What an action does to a job: refuse it (409), nothing (200, the job as
+ * it is: an action is idempotent where the job is already there), ask the
+ * job's runner and wait for it (a live search acts within milliseconds),
+ * or write the new state (or the deletion) to the store. */
+enum step { REFUSE, NOOP, ASK, STORE, DELETE };
+
+typedef struct action_rule {
+    const char *name;
+    enum sto_state to; /* the state STORE writes */
+    enum want want;    /* what ASK asks, and what a STORE holds off meanwhile */
+    /* by the job's state: with no live runner (idle) and with one (busy) */
+    struct {
+        enum step idle, busy;
+    } in[6];
+    const char *refusal; /* why REFUSE */
+} action_rule;
+
+static const action_rule action_rules[] = {
+    {"pause", STO_PAUSED, WANT_PAUSE,
+     {[STO_QUEUED] = {STORE, ASK}, [STO_RUNNING] = {NOOP, ASK}, [STO_PAUSED] = {NOOP, ASK},
+      [STO_COMPLETED] = {REFUSE, REFUSE}, [STO_CANCELLED] = {REFUSE, REFUSE},
+      [STO_FAILED] = {REFUSE, REFUSE}},
+     "it has finished"},
+    {"resume", STO_QUEUED, WANT_NONE,
+     {[STO_QUEUED] = {NOOP, NOOP}, [STO_RUNNING] = {NOOP, NOOP}, [STO_PAUSED] = {STORE, NOOP},
+      [STO_COMPLETED] = {REFUSE, REFUSE}, [STO_CANCELLED] = {REFUSE, REFUSE},
+      [STO_FAILED] = {REFUSE, REFUSE}},
+     "it has finished"},
+    /* cancelling a cancelled job is answered like the first cancel */
+    {"cancel", STO_CANCELLED, WANT_CANCEL,
+     {[STO_QUEUED] = {STORE, ASK}, [STO_RUNNING] = {STORE, ASK}, [STO_PAUSED] = {STORE, ASK},
+      [STO_COMPLETED] = {REFUSE, REFUSE}, [STO_CANCELLED] = {NOOP, NOOP},
+      [STO_FAILED] = {REFUSE, REFUSE}},
+     "it has finished"},
+    {"delete", STO_CANCELLED, WANT_NONE,
+     {[STO_QUEUED] = {REFUSE, REFUSE}, [STO_RUNNING] = {REFUSE, REFUSE},
+      [STO_PAUSED] = {REFUSE, REFUSE}, [STO_COMPLETED] = {DELETE, REFUSE},
+      [STO_CANCELLED] = {DELETE, REFUSE}, [STO_FAILED] = {DELETE, REFUSE}},
+     "only completed, cancelled or failed jobs can be deleted; cancel it first"},
+};
+
+/* Drop job j from the table (under mu; it is freed). */
+static void forget_job(jm_manager *m, jm_job *j)
+{
+    int i = 0;
+    while (m->jobs[i] != j)
+        i++;
+    memmove(m->jobs + i, m->jobs + i + 1, (size_t)(m->njobs - i - 1) * sizeof *m->jobs);
+    m->njobs--;
+    pthread_cond_broadcast(&m->changed);
+    jm_free_job(j);
+}
+
 static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
 {
     jm_manager *m = ctx;
+    const action_rule *rule = NULL;
+    for (size_t k = 0; k < sizeof action_rules / sizeof *action_rules; k++)
+        if (strcmp(action, action_rules[k].name) == 0)
+            rule = &action_rules[k];
     tsr_err err = {{0}};
     pthread_mutex_lock(&m->mu);
     jm_job *j = jm_find(m, id);
-    if (j == NULL) {
+    bool shutdown = m->shutdown;
+    if (j == NULL || shutdown || rule == NULL) {
         pthread_mutex_unlock(&m->mu);
-        srv_reply_error(rep, 404, "no job %lld", (long long)id);
-        return;
-    }
-    if (m->shutdown) {
-        pthread_mutex_unlock(&m->mu);
-        srv_reply_error(rep, 503, "tesserad is shutting down");
-        return;
-    }
-    enum sto_state st = j->state;
-    bool busy = j->has_runner && !j->runner_done;
-    const char *sn = sto_state_name(st);
-    int status = 200;
-    enum sto_state store_state = st;
-    bool store = false;
-    if (strcmp(action, "pause") == 0) {
-        if (sto_state_final(st)) {
-            status = 409;
-        } else if (busy) {
-            j->want = WANT_PAUSE;
-            jm_touch(m, j);
-            wait_runner(m, j, id);
-        } else if (st == STO_QUEUED) {
-            store = true;
-            store_state = STO_PAUSED;
-            j->want = WANT_PAUSE; /* the scheduler starts no job with a want */
-        }
-    } else if (strcmp(action, "resume") == 0) {
-        if (sto_state_final(st)) {
-            status = 409;
-        } else if (st == STO_PAUSED && !busy) {
-            store = true;
-            store_state = STO_QUEUED;
-        }
-    } else if (strcmp(action, "cancel") == 0) {
-        if (sto_state_final(st)) {
-            status = st == STO_CANCELLED ? 200 : 409;
-        } else if (busy) {
-            j->want = WANT_CANCEL;
-            jm_touch(m, j);
-            wait_runner(m, j, id);
-        } else {
-            store = true;
-            store_state = STO_CANCELLED;
-            j->want = WANT_CANCEL;
-        }
-    } else if (strcmp(action, "delete") == 0) {
-        if (!sto_state_final(st) || busy)
-            status = 409;
+        if (j == NULL)
+            srv_reply_error(rep, 404, "no job %lld", (long long)id);
+        else if (shutdown)
+            srv_reply_error(rep, 503, "tesserad is shutting down");
         else
-            store = true;
-    } else {
-        status = 404;
+            srv_reply_error(rep, 404, "no action \"%s\"", action);
+        return;
     }
+    bool busy = j->has_runner && !j->runner_done;
+    enum step step = busy ? rule->in[j->state].busy : rule->in[j->state].idle;
+    if (step == REFUSE) {
+        const char *sn = sto_state_name(j->state);
+        pthread_mutex_unlock(&m->mu);
+        srv_reply_error(rep, 409, "job %lld is %s: %s", (long long)id, sn, rule->refusal);
+        return;
+    }
+    if (step == ASK || step == STORE) {
+        j->want = rule->want; /* the scheduler starts no job with a want */
+        jm_touch(m, j);
+    }
+    if (step == ASK)
+        wait_runner(m, j, id);
     pthread_mutex_unlock(&m->mu);
-    if (status == 409) {
-        srv_reply_error(rep, 409, "job %lld is %s: %s", (long long)id, sn,
-                        strcmp(action, "delete") == 0
-                            ? "only completed, cancelled or failed jobs can be deleted; cancel "
-                              "it first"
-                            : "it has finished");
-        return;
-    }
-    if (status == 404) {
-        srv_reply_error(rep, 404, "no action \"%s\"", action);
-        return;
-    }
+
     int rc = 0;
-    if (store) {
+    if (step == STORE || step == DELETE) {
         pthread_mutex_lock(&m->db_mu);
-        rc = strcmp(action, "delete") == 0 ? sto_job_delete(m->db, id, &err)
-                                           : sto_job_set_state(m->db, id, store_state, NULL, &err);
+        rc = step == DELETE ? sto_job_delete(m->db, id, &err)
+                            : sto_job_set_state(m->db, id, rule->to, NULL, &err);
         pthread_mutex_unlock(&m->db_mu);
     }
     pthread_mutex_lock(&m->mu);
     j = jm_find(m, id);
-    if (rc == 0 && store && j != NULL) {
-        if (strcmp(action, "delete") == 0) {
-            int i = 0;
-            while (m->jobs[i] != j)
-                i++;
-            memmove(m->jobs + i, m->jobs + i + 1, (size_t)(m->njobs - i - 1) * sizeof *m->jobs);
-            m->njobs--;
-            pthread_cond_broadcast(&m->changed);
-            jm_free_job(j);
-            j = NULL;
-            rep->status = 204;
-        } else if (!(j->has_runner && !j->runner_done)) {
-            j->state = store_state;
-            j->want = WANT_NONE;
+    bool live = j != NULL && j->has_runner && !j->runner_done;
+    if (j != NULL && step == DELETE && rc == 0) {
+        forget_job(m, j);
+        j = NULL;
+        rep->status = 204;
+    } else if (j != NULL && step == STORE && !live) {
+        if (rc == 0) {
+            j->state = rule->to;
             if (j->retry_mono != 0)
                 jm_store_ok(m, j); /* the store took it: no wait, no stale error */
             jm_touch(m, j);
         }
+        j->want = WANT_NONE; /* done, or nothing changed: schedulable again */
     }
-    if (rc != 0 && store && j != NULL && !(j->has_runner && !j->runner_done))
-        j->want = WANT_NONE; /* nothing changed: schedulable again */
     /* the runner ended without storing the pause or cancel: the store
      * refused it, and the job waits for the store (jm_store_failed) */
-    if (rc == 0 && busy && !store && j != NULL && j->retry_mono != 0 &&
-        j->state == STO_QUEUED) {
+    if (rc == 0 && step == ASK && j != NULL && j->retry_mono != 0 && j->state == STO_QUEUED)
         rc = tsr_err_set(&err, TSR_EIO, "job %lld could not %s: %s", (long long)id, action,
                          j->error ? j->error : "the store could not be written");
-    }
     /* a runner that has not acted within ACTION_WAIT_MS: accepted, not done */
     if (rc == 0 && j != NULL)
-        reply_json(rep, j->want != WANT_NONE && j->has_runner && !j->runner_done ? 202 : 200,
-                   jm_job_json(j, false));
+        reply_json(rep, j->want != WANT_NONE && live ? 202 : 200, jm_job_json(j, false));
     pthread_mutex_unlock(&m->mu);
     if (rc != 0)
         srv_reply_error(rep, action_status(rc), "%s", err.msg);
@@ -1004,7 +1012,7 @@ static void op_health(void *ctx, srv_reply *rep)
     const jm_backend *be = m->cfg.backend;
     json_object_set_new(o, "threads", json_integer(be ? be->threads : m->threads));
     json_object_set_new(o, "max_memory", m->max_memory > 0 ? json_real(m->max_memory) : json_null());
-    json_object_set_new(o, "uptime_s", json_real(jm_now() - m->started));
+    json_object_set_new(o, "uptime_s", json_real(base_now() - m->started));
     if (be && be->describe)
         json_object_set_new(o, "cluster", be->describe(be->ctx));
     reply_json(rep, 200, o);

@@ -37,19 +37,12 @@
 
 #include "daemon/manager.h"
 
-double jm_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
 {
     j->store_failures++;
     int shift = j->store_failures - 1 < 6 ? j->store_failures - 1 : 6;
     double wait = (double)(1 << shift) < RETRY_MAX_S ? (double)(1 << shift) : RETRY_MAX_S;
-    j->retry_mono = jm_now() + wait;
+    j->retry_mono = base_now() + wait;
     j->retry_at = (int64_t)time(NULL) + (int64_t)wait;
     j->state = STO_QUEUED;
     j->want = WANT_NONE;
@@ -317,7 +310,7 @@ static void assign_threads(jm_manager *m)
     if (q == NULL)
         return;
     int n = 0;
-    double now = jm_now();
+    double now = base_now();
     for (int i = 0; i < m->njobs; i++) {
         jm_job *j = m->jobs[i];
         j->assigned = 0;
@@ -568,7 +561,7 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
         m->cfg.checkpoint_seconds = JM_CHECKPOINT_SECONDS;
     m->threads = cfg->backend ? cfg->backend->slots
                  : cfg->threads > 0 ? cfg->threads : tsr_cpu_count();
-    m->started = jm_now();
+    m->started = base_now();
     m->max_memory = cfg->max_memory < 0    ? 0
                     : cfg->max_memory > 0 ? cfg->max_memory
                                           : jm_default_max_memory();

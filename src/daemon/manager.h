@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "base/base.h"
 #include "daemon/jobs.h"
 #include "store/store.h"
 #include "tessera/tessera.h"
@@ -67,7 +68,7 @@ typedef struct jm_job {
     int threads;              /* threads its pool runs with now */
     enum want want;
     int store_failures;       /* commits refused in a row (jm_store_failed) */
-    double retry_mono;        /* jm_now() before which it does not run again; 0: none */
+    double retry_mono;        /* base_now() before which it does not run again; 0: none */
     int64_t retry_at;         /* the same, in seconds since the epoch (the API's clock) */
     bool has_runner, runner_done;
     pthread_t runner;
@@ -115,7 +116,6 @@ struct jm_manager {
 };
 
 /* jobs.c */
-double jm_now(void);
 void jm_set_str(char **dst, const char *src);
 jm_job *jm_find(jm_manager *m, int64_t id);       /* under mu */
 int jm_add_job(jm_manager *m, jm_job *j);          /* under mu */

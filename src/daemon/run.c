@@ -79,7 +79,7 @@ static int on_found(void *ctx, const int *images, int n, int count)
     } else {
         int keep = r->keep < 0 || r->keep > count ? count : (int)r->keep;
         if (r->batch.found == 0)
-            r->pending_since = jm_now();
+            r->pending_since = base_now();
         if (sto_batch_add(&r->batch, images, n, count, keep) != 0) {
             stop = 1; /* out of memory: the run fails below */
             r->batch_failed = true;
@@ -116,7 +116,7 @@ static void account(run *r, const tsr_stats *st, uint64_t *nodes, double *fracti
 static void publish(run *r, uint64_t nodes, double fraction, double seconds)
 {
     jm_job *j = r->j;
-    double t = jm_now();
+    double t = base_now();
     if (r->last_t > 0 && t > r->last_t + 0.2) {
         double rate = (double)(nodes - r->last_nodes) / (t - r->last_t);
         j->rate = j->rate > 0 ? 0.7 * j->rate + 0.3 * rate : rate;
@@ -175,7 +175,7 @@ static int checkpoint_wanted(void *ctx)
     pthread_mutex_unlock(&r->m->mu);
     pthread_mutex_lock(&r->sol_mu);
     want = want || r->batch.len >= SOLUTION_BUFFER_BYTES ||
-           (r->batch.found > 0 && jm_now() - r->pending_since >= SOLUTION_DELAY_S);
+           (r->batch.found > 0 && base_now() - r->pending_since >= SOLUTION_DELAY_S);
     pthread_mutex_unlock(&r->sol_mu);
     return want;
 }
@@ -203,7 +203,7 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     int rc = t == NULL || stats == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory") : 0;
     for (int i = 0; rc == 0 && i < ntasks; i++)
         t[i] = (sto_task){tasks[i].n, tasks[i].images, tasks[i].weight};
-    double t0 = jm_now();
+    double t0 = base_now();
     sto_job summary = {0};
     sto_job *list = NULL;
     int nlist = 0;
@@ -215,7 +215,7 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
             summary = list[0];
         pthread_mutex_unlock(&m->db_mu);
     }
-    double dt = jm_now() - t0;
+    double dt = base_now() - t0;
     free(t);
     free(stats);
     /* On failure the store holds the last checkpoint as it was (one

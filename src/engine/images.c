@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "engine/images.h"
 
 #define BOX_LIMIT (1L << 24) /* cells of the board's bounding box */
@@ -174,21 +175,15 @@ static int compile_cells(img_problem *ip, tsr_err *err)
 /* Growable int array used while images are generated. */
 typedef struct ivec {
     int *v;
-    long n, cap;
+    size_t n, cap;
 } ivec;
 
 static int ivec_push(ivec *a, int x)
 {
-    if (a->n == a->cap) {
-        long ncap = a->cap ? a->cap * 2 : 1024;
-        int *p = realloc(a->v, (size_t)ncap * sizeof *p);
-        if (p == NULL)
-            return TSR_ENOMEM;
-        a->v = p;
-        a->cap = ncap;
-    }
-    a->v[a->n++] = x;
-    return 0;
+    int rc = base_grow((void **)&a->v, &a->cap, a->n, sizeof *a->v, 1024, 0);
+    if (rc == 0)
+        a->v[a->n++] = x;
+    return rc == TSR_ETOOBIG ? TSR_ENOMEM : rc;
 }
 
 static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop, tsr_err *err)
@@ -260,7 +255,7 @@ static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop,
                     rc = ivec_push(&type, ip->ntypes);
                 if (rc == 0)
                     rc = ivec_push(&off, (int)cells.n);
-                if (rc == 0 && max_images > 0 && type.n > max_images)
+                if (rc == 0 && max_images > 0 && type.n > (size_t)max_images)
                     rc = tsr_err_set(err, TSR_ETOOBIG,
                                      "the puzzle has more than %ld piece placements", max_images);
             }

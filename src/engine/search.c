@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/base.h"
 #include "engine/dlx.h"
 #include "engine/fila.h"
 #include "engine/filters.h"
@@ -695,13 +696,6 @@ typedef struct run {
     bool in_fila;
 } run;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* What the finished children of DLX loop d searched: a clean child its
  * whole share, a dirty one what it reported. */
 static double loop_done(const run *r, int d, int finished)
@@ -737,7 +731,7 @@ static void refresh_stats(run *r)
     for (int p = 0; p < st->levels; p++)
         st->nodes += st->fits[p];
     st->fraction = r->fraction;
-    st->seconds = now() - r->t0;
+    st->seconds = base_now() - r->t0;
 }
 
 static void split(run *r, bool all);
@@ -751,7 +745,7 @@ static int tick(void *ctx)
     if (want != TSR_SPLIT_NONE)
         split(r, want == TSR_SPLIT_ALL);
     if (r->cb && r->cb->progress) {
-        double t = now();
+        double t = base_now();
         if (t >= r->next_progress) {
             double every = r->cb->progress_seconds > 0 ? r->cb->progress_seconds : 1;
             r->next_progress = t + every;
@@ -1304,7 +1298,7 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
         r->hp += img_color(ip, c);
     if (s->parity)
         r->pstate = flt_parity_state(s->parity, ip, r->d);
-    r->t0 = now();
+    r->t0 = base_now();
     r->next_progress = r->t0 + (cb && cb->progress_seconds > 0 ? cb->progress_seconds : 1);
     return 0;
 }
@@ -1652,19 +1646,19 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
     if (probes < 1 || !(max_seconds > 0))
         return TSR_EINVAL;
     est_walk w;
-    double t0 = now();
+    double t0 = base_now();
     int rc = est_init(&w, s, seed);
     double nsum[EST_BATCHES] = {0}, ssum[EST_BATCHES] = {0}, ntot = 0, stot = 0;
     long count[EST_BATCHES] = {0}, n = 0;
     bool feasible = s->parity == NULL || flt_parity_ok(s->parity, w.pstate, w.hp);
     /* the pilot: plain descents, for the tail, in at most a quarter of the
      * time (on a slow machine it would leave the estimate no probe) */
-    for (long i = 0; i < EST_PILOT_SAMPLES && rc == 0 && feasible && now() - t0 < max_seconds / 4;
+    for (long i = 0; i < EST_PILOT_SAMPLES && rc == 0 && feasible && base_now() - t0 < max_seconds / 4;
          i++)
         rc = est_dlx(&w, 1.0);
     w.tail = est_choose_tail(&w);
     w.descents = w.hits = 0;
-    while (rc == 0 && w.descents < probes && now() - t0 < max_seconds) {
+    while (rc == 0 && w.descents < probes && base_now() - t0 < max_seconds) {
         if (stop != NULL && stop(ctx)) {
             rc = TSR_ECANCELED;
             break;
@@ -1690,7 +1684,7 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
         out->probes = w.descents;
         out->samples = n;
         out->hits = w.hits;
-        out->seconds = now() - t0;
+        out->seconds = base_now() - t0;
     }
     est_free(&w);
     return rc;

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "mpi/wire.h"
 
 #define HOLD_S 0.02               /* a batch this young is not taken back (no ping-pong) */
@@ -93,9 +94,11 @@ struct clu_cluster {
     pthread_t local;
     mailbox to_local, from_local;
     outmsg *outs;
-    int nouts, capouts;
+    int nouts;
+    size_t capouts;
     unsigned char **grave; /* buffers of receives cut short by a lost rank */
     int ngrave;
+    size_t capgrave;
     int64_t next_batch;
     buf in, out;
     /* what one search needs (clu_search's locals, shared with helpers) */
@@ -155,14 +158,8 @@ static int send_to(clu_cluster *c, int k, int tag, const buf *b)
         return TSR_ETOOBIG;
     if (k == 0)
         return clu_mb_put(&c->to_local, tag, b);
-    if (c->nouts == c->capouts) {
-        int ncap = c->capouts ? 2 * c->capouts : 16;
-        outmsg *no = realloc(c->outs, (size_t)ncap * sizeof *no);
-        if (no == NULL)
-            return TSR_ENOMEM;
-        c->outs = no;
-        c->capouts = ncap;
-    }
+    if (base_grow((void **)&c->outs, &c->capouts, (size_t)c->nouts, sizeof *c->outs, 16, 0) != 0)
+        return TSR_ENOMEM;
     unsigned char *p = malloc(b->n ? b->n : 1);
     if (p == NULL)
         return TSR_ENOMEM;
@@ -221,7 +218,7 @@ static void batch_over(clu_cluster *c, int k, enum peer_state next)
 {
     peer *p = &c->peers[k];
     pthread_mutex_lock(&c->st_mu);
-    c->rs[k].busy_s += clu_now() - p->since;
+    c->rs[k].busy_s += base_now() - p->since;
     pthread_mutex_unlock(&c->st_mu);
     clu_free_tasks(p->tasks, p->ntasks);
     p->tasks = NULL;
@@ -260,11 +257,9 @@ static void lose(clu_cluster *c, int k)
         MPI_Request_free(&p->rx_req);
         p->rx_active = false;
         /* MPI may still write into its buffer: freed only at clu_close */
-        unsigned char **g = realloc(c->grave, (size_t)(c->ngrave + 1) * sizeof *g);
-        if (g != NULL) {
-            c->grave = g;
+        if (base_grow((void **)&c->grave, &c->capgrave, (size_t)c->ngrave, sizeof *c->grave, 8,
+                      0) == 0)
             c->grave[c->ngrave++] = p->rx.p;
-        }
         p->rx = (buf){0};
     }
     if (p->state == PEER_BUSY) {
@@ -314,7 +309,7 @@ static int hand_out(clu_cluster *c, int k, int nworkers)
     c->qn -= n;
     p->batch = id;
     pthread_mutex_lock(&c->st_mu); /* clu_ranks reads since */
-    p->since = p->heard = clu_now();
+    p->since = p->heard = base_now();
     pthread_mutex_unlock(&c->st_mu);
     p->asked = p->stopped = false;
     p->sols.n = 0;
@@ -454,7 +449,7 @@ static void on_message(clu_cluster *c, int from, int tag, const buf *in)
     }
     if (p->state != PEER_BUSY || clu_get64(&r) != p->batch || r.bad)
         return; /* not about a batch out: stale */
-    p->heard = clu_now();
+    p->heard = base_now();
     if (tag == TAG_SOL) {
         clu_put_bytes(&p->sols, r.p + r.pos, r.n - r.pos);
         if (p->sols.oom)
@@ -475,7 +470,7 @@ static void snapshot(clu_cluster *c, tsr_stats *snap, double t0)
 {
     *snap = c->total;
     snap->solutions = c->reported;
-    snap->seconds = clu_now() - t0;
+    snap->seconds = base_now() - t0;
     snap->nworkers = c->nranks;
     snap->workers = c->ws;
     /* the arrays are shared with total: add the batches out to a copy */
@@ -520,7 +515,7 @@ static int build_job_message(clu_cluster *c)
  * messages in order; true when anything came. */
 static bool drain(clu_cluster *c)
 {
-    c->last_listen = clu_now();
+    c->last_listen = base_now();
     pump(c);
     bool got = false;
     for (int tag; clu_mb_take(&c->from_local, &tag, &c->in) == 0; got = true)
@@ -574,9 +569,9 @@ static void exchange(clu_cluster *c, long *ns)
 /* Idle live workers hear from rank 0 every PING_S. */
 static void ping_idle(clu_cluster *c)
 {
-    if (clu_now() - c->last_ping < PING_S)
+    if (base_now() - c->last_ping < PING_S)
         return;
-    c->last_ping = clu_now();
+    c->last_ping = base_now();
     for (int k = 0; k < c->nranks; k++)
         if (c->peers[k].state == PEER_IDLE)
             send_ping(c, k);
@@ -595,7 +590,7 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
     bool ckpt = false; /* parking the cluster for a checkpoint */
     long ns = 0;
     for (;;) {
-        double t = clu_now();
+        double t = base_now();
         /* the caller's checkpoints */
         if (hk && !ckpt && !c->stopping) {
             if (next_ckpt > 0 && t >= next_ckpt)
@@ -637,7 +632,7 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
                 tsr_stats snap;
                 snapshot(c, &snap, t0);
                 ckpt = false;
-                next_ckpt = hk->checkpoint_seconds > 0 ? clu_now() + hk->checkpoint_seconds : 0;
+                next_ckpt = hk->checkpoint_seconds > 0 ? base_now() + hk->checkpoint_seconds : 0;
                 if (hk->checkpoint(hk->ctx, c->q, c->qn, &snap) != 0) {
                     c->stopping = true;
                     break;
@@ -670,7 +665,7 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
             snapshot(c, &snap, t0);
             if (cb->progress(cb->ctx, &snap))
                 c->stopping = true;
-            next_progress = clu_now() + every;
+            next_progress = base_now() + every;
         }
         ping_idle(c);
         exchange(c, &ns);
@@ -684,7 +679,7 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
 {
     memset(st, 0, sizeof *st);
     pthread_mutex_lock(&c->mu);
-    double t0 = clu_now();
+    double t0 = base_now();
     c->last_listen = t0;
     c->s = s;
     free(c->ids); /* sized for another solver: report_solutions makes new ones */
@@ -720,7 +715,7 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
         out = false;
         for (int k = 0; k < c->nranks; k++) {
             peer *p = &c->peers[k];
-            if (p->state == PEER_BUSY && silent(c, p, clu_now()))
+            if (p->state == PEER_BUSY && silent(c, p, base_now()))
                 lose(c, k);
             else if (p->state == PEER_BUSY && !p->stopped) {
                 send_word(c, k, TAG_STOP, p->batch);
@@ -741,7 +736,7 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
     *st = c->total;
     c->total = (tsr_stats){0};
     st->solutions = c->reported;
-    st->seconds = clu_now() - t0;
+    st->seconds = base_now() - t0;
     st->stopped = c->stopping;
     if (!c->stopping && rc == 0)
         st->fraction = 1; /* exactly, whatever the rounding */
@@ -825,7 +820,7 @@ int clu_open(int threads, double timeout_s, clu_cluster **out, tsr_err *err)
     c->nranks = size;
     c->threads = threads;
     c->timeout_s = timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S;
-    c->opened = clu_now();
+    c->opened = base_now();
     for (int k = 0; k < size; k++)
         c->peers[k].job = -1;
     c->rs[0].pid = getpid();
@@ -870,7 +865,7 @@ uint64_t clu_steals(clu_cluster *c)
 
 void clu_ranks(clu_cluster *c, clu_rank_stats *out)
 {
-    double t = clu_now();
+    double t = base_now();
     pthread_mutex_lock(&c->st_mu);
     for (int k = 0; k < c->nranks; k++) {
         out[k] = c->rs[k];
@@ -927,9 +922,9 @@ void clu_close(clu_cluster *c)
         if (c->peers[k].state != PEER_LOST)
             send_word(c, k, TAG_EXIT, lost);
     /* let the sends to live ranks finish; a lost rank's may never */
-    double until = clu_now() + 2;
+    double until = base_now() + 2;
     long ns = 0;
-    while (c->nouts > 0 && clu_now() < until)
+    while (c->nouts > 0 && base_now() < until)
         exchange(c, &ns);
     pthread_join(c->local, NULL); /* it had its EXIT */
     clu_mb_free(&c->to_local);

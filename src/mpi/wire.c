@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/base.h"
 #include "mpi/wire.h"
 
 #define NAP_MIN_NS 20000L         /* sleeps between empty polls grow from 20 us */
@@ -20,11 +21,6 @@ static double clock_s(clockid_t id)
     struct timespec ts;
     clock_gettime(id, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-double clu_now(void)
-{
-    return clock_s(CLOCK_MONOTONIC);
 }
 
 double clu_cpu_now(void)
@@ -47,17 +43,9 @@ void clu_put_bytes(buf *b, const void *v, size_t k)
 {
     if (b->oom || k == 0)
         return;
-    if (b->n + k > b->cap) {
-        size_t ncap = b->cap ? b->cap : 256;
-        while (ncap < b->n + k)
-            ncap *= 2;
-        unsigned char *np = realloc(b->p, ncap);
-        if (np == NULL) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = ncap;
+    if (base_grow((void **)&b->p, &b->cap, b->n + k - 1, 1, 256, 0) != 0) {
+        b->oom = true;
+        return;
     }
     memcpy(b->p + b->n, v, k);
     b->n += k;
@@ -298,14 +286,7 @@ bool clu_poll_msg(int source, int *from, int *tag)
 int clu_room(buf *b, int n)
 {
     b->n = 0;
-    if ((size_t)n > b->cap) {
-        unsigned char *np = realloc(b->p, (size_t)n);
-        if (np == NULL)
-            return TSR_ENOMEM;
-        b->p = np;
-        b->cap = (size_t)n;
-    }
-    return 0;
+    return n > 0 ? base_grow((void **)&b->p, &b->cap, (size_t)n - 1, 1, (size_t)n, 0) : 0;
 }
 
 /* Start receiving the first message waiting from `from` (found by
@@ -339,13 +320,13 @@ int clu_recv_msg(int from, buf *b, double patience)
     int rc = clu_start_recv(from, &got, b, &req);
     if (rc != 0)
         return rc > 0 ? TSR_EIO : rc;
-    double until = clu_now() + patience;
+    double until = base_now() + patience;
     long ns = 0;
     for (int done = 0;;) {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (done)
             return 0;
-        if (patience > 0 && clu_now() > until) {
+        if (patience > 0 && base_now() > until) {
             MPI_Cancel(&req);
             MPI_Request_free(&req);
             *b = (buf){0}; /* detached: MPI may still write into it */

@@ -120,9 +120,8 @@ bool clu_mb_peek(mailbox *mb, int *tag);   /* the first message's tag, if any */
 int clu_mb_take(mailbox *mb, int *tag, buf *b); /* 0, 1 when empty, or TSR_ENOMEM */
 void clu_mb_free(mailbox *mb);
 
-/* Monotonic and process CPU seconds; a sleep after an empty poll, longer
+/* Process CPU seconds (durations: base_now); a sleep after an empty poll, longer
  * each time (*ns: 0 after a message). */
-double clu_now(void);
 double clu_cpu_now(void);
 void clu_nap(long *ns);
 

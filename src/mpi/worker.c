@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "mpi/wire.h"
 
 #define FLUSH_S 0.02              /* solutions wait at most about this long */
@@ -114,7 +115,7 @@ static int wk_flush(wk *w)
     out.n = 0;
     clu_put64(&out, w->batch); /* the header of the next SOL */
     w->spare = out;
-    w->last_flush = clu_now();
+    w->last_flush = base_now();
     return rc;
 }
 
@@ -128,7 +129,7 @@ static bool wk_read(wk *w)
             w->exit = w->stop = w->no_finalize = true; /* rank 0 is gone */
             break;
         }
-        w->heard = clu_now();
+        w->heard = base_now();
         reader r = {w->in.p, w->in.n, 0, false};
         if (tag == TAG_EXIT) {
             w->exit = w->stop = true;
@@ -149,7 +150,7 @@ static int wk_checkpoint_wanted(void *ctx)
     pthread_mutex_lock(&w->mu);
     size_t buffered = w->sols.n;
     pthread_mutex_unlock(&w->mu);
-    if (buffered > 8 && (buffered >= FLUSH_BYTES || clu_now() - w->last_flush >= FLUSH_S))
+    if (buffered > 8 && (buffered >= FLUSH_BYTES || base_now() - w->last_flush >= FLUSH_S))
         wk_flush(w);
     return wk_read(w);
 }
@@ -237,11 +238,11 @@ static void wk_build_wait(wk *w)
 {
     if (w->b == NULL)
         return;
-    double beat = clu_now();
+    double beat = base_now();
     while (!build_done(w)) {
         wk_read(w);
-        if (clu_now() - beat >= PROG_S && w->batch >= 0) {
-            beat = clu_now();
+        if (base_now() - beat >= PROG_S && w->batch >= 0) {
+            beat = base_now();
             wk_progress(w, &(tsr_stats){0}); /* nothing searched yet, but alive */
         }
         struct timespec ts = {0, 20 * 1000 * 1000};
@@ -318,7 +319,7 @@ static int wk_batch(wk *w)
     w->sols.n = w->spare.n = 0;
     clu_put64(&w->sols, w->batch);
     clu_put64(&w->spare, w->batch);
-    w->last_flush = clu_now();
+    w->last_flush = base_now();
     tsr_stats st = {0};
     tsr_callbacks cb = {.ctx = w, .found = wk_found, .progress = wk_progress,
                         .progress_seconds = PROG_S};
@@ -372,7 +373,7 @@ static int serve(wk *wp, tsr_err *err)
     clu_put64(&w.out, getpid());
     clu_put_bytes(&w.out, host, strlen(host));
     int rc = w.out.oom ? TSR_ENOMEM : wk_send(&w, TAG_HELLO, &w.out);
-    w.heard = clu_now();
+    w.heard = base_now();
     long ns = 0;
     while (rc == 0 && !w.exit) {
         int tag;
@@ -381,10 +382,10 @@ static int serve(wk *wp, tsr_err *err)
              * a while (committing a checkpoint): leave only when it has
              * surely gone */
             if (w.inbox == NULL && w.timeout_s > 0 &&
-                clu_now() - w.heard > ORPHAN_TIMEOUTS * w.timeout_s) {
+                base_now() - w.heard > ORPHAN_TIMEOUTS * w.timeout_s) {
                 w.no_finalize = true; /* rank 0 is gone: MPI_Finalize would wait */
                 rc = tsr_err_set(err, TSR_EIO, "rank 0 has been silent for %.0f s: leaving",
-                                 clu_now() - w.heard);
+                                 base_now() - w.heard);
                 break;
             }
             clu_nap(&ns);
@@ -400,7 +401,7 @@ static int serve(wk *wp, tsr_err *err)
             w.no_finalize = true;
             break;
         }
-        w.heard = clu_now();
+        w.heard = base_now();
         if (tag == TAG_JOB)
             wk_job(&w);
         else

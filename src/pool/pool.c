@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "tessera/pool.h"
 
 typedef struct task {
@@ -336,13 +337,6 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* The statistics of finished searches plus those in progress. */
 static void snapshot(pool *pl, tsr_stats *st)
 {
@@ -403,7 +397,7 @@ static int checkpoint(pool *pl, const tsr_pool_hooks *hk, double t0)
                 }
             tsr_stats st;
             snapshot(pl, &st);
-            st.seconds = now() - t0;
+            st.seconds = base_now() - t0;
             end = hk->checkpoint(hk->ctx, tasks, n, &st);
             free(tasks);
         }
@@ -456,7 +450,7 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
         pthread_mutex_init(&pl.w[k].dq.mu, NULL);
         pthread_mutex_init(&pl.w[k].mu, NULL);
     }
-    double t0 = now();
+    double t0 = base_now();
     /* contiguous shares, in order: each owner works through its share
      * newest first, as the run that queued them would have */
     for (int i = 0; i < ntasks && rc == 0; i++)
@@ -486,21 +480,21 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
             until.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&pl.cv, &pl.mu, &until);
-        if (cb && cb->progress && now() >= next) {
+        if (cb && cb->progress && base_now() >= next) {
             pthread_mutex_unlock(&pl.mu);
             tsr_stats snap;
             snapshot(&pl, &snap);
-            snap.seconds = now() - t0;
+            snap.seconds = base_now() - t0;
             if (cb->progress(cb->ctx, &snap))
                 atomic_store(&pl.stop, 1);
-            next = now() + every;
+            next = base_now() + every;
             pthread_mutex_lock(&pl.mu);
         }
         if (hk && hk->checkpoint && pl.pending > 0 && !atomic_load(&pl.stop) &&
-            ((cp_every > 0 && now() >= next_cp) ||
+            ((cp_every > 0 && base_now() >= next_cp) ||
              (hk->checkpoint_wanted && hk->checkpoint_wanted(hk->ctx)))) {
             checkpoint(&pl, hk, t0);
-            next_cp = now() + cp_every;
+            next_cp = base_now() + cp_every;
         }
     }
     if (rc != 0)
@@ -524,7 +518,7 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
         rc = pl.err;
     *st = pl.total;
     st->solutions = pl.reported;
-    st->seconds = now() - t0;
+    st->seconds = base_now() - t0;
     st->stopped = atomic_load(&pl.stop) != 0;
     pthread_mutex_destroy(&pl.mu);
     pthread_mutex_destroy(&pl.out_mu);

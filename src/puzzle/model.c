@@ -13,9 +13,11 @@
  * VOLUME_WORK_CAP word operations; then only the two bounds are checked
  * and a puzzle that slips through simply has no solution.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "geom/geom.h"
 #include "tessera/puzzle.h"
 
@@ -71,17 +73,10 @@ int tsr_puzzle_set_description(tsr_puzzle *pz, const char *text)
 /* Grow *arr (of elements of size `size`) so that it holds at least `need`. */
 static int reserve(void **arr, int *cap, int need, size_t size)
 {
-    if (need <= *cap)
-        return 0;
-    int ncap = *cap ? *cap : 16;
-    while (ncap < need)
-        ncap *= 2;
-    void *p = realloc(*arr, (size_t)ncap * size);
-    if (p == NULL)
-        return TSR_ENOMEM;
-    *arr = p;
-    *cap = ncap;
-    return 0;
+    size_t c = (size_t)*cap;
+    int rc = need > 0 ? base_grow(arr, &c, (size_t)need - 1, size, 16, INT_MAX) : 0;
+    *cap = (int)c;
+    return rc == TSR_ETOOBIG ? TSR_ENOMEM : rc;
 }
 
 /* Capacities are not stored in the public struct; they are recomputed as the

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/base.h"
 #include "server/guard.h"
 
 #define GUARD_TICK_MS 250 /* how late a deadline may be acted on */
@@ -37,13 +38,6 @@ struct guard {
     double idle_s;
     long cut;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Same client address (the port aside)? */
 static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
@@ -72,7 +66,7 @@ static void *reaper_main(void *arg)
     guard *g = arg;
     pthread_mutex_lock(&g->mu);
     while (!g->stop) {
-        double t = now_s();
+        double t = base_now();
         for (guard_conn *c = g->head; c != NULL; c = c->next)
             if (c->deadline > 0 && t > c->deadline)
                 cut(g, c);
@@ -141,7 +135,7 @@ guard_conn *guard_open(guard *g, int fd, const struct sockaddr *addr, socklen_t 
     for (guard_conn *o = g->head; o != NULL; o = o->next)
         same += same_address(&o->addr, &c->addr);
     c->reserved = g->open >= g->limit;
-    c->deadline = now_s() + GUARD_HEADER_S;
+    c->deadline = base_now() + GUARD_HEADER_S;
     c->next = g->head;
     if (g->head != NULL)
         g->head->prev = c;
@@ -174,7 +168,7 @@ static void set_deadline(guard *g, guard_conn *c, double in_s)
     if (c == NULL)
         return;
     pthread_mutex_lock(&g->mu);
-    c->deadline = in_s > 0 ? now_s() + in_s : 0;
+    c->deadline = in_s > 0 ? base_now() + in_s : 0;
     pthread_mutex_unlock(&g->mu);
 }
 

@@ -66,6 +66,7 @@
 
 #include <microhttpd.h>
 
+#include "base/base.h"
 #include "server/guard.h"
 #include "server/server.h"
 
@@ -112,68 +113,17 @@ static guard_conn *conn_guard(struct MHD_Connection *c)
     return ci != NULL ? ci->socket_context : NULL;
 }
 
-/* ---- growable buffer ------------------------------------------------------
- * One helper grows every buffer the server builds: JSON encodings, event
- * frames, the metrics text, request bodies.  data is malloc'd, so a filled
- * buffer can be handed to MHD with MHD_RESPMEM_MUST_FREE. */
-struct buf {
-    char *data;
-    size_t len, cap;
-};
-
-static int buf_add(struct buf *b, const char *p, size_t n)
-{
-    if (n > b->cap - b->len) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap - b->len < n) {
-            if (cap > SIZE_MAX / 2)
-                return TSR_ENOMEM;
-            cap *= 2;
-        }
-        char *d = realloc(b->data, cap);
-        if (!d)
-            return TSR_ENOMEM;
-        b->data = d;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return TSR_OK;
-}
-
-static int buf_printf(struct buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int buf_printf(struct buf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return TSR_EINVAL;
-    if ((size_t)n < sizeof small)
-        return buf_add(b, small, (size_t)n);
-    char *big = malloc((size_t)n + 1);
-    if (!big)
-        return TSR_ENOMEM;
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    int rc = buf_add(b, big, (size_t)n);
-    free(big);
-    return rc;
-}
-
+/* ---- bodies ---------------------------------------------------------------
+ * Every buffer the server builds (JSON encodings, event frames, the metrics
+ * text, request bodies) is a base_buf (base/base.h): data is malloc'd, so a
+ * filled buffer can be handed to MHD with MHD_RESPMEM_MUST_FREE. */
 static int dump_to_buf(const char *p, size_t n, void *b)
 {
-    return buf_add(b, p, n) == TSR_OK ? 0 : -1;
+    return base_buf_add(b, p, n) == TSR_OK ? 0 : -1;
 }
 
 /* Compact JSON of `j` appended to b. */
-static int buf_json(struct buf *b, const json_t *j)
+static int buf_json(base_buf *b, const json_t *j)
 {
     return json_dump_callback(j, dump_to_buf, b, JSON_COMPACT | JSON_ENCODE_ANY) == 0
                ? TSR_OK
@@ -265,13 +215,6 @@ static bool is_final_state(const char *st)
 static const char *const job_states[] = {"queued", "running", "paused",
                                          "completed", "cancelled", "failed"};
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- replies ----------------------------------------------------------------- */
 
 static void reply_release(srv_reply *r)
@@ -328,7 +271,7 @@ static enum MHD_Result answer(srv_server *s, struct MHD_Connection *c, srv_reply
     if (r->status < 100 || r->status > 599)
         srv_reply_error(r, 500, "internal error: the operation answered status %d",
                         r->status);
-    struct buf b = {0};
+    base_buf b = {0};
     const char *ctype = NULL;
     int rc = TSR_OK;
     if (r->json) {
@@ -446,7 +389,7 @@ struct req {
     srv_reply early;          /* a refusal decided from the headers (status 0: none) */
     char allow[64];           /* its Allow header (405), "" when none */
     /* body */
-    struct buf body;
+    base_buf body;
     size_t received;          /* body bytes so far; over max_body means 413 */
 };
 
@@ -763,7 +706,7 @@ struct sse {
     srv_server *s;
     int64_t id;
     int64_t seen;     /* change counter of the last event built */
-    struct buf out;
+    base_buf out;
     size_t off;
     bool last;        /* out holds the final-state event: end after it */
     double quiet_since;
@@ -787,12 +730,12 @@ static int sse_load(struct sse *e, int64_t counter, srv_reply *r)
     e->last = is_final_state(json_string_value(json_object_get(job, "state")));
     e->out.len = 0;
     e->off = 0;
-    int rc = buf_printf(&e->out, "id: %lld\nevent: job\ndata: ", (long long)counter);
+    int rc = base_buf_printf(&e->out, "id: %lld\nevent: job\ndata: ", (long long)counter);
     if (rc == TSR_OK)
-        rc = r->json ? buf_json(&e->out, r->json) : buf_add(&e->out, r->text, r->text_len);
+        rc = r->json ? buf_json(&e->out, r->json) : base_buf_add(&e->out, r->text, r->text_len);
     json_decref(job);
     if (rc == TSR_OK)
-        rc = buf_add(&e->out, "\n\n", 2);
+        rc = base_buf_add(&e->out, "\n\n", 2);
     reply_release(r);
     if (rc != TSR_OK) {
         srv_reply_error(r, 500, "out of memory");
@@ -816,16 +759,16 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *dst, size_t max)
             size_t n = e->out.len - e->off < max ? e->out.len - e->off : max;
             memcpy(dst, e->out.data + e->off, n);
             e->off += n;
-            e->quiet_since = now_s();
+            e->quiet_since = base_now();
             return (ssize_t)n;
         }
         if (e->last || atomic_load(&s->stopping))
             return MHD_CONTENT_READER_END_OF_STREAM;
-        double quiet = now_s() - e->quiet_since;
+        double quiet = base_now() - e->quiet_since;
         if (quiet >= SSE_KEEPALIVE_S) {
             e->out.len = 0;
             e->off = 0;
-            if (buf_add(&e->out, ": keepalive\n\n", 13) != TSR_OK)
+            if (base_buf_add(&e->out, ": keepalive\n\n", 13) != TSR_OK)
                 return MHD_CONTENT_READER_END_WITH_ERROR;
             continue;
         }
@@ -865,7 +808,7 @@ static enum MHD_Result serve_events(srv_server *s, struct MHD_Connection *c, str
     e->s = s;
     atomic_fetch_add(&s->streams, 1);
     e->id = q->id;
-    e->quiet_since = now_s();
+    e->quiet_since = base_now();
     srv_reply r;
     if (sse_load(e, counter, &r) != 0) {
         sse_free(e);
@@ -900,7 +843,7 @@ static enum MHD_Result serve_events(srv_server *s, struct MHD_Connection *c, str
 struct export {
     srv_server *s;
     int64_t id, after, upto;
-    struct buf out;
+    base_buf out;
     size_t off;
     bool done;        /* out holds the last bytes: end after them */
 };
@@ -915,7 +858,7 @@ static bool export_step(struct export *e, srv_reply *r)
     if (r->status != 200)
         return false;
     free(e->out.data);
-    e->out = (struct buf){r->text, r->text_len, r->text_len};
+    e->out = (base_buf){r->text, r->text_len, r->text_len};
     e->off = 0;
     r->text = NULL;
     r->text_len = 0;
@@ -932,7 +875,7 @@ static void export_fail(struct export *e, srv_reply *r)
                              r->message);
     e->out.len = 0;
     e->off = 0;
-    if (!line || buf_json(&e->out, line) != TSR_OK || buf_add(&e->out, "\n", 1) != TSR_OK)
+    if (!line || buf_json(&e->out, line) != TSR_OK || base_buf_add(&e->out, "\n", 1) != TSR_OK)
         e->out.len = 0;
     json_decref(line);
     reply_release(r);
@@ -1013,21 +956,21 @@ static void metrics(srv_server *s, srv_reply *r)
     s->ops.metrics(s->ops.ctx, r);
     if (r->status != 200 || r->json)
         return;
-    struct buf b = {r->text, r->text_len, r->text_len};
+    base_buf b = {r->text, r->text_len, r->text_len};
     r->text = NULL;
     r->text_len = 0;
     int rc = TSR_OK;
     if (b.len && b.data[b.len - 1] != '\n')
-        rc = buf_add(&b, "\n", 1);
+        rc = base_buf_add(&b, "\n", 1);
     if (rc == TSR_OK)
-        rc = buf_printf(&b,
+        rc = base_buf_printf(&b,
                         "# HELP tessera_http_requests_total HTTP requests answered, by status class.\n"
                         "# TYPE tessera_http_requests_total counter\n");
     for (int i = 0; i < 5 && rc == TSR_OK; i++)
-        rc = buf_printf(&b, "tessera_http_requests_total{code=\"%dxx\"} %llu\n", i + 1,
+        rc = base_buf_printf(&b, "tessera_http_requests_total{code=\"%dxx\"} %llu\n", i + 1,
                         (unsigned long long)atomic_load(&s->requests[i]));
     if (rc == TSR_OK)
-        rc = buf_printf(&b,
+        rc = base_buf_printf(&b,
                         "# HELP tessera_http_connections Open HTTP connections.\n"
                         "# TYPE tessera_http_connections gauge\n"
                         "tessera_http_connections %ld\n"
@@ -1196,11 +1139,11 @@ static enum MHD_Result take_body(srv_server *s, struct req *q, const char *data,
     if (q->received <= s->max_body) {
         if ((q->route == R_JOBS && q->method == M_POST) || q->route == R_VALIDATE ||
             q->route == R_ESTIMATE)
-            return buf_add(&q->body, data, n) == TSR_OK ? MHD_YES : MHD_NO;
+            return base_buf_add(&q->body, data, n) == TSR_OK ? MHD_YES : MHD_NO;
         return MHD_YES;
     }
     free(q->body.data);
-    q->body = (struct buf){0};
+    q->body = (base_buf){0};
     return q->received - s->max_body > s->max_body ? MHD_NO : MHD_YES;
 }
 

@@ -36,6 +36,7 @@
  * use a statement is reset and its bindings cleared, so no statement keeps
  * a read open or points into a caller's buffer between calls.
  */
+#include "base/base.h"
 #include "config.h"
 
 #include <errno.h>
@@ -258,16 +259,13 @@ static int sql_err(sto_db *s, int rc, tsr_err *err, const char *ctx, const char 
  * element `count`; *cap is its capacity. */
 static int grow(void **v, int *cap, int count, size_t size, const char *ctx, tsr_err *err)
 {
-    if (count < *cap)
-        return 0;
-    if (*cap > INT_MAX / 2)
+    size_t c = (size_t)*cap;
+    int r = base_grow(v, &c, (size_t)count, size, 16, INT_MAX);
+    *cap = (int)c;
+    if (r == TSR_ETOOBIG)
         return tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many rows", ctx);
-    int ncap = *cap == 0 ? 16 : *cap * 2;
-    void *n = realloc(*v, (size_t)ncap * size);
-    if (n == NULL)
+    if (r != 0)
         return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-    *v = n;
-    *cap = ncap;
     return 0;
 }
 
@@ -1669,17 +1667,10 @@ void sto_claim_release(sto_claim *c)
 
 /* ---- checking a store ------------------------------------------------------------ */
 
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int past_deadline(void *arg)
 {
     double deadline = *(const double *)arg;
-    return deadline > 0 && mono_now() > deadline;
+    return deadline > 0 && base_now() > deadline;
 }
 
 /* SQLite's structure check: its lines into f; *problems counts them. */
@@ -1812,7 +1803,7 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
     if (r == 0 && f == NULL)
         r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
     long problems = 0;
-    double deadline = max_seconds > 0 ? mono_now() + max_seconds : 0;
+    double deadline = max_seconds > 0 ? base_now() + max_seconds : 0;
     if (r == 0) {
         fprintf(f, "%s: schema %d\n", path, version);
         r = check_structure(s, full, deadline, f, &problems, ctx, err);
