@@ -49,6 +49,14 @@ enum tsr_unique {
     TSR_UNIQUE_MIRROR = 2     /* up to rotations and reflections */
 };
 
+/* The counting modes' names, indexed by enum tsr_unique, NULL after the
+ * last: the one spelling of the option, of a puzzle file's "expected", of
+ * the API and of the CLI. */
+extern const char *const tsr_unique_names[];
+
+/* The mode named `name`, or -1. */
+int tsr_unique_parse(const char *name);
+
 typedef struct tsr_piece {
     char *name;       /* non-empty, at most TSR_MAX_NAME bytes, unique in the puzzle */
     tsr_cell *cells;  /* ncells distinct cells */

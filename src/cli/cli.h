@@ -52,17 +52,16 @@ typedef struct flag {
     const char *arg;
 } flag;
 
-struct cli; /* tessera.c's solve state */
-
-/* Prints "tessera: <fmt with arg>" and the help hint; returns EXIT_USAGE. */
+/* options.c: prints "tessera: <fmt with arg>" and the help hint; returns
+ * EXIT_USAGE. */
 int cli_usage_error(const char *fmt, const char *arg);
 
 bool cli_parse_long(const char *s, long long lo, long long hi, long long *out);
 
-/* Checks one job option and stores it in o: 0, or EXIT_USAGE after saying
- * why.  c receives --engine and --sample, which only solve takes; it may be
- * NULL for every other option. */
-int cli_apply_flag(const flag *f, tsr_options *o, struct cli *c);
+/* options.c: checks one job option and stores it in o: 0, or EXIT_USAGE
+ * after saying why.  A flag that is no job option (a command's own) is
+ * left to its command: 0, o unchanged. */
+int cli_apply_flag(const flag *f, tsr_options *o);
 
 /* The daemon client commands (remote.c): argv[0] is the command name. */
 int cli_remote_main(int argc, char **argv);

@@ -14,9 +14,9 @@
  * an oversized body) must give us its answer, not a SIGPIPE.
  */
 #ifdef HAVE_CONFIG_H
-#include "base/base.h"
 #include "config.h"
 #endif
+#include "base/base.h"
 #include "cli/client.h"
 
 #include <ctype.h>

@@ -7,7 +7,7 @@
  * takes and how many operands.  submit reads and checks the puzzle with the
  * library's reader before anything goes on the wire, so bad input gets the
  * same message (and exit 2) as `tessera solve`, and takes the job options
- * with solve's own checks (cli_apply_flag).  watch follows the job's event
+ * with solve's own checks (cli_apply_flag, options.c).  watch follows the job's event
  * stream and falls back to polling once a second when the stream fails.
  *
  * Exit status: 0 done; 1 the daemon failed (5xx, a broken answer) or cannot
@@ -15,7 +15,6 @@
  * input, or the daemon refused the request (4xx).
  */
 #ifdef HAVE_CONFIG_H
-#include "base/base.h"
 #include "config.h"
 #endif
 #include <errno.h>
@@ -27,12 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "tessera/job.h"
 
 #define EXIT_FAILED 1
 #define DEFAULT_SERVER "http://127.0.0.1:8080"
-#define MAX_PUZZLE_BYTES ((size_t)16 << 20) /* as tsr_puzzle_load_file */
 #define PLAIN_PROGRESS_SECONDS 10           /* between progress lines off a terminal */
 #define LIST_PAGE 1000                      /* jobs per page of `status` */
 
@@ -62,8 +62,6 @@ typedef struct command {
     const char *usage;
 } command;
 
-static const char *const job_states[] = {"queued",    "running",   "paused",
-                                         "completed", "cancelled", "failed", NULL};
 
 /* ---- talking to the daemon ----------------------------------------------------- */
 
@@ -171,8 +169,7 @@ static const char *str(const json_t *o, const char *key)
 
 static bool is_final(const char *state)
 {
-    return strcmp(state, "completed") == 0 || strcmp(state, "cancelled") == 0 ||
-           strcmp(state, "failed") == 0;
+    return tsr_job_state_final(state);
 }
 
 /* 12s, 3m05s, 2h03m, 4d05h; "?" when unknown. */
@@ -244,102 +241,19 @@ static const char *job_error(const json_t *job)
 
 /* ---- submit --------------------------------------------------------------------------- */
 
-/* The whole file ("-": standard input), NUL-terminated. */
-static int read_file(const char *path, const char *name, char **text, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    size_t cap = 65536, n = 0;
-    char *buf = f ? malloc(cap + 1) : NULL;
-    int status = f ? 0 : EXIT_USAGE;
-    while (status == 0) {
-        if (buf == NULL) {
-            fprintf(stderr, "tessera: %s: out of memory\n", name);
-            status = EXIT_FAILED;
-            break;
-        }
-        n += fread(buf + n, 1, cap - n, f);
-        if (ferror(f) || n > MAX_PUZZLE_BYTES) {
-            status = EXIT_USAGE;
-            break;
-        }
-        if (feof(f))
-            break;
-        if (n == cap) {
-            char *bigger = realloc(buf, (cap *= 2) + 1);
-            if (bigger == NULL)
-                free(buf);
-            buf = bigger;
-        }
-    }
-    if (status == EXIT_USAGE && n > MAX_PUZZLE_BYTES)
-        fprintf(stderr, "tessera: %s: larger than %zu MiB\n", name, MAX_PUZZLE_BYTES >> 20);
-    else if (status == EXIT_USAGE)
-        fprintf(stderr, "tessera: %s: %s\n", name, strerror(errno));
-    if (f != NULL && f != stdin)
-        fclose(f);
-    if (status) {
-        free(buf);
-        return status;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
-/* The JSON spelling of one job option given on the command line (already
- * checked by cli_apply_flag). */
-static int set_option(json_t *opts, const flag *f)
-{
-    static const struct {
-        int code;
-        const char *key;
-    } ints[] = {{O_LIMIT, "limit"}, {O_GOAL, "goal"}, {O_THREADS, "threads"},
-                {O_PRIORITY, "priority"}, {O_FILA, "fila"}, {O_VTRIGGER, "vtrigger"},
-                {O_PFILTER, "pfilter"}};
-    const char *a = f->arg;
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (ints[i].code == f->code)
-            return json_object_set_new(opts, ints[i].key, json_integer(strtoll(a, NULL, 10)));
-    bool off = a != NULL && strcmp(a, "off") == 0;
-    switch (f->code) {
-    case O_UNIQUE: return json_object_set_new(opts, "unique", json_string(a));
-    case O_ORDER: return json_object_set_new(opts, "order", json_string(a));
-    case O_NOF: return json_object_set_new(opts, "nof", json_true());
-    case O_NONOF: return json_object_set_new(opts, "nof", json_false());
-    case O_FIT: return json_object_set_new(opts, "fit", json_true());
-    case O_NOFIT: return json_object_set_new(opts, "fit", json_false());
-    case O_VOLUME:
-        return json_object_set_new(opts, "volume",
-                                   a == NULL || strcmp(a, "once") == 0 ? json_string("once")
-                                   : off ? json_false()
-                                         : json_integer(strtoll(a, NULL, 10)));
-    case O_PARITY:
-        return json_object_set_new(opts, "parity",
-                                   a == NULL ? json_true()
-                                   : off     ? json_false()
-                                             : json_integer(strtoll(a, NULL, 10)));
-    case O_REDUNDANCY:
-        return json_object_set_new(opts, "redundancy",
-                                   a == NULL ? json_true() : off ? json_false() : json_string(a));
-    }
-    return -1;
-}
-
-/* The request body: the file's puzzle (JSON) or text (polycube) and its
- * options with the command line's on top.  NULL after saying why. */
+/* The request body: the file's puzzle (JSON) or text (polycube) and the
+ * options in force (the file's, with the command line's on top: opt).
+ * NULL after saying why. */
 static char *submit_body(const args *a, const char *name, const char *text, size_t len,
-                         const tsr_puzzle *pz)
+                         const tsr_puzzle *pz, const tsr_options *opt)
 {
-    json_t *doc = json_object(), *opts = NULL, *root = NULL;
+    json_t *doc = json_object(), *root = NULL;
     bool is_json = text[strspn(text, " \t\r\n\f\v")] == '{';
     if (is_json) { /* the reader took it, so jansson does too */
         root = json_loadb(text, len, 0, NULL);
         json_t *puzzle = json_object_get(root, "puzzle");
-        opts = json_deep_copy(json_object_get(root, "options"));
         if (json_object_set(doc, "puzzle", puzzle ? puzzle : root) != 0) {
             fprintf(stderr, "tessera: %s: out of memory\n", name);
-            json_decref(opts);
             json_decref(doc);
             json_decref(root);
             return NULL;
@@ -353,8 +267,6 @@ static char *submit_body(const args *a, const char *name, const char *text, size
         }
         json_object_set_new(doc, "polycube", s);
     }
-    if (opts == NULL)
-        opts = json_object();
     int rc = 0;
     for (int i = 0; i < a->nflags && rc == 0; i++) {
         const char *piece = a->flags[i].arg;
@@ -362,14 +274,18 @@ static char *submit_body(const args *a, const char *name, const char *text, size
             int p = 0;
             while (p < pz->npieces && strcmp(pz->pieces[p].name, piece) != 0)
                 p++;
-            if (p == pz->npieces) {
+            if (p == pz->npieces)
                 rc = cli_usage_error("--redundancy: no piece is named '%s'", piece);
-                break;
-            }
         }
-        rc = set_option(opts, &a->flags[i]);
     }
-    json_object_set_new(doc, "options", opts);
+    char *options = rc ? NULL : tsr_options_write_json(opt);
+    json_t *opts = options ? json_loads(options, 0, NULL) : NULL;
+    free(options);
+    if (rc == 0 && opts == NULL) {
+        fprintf(stderr, "tessera: %s: out of memory\n", name);
+        rc = EXIT_FAILED;
+    }
+    json_object_set_new(doc, "options", opts ? opts : json_object());
     char *body = rc ? NULL : json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(doc);
     json_decref(root);
@@ -380,24 +296,23 @@ static int watch_job(remote *r, long long id);
 
 static int cmd_submit(remote *r, const args *a)
 {
-    const char *name = strcmp(a->operand, "-") == 0 ? "<stdin>" : a->operand;
-    char *text;
+    const char *name = tsr_file_name(a->operand);
+    char *text = NULL;
     size_t len;
-    int status = read_file(a->operand, name, &text, &len);
-    if (status)
-        return status;
     tsr_puzzle *pz = NULL;
     tsr_options opt;
     tsr_err err = {{0}};
-    int rc = tsr_puzzle_read(text, len, name, &pz, &opt, &err);
+    int status = 0, rc = tsr_file_read(a->operand, &text, &len, &err);
+    if (rc == 0)
+        rc = tsr_puzzle_read(text, len, name, &pz, &opt, &err);
     if (rc) {
         fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
         free(text);
         return rc == TSR_ENOMEM ? EXIT_FAILED : EXIT_USAGE;
     }
     for (int i = 0; i < a->nflags && status == 0; i++)
-        status = cli_apply_flag(&a->flags[i], &opt, NULL);
-    char *body = status ? NULL : submit_body(a, name, text, len, pz);
+        status = cli_apply_flag(&a->flags[i], &opt);
+    char *body = status ? NULL : submit_body(a, name, text, len, pz, &opt);
     tsr_puzzle_free(pz);
     free(text);
     if (body == NULL)
@@ -906,13 +821,13 @@ static int own_option(const command *cmd, int code, const char *v, args *a)
     case O_WATCH: a->watch = true; return 0;
     case O_ALL: a->all = true; return 0;
     case O_STATE:
-        for (const char *const *s = job_states; *s; s++)
-            if (strcmp(*s, v) == 0) {
-                a->state = v;
-                return 0;
-            }
-        return cli_usage_error("--state: expected queued, running, paused, completed, "
-                               "cancelled or failed, got '%s'", v);
+        if (tsr_job_state_parse(v) >= 0) {
+            a->state = v;
+            return 0;
+        }
+        char fmt[160];
+        snprintf(fmt, sizeof fmt, "--state: expected %s, got '%%s'", tsr_job_states_text);
+        return cli_usage_error(fmt, v);
     case O_FORMAT:
         if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0)
             return cli_usage_error("--format: expected json or text, got '%s'", v);

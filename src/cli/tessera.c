@@ -134,25 +134,6 @@ typedef struct cli {
     tsr_eta eta;
 } cli;
 
-int cli_usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "tessera: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'tessera help'.\n");
-    return EXIT_USAGE;
-}
-
-bool cli_parse_long(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end != '\0' || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* -q: the engine counts classes of solutions; nothing is built or printed */
 static int on_found_quiet(void *ctx, const int *images, int n, int count) { return 0; }
 
@@ -226,10 +207,6 @@ static void on_trace(void *ctx, int depth, const tsr_placement *pl)
     fputc('\n', stderr);
 }
 
-static const char *mode_name(enum tsr_unique u)
-{
-    return u == TSR_UNIQUE_RAW ? "raw" : u == TSR_UNIQUE_MIRROR ? "mirror" : "rotations";
-}
 
 /* cluster: the --mpi run's "cluster" object for the JSON summary, or NULL.
  * With -q --json the summary is one JSON object on stdout. */
@@ -241,7 +218,7 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         json_object_set_new(o, "file", json_string(file));
         if (c->pz->name)
             json_object_set_new(o, "puzzle", json_string(c->pz->name));
-        json_object_set_new(o, "unique", json_string(mode_name(opt->unique)));
+        json_object_set_new(o, "unique", json_string(tsr_unique_names[opt->unique]));
         json_object_set_new(o, "solutions", json_integer((json_int_t)st->solutions));
         json_object_set_new(o, "classes", json_integer((json_int_t)st->classes));
         json_object_set_new(o, "nodes", json_integer((json_int_t)st->nodes));
@@ -279,105 +256,24 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
     else if (st->stopped)
         snprintf(how, sizeof how, ", stopped early");
     fprintf(out, "solutions: %llu (%s%s)\n", (unsigned long long)st->solutions,
-            mode_name(opt->unique), how);
+            tsr_unique_names[opt->unique], how);
     fprintf(out, "nodes: %llu\nseconds: %.3f\nconfig: %s\n", (unsigned long long)st->nodes,
             st->seconds, tsr_solver_config(s));
     if (c->sample_trials > 0 && st->seconds > 0)
         fprintf(out, "solutions per second: %.4g\n", st->solutions / st->seconds);
 }
 
-int cli_apply_flag(const flag *f, tsr_options *o, cli *c)
+/* One of solve's flags: --engine and --sample are solve's own, the rest
+ * are job options (options.c). */
+static int solve_flag(const flag *f, tsr_options *o, cli *c)
 {
-    long long v;
     const char *a = f->arg;
     switch (f->code) {
-    case O_UNIQUE:
-        if (strcmp(a, "raw") == 0)
-            o->unique = TSR_UNIQUE_RAW;
-        else if (strcmp(a, "rotations") == 0)
-            o->unique = TSR_UNIQUE_ROTATIONS;
-        else if (strcmp(a, "mirror") == 0)
-            o->unique = TSR_UNIQUE_MIRROR;
-        else
-            return cli_usage_error("--unique: expected raw, rotations or mirror, got '%s'", a);
-        break;
-    case O_LIMIT:
-        if (!cli_parse_long(a, 0, LLONG_MAX, &v))
-            return cli_usage_error("--limit: expected a number >= 0, got '%s'", a);
-        o->limit = v;
-        break;
     case O_ENGINE:
         if (strcmp(a, "plain") != 0 && strcmp(a, "pool") != 0)
             return cli_usage_error("--engine: expected pool or plain, got '%s'", a);
         c->plain = strcmp(a, "plain") == 0;
-        break;
-    case O_THREADS:
-        if (!cli_parse_long(a, 0, 1024, &v))
-            return cli_usage_error("--threads: expected a number from 0 to 1024, got '%s'", a);
-        o->threads = (int)v;
-        break;
-    case O_PRIORITY:
-        if (!cli_parse_long(a, -100, 100, &v))
-            return cli_usage_error("--priority: expected a number from -100 to 100, got '%s'", a);
-        o->priority = (int)v;
-        break;
-    case O_GOAL:
-        if (!cli_parse_long(a, 0, INT_MAX, &v))
-            return cli_usage_error("--goal: expected a number >= 0, got '%s'", a);
-        o->goal = (int)v;
-        break;
-    case O_FILA:
-        if (!cli_parse_long(a, 0, INT_MAX, &v))
-            return cli_usage_error("--fila: expected a number >= 0, got '%s'", a);
-        o->fila = (int)v;
-        break;
-    case O_ORDER:
-        if (strlen(a) >= sizeof o->order || a[0] == '\0')
-            return cli_usage_error("--order: bad schedule '%s'", a);
-        snprintf(o->order, sizeof o->order, "%s", a);
-        break;
-    case O_NOF: o->nof = 1; break;
-    case O_NONOF: o->nof = 0; break;
-    case O_FIT: o->fit = 1; break;
-    case O_NOFIT: o->fit = 0; break;
-    case O_VOLUME:
-        if (a == NULL || strcmp(a, "once") == 0)
-            o->volume = -2;
-        else if (strcmp(a, "off") == 0)
-            o->volume = 0;
-        else if (cli_parse_long(a, 1, INT_MAX, &v))
-            o->volume = (int)v;
-        else
-            return cli_usage_error("--volume: expected once, off or a number >= 1, got '%s'", a);
-        break;
-    case O_VTRIGGER:
-        if (!cli_parse_long(a, 0, INT_MAX, &v))
-            return cli_usage_error("--vtrigger: expected a number >= 0, got '%s'", a);
-        o->vtrigger = (int)v;
-        break;
-    case O_PARITY:
-        if (a == NULL)
-            o->parity = 1;
-        else if (strcmp(a, "off") == 0)
-            o->parity = 0;
-        else if (cli_parse_long(a, 1, INT_MAX, &v))
-            o->parity = (int)v;
-        else
-            return cli_usage_error("--parity: expected off or a number >= 1, got '%s'", a);
-        break;
-    case O_PFILTER:
-        if (!cli_parse_long(a, 0, INT_MAX, &v))
-            return cli_usage_error("--pfilter: expected a number >= 0, got '%s'", a);
-        o->pfilter = (int)v;
-        break;
-    case O_REDUNDANCY:
-        if (a == NULL)
-            o->redundancy[0] = '\0';
-        else if (strlen(a) > TSR_MAX_NAME)
-            return cli_usage_error("--redundancy: piece name too long: '%s'", a);
-        else
-            snprintf(o->redundancy, sizeof o->redundancy, "%s", a);
-        break;
+        return 0;
     case O_SAMPLE: {
         long long t, r;
         unsigned long long seed;
@@ -385,14 +281,15 @@ int cli_apply_flag(const flag *f, tsr_options *o, cli *c)
         if (sscanf(a, "%lld,%lld,%llu%n", &t, &r, &seed, &used) != 3 || a[used] != '\0' ||
             t < 1 || r < 1)
             return cli_usage_error("--sample: expected TRIALS,R,SEED (positive numbers), got '%s'",
-                               a);
+                                   a);
         c->sample_trials = t;
         c->sample_r = (int)(r > INT_MAX ? INT_MAX : r);
         c->sample_seed = seed;
-        break;
+        return 0;
     }
+    default:
+        return cli_apply_flag(f, o);
     }
-    return 0;
 }
 
 /* Read FILE (a puzzle, with a JSON job file's options) and apply the
@@ -415,7 +312,7 @@ static int read_job(const char *file, const flag *flags, int nflags, cli *c, tsr
     }
     c->pz = *pz;
     for (int i = 0; i < nflags && rc == 0; i++)
-        rc = cli_apply_flag(&flags[i], opt, c);
+        rc = solve_flag(&flags[i], opt, c);
     if (rc) {
         tsr_puzzle_free(*pz);
         free(*text);
@@ -607,9 +504,9 @@ static void print_estimate(const tsr_estimate *e, const tsr_rate *r, int threads
     count_text(e->solutions_high, c, sizeof c);
     if (e->solutions_high < 0)
         printf("solutions (%s): at least %s; no descent reached one, so no estimate\n",
-               mode_name(opt->unique), b);
+               tsr_unique_names[opt->unique], b);
     else
-        printf("solutions (%s): %s (%s to %s)\n", mode_name(opt->unique), a, b, c);
+        printf("solutions (%s): %s (%s to %s)\n", tsr_unique_names[opt->unique], a, b, c);
     printf("node rate: %.3g nodes/s on one thread (measured for %.2fs)\n", r->nodes_per_second,
            r->seconds);
     int counts[2] = {1, threads};

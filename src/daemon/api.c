@@ -357,49 +357,6 @@ static void wait_runner(jm_manager *m, jm_job *j, int64_t id)
             break;
 }
 
-/* ---- actions: the rules of docs/api.md, "Life cycle", as a table ------------- */
-
-/* What an action does to a job: refuse it (409), nothing (200, the job as
- * it is: an action is idempotent where the job is already there), ask the
- * job's runner and wait for it (a live search acts within milliseconds),
- * or write the new state (or the deletion) to the store. */
-enum step { REFUSE, NOOP, ASK, STORE, DELETE };
-
-typedef struct action_rule {
-    const char *name;
-    enum sto_state to; /* the state STORE writes */
-    enum want want;    /* what ASK asks, and what a STORE holds off meanwhile */
-    /* by the job's state: with no live runner (idle) and with one (busy) */
-    struct {
-        enum step idle, busy;
-    } in[6];
-    const char *refusal; /* why REFUSE */
-} action_rule;
-
-static const action_rule action_rules[] = {
-    {"pause", STO_PAUSED, WANT_PAUSE,
-     {[STO_QUEUED] = {STORE, ASK}, [STO_RUNNING] = {NOOP, ASK}, [STO_PAUSED] = {NOOP, ASK},
-      [STO_COMPLETED] = {REFUSE, REFUSE}, [STO_CANCELLED] = {REFUSE, REFUSE},
-      [STO_FAILED] = {REFUSE, REFUSE}},
-     "it has finished"},
-    {"resume", STO_QUEUED, WANT_NONE,
-     {[STO_QUEUED] = {NOOP, NOOP}, [STO_RUNNING] = {NOOP, NOOP}, [STO_PAUSED] = {STORE, NOOP},
-      [STO_COMPLETED] = {REFUSE, REFUSE}, [STO_CANCELLED] = {REFUSE, REFUSE},
-      [STO_FAILED] = {REFUSE, REFUSE}},
-     "it has finished"},
-    /* cancelling a cancelled job is answered like the first cancel */
-    {"cancel", STO_CANCELLED, WANT_CANCEL,
-     {[STO_QUEUED] = {STORE, ASK}, [STO_RUNNING] = {STORE, ASK}, [STO_PAUSED] = {STORE, ASK},
-      [STO_COMPLETED] = {REFUSE, REFUSE}, [STO_CANCELLED] = {NOOP, NOOP},
-      [STO_FAILED] = {REFUSE, REFUSE}},
-     "it has finished"},
-    {"delete", STO_CANCELLED, WANT_NONE,
-     {[STO_QUEUED] = {REFUSE, REFUSE}, [STO_RUNNING] = {REFUSE, REFUSE},
-      [STO_PAUSED] = {REFUSE, REFUSE}, [STO_COMPLETED] = {DELETE, REFUSE},
-      [STO_CANCELLED] = {DELETE, REFUSE}, [STO_FAILED] = {DELETE, REFUSE}},
-     "only completed, cancelled or failed jobs can be deleted; cancel it first"},
-};
-
 /* Drop job j from the table (under mu; it is freed). */
 static void forget_job(jm_manager *m, jm_job *j)
 {
@@ -415,10 +372,7 @@ static void forget_job(jm_manager *m, jm_job *j)
 static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
 {
     jm_manager *m = ctx;
-    const action_rule *rule = NULL;
-    for (size_t k = 0; k < sizeof action_rules / sizeof *action_rules; k++)
-        if (strcmp(action, action_rules[k].name) == 0)
-            rule = &action_rules[k];
+    const jm_action *rule = jm_action_find(action);
     tsr_err err = {{0}};
     pthread_mutex_lock(&m->mu);
     jm_job *j = jm_find(m, id);
@@ -433,37 +387,36 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
             srv_reply_error(rep, 404, "no action \"%s\"", action);
         return;
     }
-    bool busy = j->has_runner && !j->runner_done;
-    enum step step = busy ? rule->in[j->state].busy : rule->in[j->state].idle;
-    if (step == REFUSE) {
+    enum jm_step step = jm_action_step(rule, j);
+    if (step == JM_REFUSE) {
         const char *sn = sto_state_name(j->state);
         pthread_mutex_unlock(&m->mu);
         srv_reply_error(rep, 409, "job %lld is %s: %s", (long long)id, sn, rule->refusal);
         return;
     }
-    if (step == ASK || step == STORE) {
+    if (step == JM_ASK || step == JM_STORE) {
         j->want = rule->want; /* the scheduler starts no job with a want */
         jm_touch(m, j);
     }
-    if (step == ASK)
+    if (step == JM_ASK)
         wait_runner(m, j, id);
     pthread_mutex_unlock(&m->mu);
 
     int rc = 0;
-    if (step == STORE || step == DELETE) {
+    if (step == JM_STORE || step == JM_DELETE) {
         pthread_mutex_lock(&m->db_mu);
-        rc = step == DELETE ? sto_job_delete(m->db, id, &err)
+        rc = step == JM_DELETE ? sto_job_delete(m->db, id, &err)
                             : sto_job_set_state(m->db, id, rule->to, NULL, &err);
         pthread_mutex_unlock(&m->db_mu);
     }
     pthread_mutex_lock(&m->mu);
     j = jm_find(m, id);
     bool live = j != NULL && j->has_runner && !j->runner_done;
-    if (j != NULL && step == DELETE && rc == 0) {
+    if (j != NULL && step == JM_DELETE && rc == 0) {
         forget_job(m, j);
         j = NULL;
         rep->status = 204;
-    } else if (j != NULL && step == STORE && !live) {
+    } else if (j != NULL && step == JM_STORE && !live) {
         if (rc == 0) {
             j->state = rule->to;
             if (j->retry_mono != 0)
@@ -474,7 +427,7 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     }
     /* the runner ended without storing the pause or cancel: the store
      * refused it, and the job waits for the store (jm_store_failed) */
-    if (rc == 0 && step == ASK && j != NULL && j->retry_mono != 0 && j->state == STO_QUEUED)
+    if (rc == 0 && step == JM_ASK && j != NULL && j->retry_mono != 0 && j->state == STO_QUEUED)
         rc = tsr_err_set(&err, TSR_EIO, "job %lld could not %s: %s", (long long)id, action,
                          j->error ? j->error : "the store could not be written");
     /* a runner that has not acted within ACTION_WAIT_MS: accepted, not done */

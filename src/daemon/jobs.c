@@ -155,11 +155,10 @@ void jm_describe(jm_job *j, const tsr_puzzle *pz)
 
 json_t *jm_expected_json(const long long expected[3])
 {
-    static const char *const modes[] = {"raw", "rotations", "mirror"};
     json_t *e = json_object();
     for (int i = 0; i < 3; i++)
         if (expected[i] >= 0)
-            json_object_set_new(e, modes[i], json_integer(expected[i]));
+            json_object_set_new(e, tsr_unique_names[i], json_integer(expected[i]));
     return e;
 }
 
@@ -192,6 +191,71 @@ json_t *jm_eta_json(double low, double high)
                      tsr_duration_range(mid, low, high, text, sizeof text));
 }
 
+/* ---- the life cycle: what an action does, as a table (docs/api.md) ------------ */
+
+/*                          no runner   a live runner */
+static const jm_action actions[] = {
+    {"pause", STO_PAUSED, WANT_PAUSE,
+     {[STO_QUEUED] = {JM_STORE, JM_ASK},
+      [STO_RUNNING] = {JM_NOOP, JM_ASK},
+      [STO_PAUSED] = {JM_NOOP, JM_ASK},
+      [STO_COMPLETED] = {JM_REFUSE, JM_REFUSE},
+      [STO_CANCELLED] = {JM_REFUSE, JM_REFUSE},
+      [STO_FAILED] = {JM_REFUSE, JM_REFUSE}},
+     "it has finished"},
+    {"resume", STO_QUEUED, WANT_NONE,
+     {[STO_QUEUED] = {JM_NOOP, JM_NOOP},
+      [STO_RUNNING] = {JM_NOOP, JM_NOOP},
+      [STO_PAUSED] = {JM_STORE, JM_NOOP},
+      [STO_COMPLETED] = {JM_REFUSE, JM_REFUSE},
+      [STO_CANCELLED] = {JM_REFUSE, JM_REFUSE},
+      [STO_FAILED] = {JM_REFUSE, JM_REFUSE}},
+     "it has finished"},
+    /* cancelling a cancelled job is answered like the first cancel */
+    {"cancel", STO_CANCELLED, WANT_CANCEL,
+     {[STO_QUEUED] = {JM_STORE, JM_ASK},
+      [STO_RUNNING] = {JM_STORE, JM_ASK},
+      [STO_PAUSED] = {JM_STORE, JM_ASK},
+      [STO_COMPLETED] = {JM_REFUSE, JM_REFUSE},
+      [STO_CANCELLED] = {JM_NOOP, JM_NOOP},
+      [STO_FAILED] = {JM_REFUSE, JM_REFUSE}},
+     "it has finished"},
+    {"delete", STO_CANCELLED, WANT_NONE,
+     {[STO_QUEUED] = {JM_REFUSE, JM_REFUSE},
+      [STO_RUNNING] = {JM_REFUSE, JM_REFUSE},
+      [STO_PAUSED] = {JM_REFUSE, JM_REFUSE},
+      [STO_COMPLETED] = {JM_DELETE, JM_REFUSE},
+      [STO_CANCELLED] = {JM_DELETE, JM_REFUSE},
+      [STO_FAILED] = {JM_DELETE, JM_REFUSE}},
+     "only completed, cancelled or failed jobs can be deleted; cancel it first"},
+};
+
+const jm_action *jm_action_find(const char *name)
+{
+    for (size_t k = 0; k < sizeof actions / sizeof *actions; k++)
+        if (strcmp(name, actions[k].name) == 0)
+            return &actions[k];
+    return NULL;
+}
+
+enum jm_step jm_action_step(const jm_action *a, const jm_job *j)
+{
+    bool busy = j->has_runner && !j->runner_done;
+    return busy ? a->in[j->state].busy : a->in[j->state].idle;
+}
+
+/* The actions that would change job j now (the dashboard's buttons). */
+static json_t *actions_json(const jm_job *j)
+{
+    json_t *names = json_array();
+    for (size_t k = 0; k < sizeof actions / sizeof *actions; k++) {
+        enum jm_step step = jm_action_step(&actions[k], j);
+        if (step != JM_REFUSE && step != JM_NOOP)
+            json_array_append_new(names, json_string(actions[k].name));
+    }
+    return names;
+}
+
 /* The job object of docs/api.md (under mu). */
 json_t *jm_job_json(const jm_job *j, bool with_stats)
 {
@@ -199,6 +263,8 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(o, "id", json_integer(j->id));
     json_object_set_new(o, "name", j->name ? json_string(j->name) : json_null());
     json_object_set_new(o, "state", json_string(sto_state_name(j->state)));
+    json_object_set_new(o, "final", json_boolean(sto_state_final(j->state)));
+    json_object_set_new(o, "actions", actions_json(j));
     json_object_set_new(o, "priority", json_integer(j->priority));
     json_object_set_new(o, "created", json_integer(j->created));
     json_object_set_new(o, "updated", json_integer(j->updated));

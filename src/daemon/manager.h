@@ -115,6 +115,27 @@ struct jm_manager {
     int nlibrary;
 };
 
+/* jobs.c: the life cycle.  What an action does to a job: refuse it (409),
+ * nothing (200, the job as it is: an action is idempotent where the job is
+ * already there), ask the job's runner and wait for it (a live search acts
+ * within milliseconds), or write the new state (or the deletion) to the
+ * store. */
+enum jm_step { JM_REFUSE, JM_NOOP, JM_ASK, JM_STORE, JM_DELETE };
+
+typedef struct jm_action {
+    const char *name;
+    enum sto_state to; /* the state JM_STORE writes */
+    enum want want;    /* what JM_ASK asks, and what a JM_STORE holds off meanwhile */
+    /* by the job's state: with no live runner (idle) and with one (busy) */
+    struct {
+        enum jm_step idle, busy;
+    } in[6];
+    const char *refusal; /* why JM_REFUSE */
+} jm_action;
+
+const jm_action *jm_action_find(const char *name); /* NULL: no such action */
+enum jm_step jm_action_step(const jm_action *a, const jm_job *j); /* under mu */
+
 /* jobs.c */
 void jm_set_str(char **dst, const char *src);
 jm_job *jm_find(jm_manager *m, int64_t id);       /* under mu */

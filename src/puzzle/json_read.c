@@ -709,16 +709,14 @@ static int read_pieces(reader *r, const json_t *pieces, tsr_puzzle *pz)
     return rc;
 }
 
-/* Indexed by enum tsr_unique. */
-static const char *const unique_names[] = {"raw", "rotations", "mirror", NULL};
 
 static int read_expected(reader *r, const json_t *obj, tsr_puzzle *pz)
 {
     if (!json_is_object(obj))
         return fail_type(r, obj, "an object");
-    int rc = check_keys(r, obj, unique_names);
-    for (int i = 0; rc == 0 && unique_names[i] != NULL; i++)
-        rc = opt_llong(r, obj, unique_names[i], 0, LLONG_MAX, &pz->expected[i]);
+    int rc = check_keys(r, obj, tsr_unique_names);
+    for (int i = 0; rc == 0 && tsr_unique_names[i] != NULL; i++)
+        rc = opt_llong(r, obj, tsr_unique_names[i], 0, LLONG_MAX, &pz->expected[i]);
     return rc;
 }
 
@@ -880,7 +878,7 @@ static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_
     int rc, unique = (int)o->unique;
     bool nof = false, fit = false;
     if ((rc = check_keys(r, obj, option_keys)) != 0 ||
-        (rc = opt_enum(r, obj, "unique", unique_names, &unique)) != 0 ||
+        (rc = opt_enum(r, obj, "unique", tsr_unique_names, &unique)) != 0 ||
         (rc = opt_llong(r, obj, "limit", 0, LLONG_MAX, &o->limit)) != 0 ||
         (rc = opt_int(r, obj, "threads", 0, 1024, &o->threads)) != 0 ||
         (rc = opt_int(r, obj, "priority", -100, 100, &o->priority)) != 0 ||

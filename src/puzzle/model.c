@@ -65,6 +65,16 @@ int tsr_puzzle_set_name(tsr_puzzle *pz, const char *name)
     return replace_string(&pz->name, name);
 }
 
+const char *const tsr_unique_names[] = {"raw", "rotations", "mirror", NULL};
+
+int tsr_unique_parse(const char *name)
+{
+    for (int u = 0; tsr_unique_names[u] != NULL; u++)
+        if (strcmp(name, tsr_unique_names[u]) == 0)
+            return u;
+    return -1;
+}
+
 int tsr_puzzle_set_description(tsr_puzzle *pz, const char *text)
 {
     return replace_string(&pz->description, text);

@@ -360,7 +360,6 @@ int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
 
 /* Indexed by enum tsr_rotations and enum tsr_unique, as json_read.c reads them. */
 static const char *const rotation_names[] = {"all", "one-sided", "none"};
-static const char *const unique_names[] = {"raw", "rotations", "mirror"};
 
 static json_t *piece_json(const tsr_piece *p, int *rc)
 {
@@ -397,7 +396,7 @@ static json_t *puzzle_members(const tsr_puzzle *pz, int *rc)
               put(o, "mirror", json_boolean(pz->mirror)) == 0;
     for (int i = 0; ok && i < 3; i++)
         if (pz->expected[i] >= 0)
-            ok = put(expected, unique_names[i], json_integer(pz->expected[i])) == 0;
+            ok = put(expected, tsr_unique_names[i], json_integer(pz->expected[i])) == 0;
     if (ok && json_object_size(expected) > 0)
         ok = json_object_set(o, "expected", expected) == 0;
     json_decref(board);
@@ -679,7 +678,7 @@ char *tsr_options_write_json(const tsr_options *o)
     json_t *j = json_object();
     if (j == NULL)
         return NULL;
-    json_object_set_new(j, "unique", json_string(unique_names[o->unique]));
+    json_object_set_new(j, "unique", json_string(tsr_unique_names[o->unique]));
     json_object_set_new(j, "limit", json_integer(o->limit));
     json_object_set_new(j, "threads", json_integer(o->threads));
     json_object_set_new(j, "priority", json_integer(o->priority));

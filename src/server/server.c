@@ -69,6 +69,7 @@
 #include "base/base.h"
 #include "server/guard.h"
 #include "server/server.h"
+#include "tessera/job.h"
 
 #define SRV_STACK (1024 * 1024)          /* per-connection thread stack */
 #define SRV_CONN_MEMORY (64 * 1024)      /* per-connection header/buffer pool */
@@ -205,15 +206,6 @@ static bool token_equal(const char *guess, size_t glen, const char *token, size_
     return diff == 0;
 }
 
-static bool is_final_state(const char *st)
-{
-    return st && (strcmp(st, "completed") == 0 || strcmp(st, "cancelled") == 0 ||
-                  strcmp(st, "failed") == 0);
-}
-
-/* The states a job can be in, as the API spells them (query `state`). */
-static const char *const job_states[] = {"queued", "running", "paused",
-                                         "completed", "cancelled", "failed"};
 
 /* ---- replies ----------------------------------------------------------------- */
 
@@ -379,7 +371,7 @@ struct req {
     const char *action;       /* R_JOB_ACTION: "pause", "resume" or "cancel" */
     /* query parameters (defaults per docs/api.md) */
     unsigned seen;
-    const char *state;        /* a job_states[] entry or NULL */
+    const char *state;        /* a tsr_job_states[] entry or NULL */
     int64_t after;
     int limit;
     bool text;
@@ -525,13 +517,11 @@ static enum MHD_Result query_param(void *cls, enum MHD_ValueKind kind, const cha
     int64_t n;
     switch (bit) {
     case Q_STATE:
-        for (size_t i = 0; i < sizeof job_states / sizeof *job_states; i++)
-            if (strcmp(val, job_states[i]) == 0)
-                q->state = job_states[i];
+        if (tsr_job_state_parse(val) >= 0)
+            q->state = tsr_job_states[tsr_job_state_parse(val)];
         if (!q->state)
             snprintf(q->qerr, sizeof q->qerr,
-                     "query parameter state: expected one of queued, running, paused, "
-                     "completed, cancelled, failed, got \"%s\"", v);
+                     "query parameter state: expected %s, got \"%s\"", tsr_job_states_text, v);
         break;
     case Q_AFTER:
         if (parse_uint(val, strlen(val), INT64_MAX, &n))
@@ -727,7 +717,7 @@ static int sse_load(struct sse *e, int64_t counter, srv_reply *r)
             srv_reply_error(r, 500, "internal error: job %lld has no JSON", (long long)e->id);
         return -1;
     }
-    e->last = is_final_state(json_string_value(json_object_get(job, "state")));
+    e->last = tsr_job_state_final(json_string_value(json_object_get(job, "state")));
     e->out.len = 0;
     e->off = 0;
     int rc = base_buf_printf(&e->out, "id: %lld\nevent: job\ndata: ", (long long)counter);

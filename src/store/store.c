@@ -36,7 +36,6 @@
  * use a statement is reset and its bindings cleared, so no statement keeps
  * a read open or points into a caller's buffer between calls.
  */
-#include "base/base.h"
 #include "config.h"
 
 #include <errno.h>
@@ -53,7 +52,9 @@
 
 #include <sqlite3.h>
 
+#include "base/base.h"
 #include "store/store.h"
+#include "tessera/job.h"
 
 _Static_assert(INT_MAX == INT32_MAX, "image ids are stored as 32-bit integers");
 
@@ -202,12 +203,10 @@ struct sto_db {
 };
 
 /* ---- states ------------------------------------------------------------------ */
-static const char *const state_names[] = {
-    [STO_QUEUED] = "queued",       [STO_RUNNING] = "running",
-    [STO_PAUSED] = "paused",       [STO_COMPLETED] = "completed",
-    [STO_CANCELLED] = "cancelled", [STO_FAILED] = "failed",
-};
-#define NSTATES ((int)(sizeof state_names / sizeof state_names[0]))
+/* the names are tessera/job.h's, in the order of enum sto_state */
+#define state_names tsr_job_states
+#define NSTATES TSR_JOB_NSTATES
+_Static_assert(STO_QUEUED == 0 && STO_FAILED == TSR_JOB_NSTATES - 1, "job.h's order");
 
 static bool state_valid(enum sto_state st)
 {
@@ -234,7 +233,7 @@ int sto_state_parse(const char *name, enum sto_state *st)
 
 bool sto_state_final(enum sto_state st)
 {
-    return st == STO_COMPLETED || st == STO_CANCELLED || st == STO_FAILED;
+    return state_valid(st) && tsr_job_state_final(state_names[st]);
 }
 
 /* ---- errors and statement plumbing ------------------------------------------ */
@@ -1240,9 +1239,7 @@ static int job_sane(sto_db *s, int64_t job, const char *ctx, tsr_err *err)
         int64_t stored = sqlite3_column_int64(st, 0), sum = sqlite3_column_int64(st, 2),
                 last = sqlite3_column_int64(st, 3), frontier = sqlite3_column_int64(st, 4);
         const char *state = (const char *)sqlite3_column_text(st, 1);
-        bool final = state != NULL && (strcmp(state, "completed") == 0 ||
-                                       strcmp(state, "cancelled") == 0 ||
-                                       strcmp(state, "failed") == 0);
+        bool final = tsr_job_state_final(state);
         if (sum != stored || last != stored)
             r = tsr_err_set(err, TSR_EIO, "store: %s: I1 broken for job %lld: stored %lld, "
                             "chunks hold %lld up to number %lld", ctx, (long long)job,

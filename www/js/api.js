@@ -92,5 +92,5 @@ export const api = {
   },
 };
 
-export const FINAL_STATES = ['completed', 'cancelled', 'failed'];
-export const isFinal = (state) => FINAL_STATES.includes(state);
+/** A job that will never change again (the API says so: `final`). */
+export const isFinal = (job) => job?.final === true;

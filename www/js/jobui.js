@@ -4,16 +4,9 @@
 // action handler (re-run included: the same puzzle and options as a new job).
 
 import { h } from './dom.js';
-import { api } from './api.js';
+import { api, isFinal } from './api.js';
 import { fmtInt, fmtPercent } from './format.js';
 
-const ALLOWED = {
-  pause: ['queued', 'running'],
-  resume: ['paused'],
-  cancel: ['queued', 'running', 'paused'],
-  delete: ['completed', 'cancelled', 'failed'],
-  rerun: ['completed', 'cancelled', 'failed'],
-};
 const LABELS = { pause: 'Pause', resume: 'Resume', cancel: 'Cancel', delete: 'Delete', rerun: 'Run again' };
 
 /** What cancel and delete ask before they act (nothing else is lost). */
@@ -85,7 +78,9 @@ export function actionButtons(job, onAction, nameForLabel, which = ['pause', 're
 
 export function updateActionButtons(wrap, job, busy = false) {
   for (const b of wrap.querySelectorAll('button[data-action]')) {
-    const allowed = ALLOWED[b.dataset.action].includes(job.state);
+    // the API lists the actions that would change the job now (its
+    // life-cycle rules); a finished job can run again as a new one
+    const allowed = b.dataset.action === 'rerun' ? isFinal(job) : (job.actions ?? []).includes(b.dataset.action);
     b.disabled = busy || !allowed;
     if (b.dataset.action === 'rerun') b.hidden = !allowed; // only finished jobs run again
   }

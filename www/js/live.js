@@ -24,7 +24,7 @@ export function watchJob(id, onJob, onGone = () => {}) {
       const job = await api.job(id);
       if (closed) return;
       onJob(job);
-      if (isFinal(job.state)) return;
+      if (isFinal(job)) return;
     } catch (e) {
       if (closed) return;
       if (e.status === 404) { onGone(e); return; }
@@ -45,7 +45,7 @@ export function watchJob(id, onJob, onGone = () => {}) {
       try { job = JSON.parse(ev.data); } catch { return; }
       if (closed) return;
       onJob(job);
-      if (isFinal(job.state)) stopStream();
+      if (isFinal(job)) stopStream();
     });
     // Stream failed or ended early (e.g. job deleted): fall back to polling.
     es.addEventListener('error', () => { stopStream(); startPolling(0); });

@@ -248,7 +248,7 @@ export function mount(root, params) {
     const secs = j.progress?.seconds;
     nums.rate.textContent = running ? fmtRate(j.progress?.rate) : secs > 0 ? `${fmtRate(j.progress.nodes / secs)} avg` : '—';
     nums.elapsed.textContent = fmtDuration(j.progress?.seconds);
-    nums.eta.textContent = isFinal(j.state) ? '—' : (j.progress?.eta?.text ?? 'not known yet');
+    nums.eta.textContent = isFinal(j) ? '—' : (j.progress?.eta?.text ?? 'not known yet');
     // threads are lent to a job while it runs; otherwise say what it may use
     const cap = j.options?.threads;
     nums.threads.textContent = running ? String(j.threads) : cap > 0 ? `up to ${cap}` : '—';
@@ -304,7 +304,7 @@ export function mount(root, params) {
       if (j.rerun) { location.hash = `#/jobs/${j.rerun.id}`; return; }
       // Actions answer the job without stats: keep the last ones.
       update({ ...j, stats: j.stats || job.stats });
-      if (!isFinal(j.state) && !watcher) startWatch();
+      if (!isFinal(j) && !watcher) startWatch();
     } catch (e) {
       busy = false;
       updateActionButtons(actions, job);
@@ -315,10 +315,10 @@ export function mount(root, params) {
   function startWatch() {
     watcher?.close();
     watcher = null;
-    if (isFinal(job.state)) return;
+    if (isFinal(job)) return;
     watcher = watchJob(job.id, (j) => {
       update(j);
-      if (isFinal(j.state)) { watcher?.close(); watcher = null; }
+      if (isFinal(j)) { watcher?.close(); watcher = null; }
     }, () => { showError(`Job ${id} no longer exists.`); watcher = null; });
   }
 
@@ -374,13 +374,13 @@ export function mount(root, params) {
     want.n = n;
     jumpInput.value = String(n);
     updatePager();
-    if (total() === 0 && !isFinal(job.state)) { setNote('No solution found yet; the first one appears here as soon as it is found.'); return; }
+    if (total() === 0 && !isFinal(job)) { setNote('No solution found yet; the first one appears here as soon as it is found.'); return; }
     let s = null;
     try { s = n <= total() ? await solutionAt(n) : null; } catch (e) { if (!destroyed) showError(`Could not load solutions: ${e.message}`); return; }
     if (destroyed || seq !== showSeq) return;
     if (!s) {
       setNote(total() === 0 ? 'This job has no stored solutions.'
-        : isFinal(job.state) ? `There is no solution ${fmtInt(n)}: this job has ${fmtInt(total())}.`
+        : isFinal(job) ? `There is no solution ${fmtInt(n)}: this job has ${fmtInt(total())}.`
           : `Solution ${fmtInt(n)} is not found yet (${fmtInt(total())} so far); it appears here when it is.`);
       return;
     }

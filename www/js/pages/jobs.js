@@ -52,7 +52,7 @@ export function mount(root) {
     c.solutions.textContent = fmtInt(job.solutions);
     c.elapsed.textContent = fmtDuration(job.progress?.seconds);
     /* the list shows the estimate; the range is in its tooltip and on the job's page */
-    const eta = isFinal(job.state) ? null : job.progress?.eta;
+    const eta = isFinal(job) ? null : job.progress?.eta;
     c.eta.textContent = !eta ? '—' : eta.estimate_s != null ? fmtDuration(eta.estimate_s) : eta.text;
     c.eta.title = eta ? eta.text : '';
     updateActionButtons(c.actions, job, r.busy);
@@ -60,10 +60,10 @@ export function mount(root) {
   }
 
   function watch(r) {
-    if (r.watcher || isFinal(r.job.state)) return;
+    if (r.watcher || isFinal(r.job)) return;
     r.watcher = watchJob(r.job.id, (job) => {
       updateRow(r, job);
-      if (isFinal(job.state)) { r.watcher?.close(); r.watcher = null; }
+      if (isFinal(job)) { r.watcher?.close(); r.watcher = null; }
     }, () => removeRow(r.job.id));
   }
 
