@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "lattice.h"
 
 /* Hard caps that keep absurd input from exhausting memory.  They are far
  * above any real puzzle (the largest known boards have a few thousand cells). */
@@ -33,15 +34,6 @@
 #define TSR_MAX_COORD 100000      /* |coordinate| */
 #define TSR_MAX_NAME 64           /* bytes of a piece name */
 
-typedef struct tsr_cell {
-    int x, y, z;
-} tsr_cell;
-
-enum tsr_rotations {
-    TSR_ROT_ALL = 0,       /* the 24 proper rotations of 3D space */
-    TSR_ROT_ONE_SIDED = 1, /* the 4 rotations about the z axis */
-    TSR_ROT_NONE = 2       /* translations only */
-};
 
 enum tsr_unique {
     TSR_UNIQUE_RAW = 0,       /* every distinct tiling */

@@ -16,7 +16,9 @@
  * included, so the type column's length is always the number of available
  * images of that type.
  */
+#ifdef HAVE_CONFIG_H
 #include "config.h"
+#endif
 
 #include <assert.h>
 #include <math.h>

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "tessera/puzzle.h"
+#include "tessera/lattice.h"
 
 #define GEO_NTRANSFORMS 48
 #define GEO_NPROPER 24

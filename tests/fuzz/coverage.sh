@@ -32,7 +32,7 @@ for t in $targets; do
     $CC -std=gnu11 -g -O1 -march=x86-64-v2 -fsanitize=fuzzer \
         -fprofile-instr-generate -fcoverage-mapping \
         -I"$repo/include" -I"$repo/src" $jansson_cflags ${FUZZ_CFLAGS:-} -o "$bin" "$script_dir/fuzz_$t.c" \
-        "$repo"/src/puzzle/*.c "$repo/src/geom/geom.c" "$repo"/src/engine/*.c \
+        "$repo"/src/base/*.c "$repo"/src/puzzle/*.c "$repo/src/geom/geom.c" "$repo"/src/engine/*.c \
         $jansson_libs -lm || exit 2
     dirs="$script_dir/corpus/$t"
     [ -d "$build/$t/corpus" ] && dirs="$build/$t/corpus $dirs"

@@ -266,9 +266,12 @@ static int fuzz_on_solution(void *ctx, const tsr_solution *s)
     long covered = 0;
     for (int i = 0; i < s->nplacements; i++)
         covered += s->placements[i].ncells;
-    if (fr->partial ? covered > pz->ncells : covered != pz->ncells)
-        fuzz_die("engine %s covers %ld cells of a %d-cell board",
-                 fr->partial ? "partial assembly" : "solution", covered, pz->ncells);
+    /* a solution covers every required cell and may leave optional ones */
+    long required = pz->ncells - pz->noptional;
+    if (fr->partial ? covered > pz->ncells : covered < required || covered > pz->ncells)
+        fuzz_die("engine %s covers %ld cells of a %d-cell board (%d optional)",
+                 fr->partial ? "partial assembly" : "solution", covered, pz->ncells,
+                 pz->noptional);
     /* The text writer refuses unknown pieces, cells off the board and
      * overlaps with TSR_EINVAL: with the count above, a solution the text
      * writer accepts tiles the board exactly. */

@@ -40,7 +40,7 @@ cflags="-std=gnu11 -g -O1 -march=x86-64-v2 -fno-omit-frame-pointer \
 -Wall -Wextra -Wno-unused-parameter -Wno-unused-function \
 -I$repo/include -I$repo/src $jansson_cflags ${FUZZ_CFLAGS:-}"
 
-lib_sources="$repo/src/puzzle/error.c $repo/src/puzzle/model.c \
+lib_sources="$repo/src/base/base.c $repo/src/base/error.c $repo/src/puzzle/model.c \
 $repo/src/puzzle/json_read.c $repo/src/puzzle/polycube_read.c $repo/src/puzzle/read.c \
 $repo/src/puzzle/write.c $repo/src/geom/geom.c"
 for f in "$repo"/src/engine/*.c; do lib_sources="$lib_sources $f"; done
