@@ -160,9 +160,23 @@ static int check_main(const char *db)
     return rc == 0 ? 0 : err.msg[0] == '\0' ? 1 : 2;
 }
 
-/* The daemon.  cl: NULL without --mpi; with it, rank 0's place for the
- * cluster, opened here once the options are read (main closes it). */
-static int daemon_main(int argc, char **argv, clu_cluster **cl)
+/* The main loop's period: how soon SIGTERM is seen, and how often idle MPI
+ * workers hear from rank 0 (their silence timeout is --mpi-timeout). */
+#define MAIN_TICK_MS 200
+/* systemd's STATUS= line is refreshed this often: a person reads it */
+#define STATUS_EVERY_S 5
+
+/* The options, as given and then resolved (resolve_paths). */
+typedef struct settings {
+    const char *listen, *db, *token, *state_dir, *www, *puzzles, *docs;
+    double threads, checkpoint, mpi_timeout, max_memory;
+    bool mpi, check;
+    char statebuf[4096], dbbuf[4200];
+} settings;
+
+/* Read the command line into *st: true to go on, else false with the exit
+ * status in *status (--help, --version and errors end here). */
+static bool parse_options(int argc, char **argv, bool have_cluster, settings *st, int *status)
 {
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},  {"db", required_argument, NULL, 'd'},
@@ -174,88 +188,124 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
         {"check", no_argument, NULL, 'C'},         {"max-memory", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0}};
-    const char *listen = SRV_DEFAULT_LISTEN, *db = NULL, *token = getenv("TESSERAD_TOKEN");
-    const char *state_dir = getenv("STATE_DIRECTORY"), *www = NULL, *puzzles = NULL;
-    const char *docs = NULL;
-    double threads = 0, checkpoint = JM_CHECKPOINT_SECONDS, mpi_timeout = 30, max_memory = 0;
-    bool mpi = false, check = false;
+    *st = (settings){.listen = SRV_DEFAULT_LISTEN, .token = getenv("TESSERAD_TOKEN"),
+                     .state_dir = getenv("STATE_DIRECTORY"),
+                     .checkpoint = JM_CHECKPOINT_SECONDS, .mpi_timeout = 30};
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'l': listen = optarg; break;
-        case 'd': db = optarg; break;
-        case 's': state_dir = optarg; break;
-        case 'k': token = optarg; break;
-        case 'w': www = optarg; break;
-        case 'p': puzzles = optarg; break;
-        case 'D': docs = optarg; break;
+        case 'l': st->listen = optarg; break;
+        case 'd': st->db = optarg; break;
+        case 's': st->state_dir = optarg; break;
+        case 'k': st->token = optarg; break;
+        case 'w': st->www = optarg; break;
+        case 'p': st->puzzles = optarg; break;
+        case 'D': st->docs = optarg; break;
         case 't':
-            if (parse_number("--threads", optarg, 0, 1024, &threads) != 0)
-                return 2;
+            if (parse_number("--threads", optarg, 0, 1024, &st->threads) != 0)
+                return *status = 2, false;
             break;
         case 'c':
-            if (parse_number("--checkpoint-seconds", optarg, 0.05, 3600, &checkpoint) != 0)
-                return 2;
+            if (parse_number("--checkpoint-seconds", optarg, 0.05, 3600, &st->checkpoint) != 0)
+                return *status = 2, false;
             break;
         case 'M':
-            if (parse_size("--max-memory", optarg, &max_memory) != 0)
-                return 2;
+            if (parse_size("--max-memory", optarg, &st->max_memory) != 0)
+                return *status = 2, false;
             break;
-        case 'm': mpi = true; break;
-        case 'C': check = true; break;
+        case 'm': st->mpi = true; break;
+        case 'C': st->check = true; break;
         case 'o':
-            if (parse_number("--mpi-timeout", optarg, 0.5, 86400, &mpi_timeout) != 0)
-                return 2;
+            if (parse_number("--mpi-timeout", optarg, 0.5, 86400, &st->mpi_timeout) != 0)
+                return *status = 2, false;
             break;
         case 'V':
             printf("tesserad %s (engine %d, %s MPI)\n", PACKAGE_VERSION, TESSERA_ENGINE_VERSION,
                    TSR_MPI_BUILT);
-            return 0;
+            return *status = 0, false;
         case 'h':
             fputs(usage_text, stdout);
-            return 0;
+            return *status = 0, false;
         default:
             fputs(usage_text, stderr);
-            return 2;
+            return *status = 2, false;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "tesserad: unexpected argument \"%s\"\n%s", argv[optind], usage_text);
-        return 2;
+        return *status = 2, false;
     }
-    if (mpi && cl == NULL) {
+    if (st->mpi && !have_cluster) {
 #ifdef HAVE_MPI
         fprintf(stderr, "tesserad: --mpi: spell the option out\n");
 #else
         fprintf(stderr, "tesserad: --mpi: this tesserad was built without MPI\n");
 #endif
-        return 2;
+        return *status = 2, false;
     }
-    if (token != NULL && token[0] == '\0')
-        token = NULL;
-    if (state_dir == NULL || state_dir[0] == '\0')
-        state_dir = "state";
+    return 0;
+}
+
+/* The state directory, the database and the directories served: 0, or
+ * the exit status after saying why. */
+static int resolve_paths(settings *st)
+{
+    if (st->token != NULL && st->token[0] == '\0')
+        st->token = NULL;
+    if (st->state_dir == NULL || st->state_dir[0] == '\0')
+        st->state_dir = "state";
     /* $STATE_DIRECTORY may list several directories: the first is ours */
-    char statebuf[4096], dbbuf[4200];
-    snprintf(statebuf, sizeof statebuf, "%s", state_dir);
-    statebuf[strcspn(statebuf, ":")] = '\0';
-    if (db == NULL) {
-        if (mkdir(statebuf, 0700) != 0 && errno != EEXIST) {
-            fprintf(stderr, "tesserad: cannot create the state directory %s: %s\n", statebuf,
+    snprintf(st->statebuf, sizeof st->statebuf, "%s", st->state_dir);
+    st->statebuf[strcspn(st->statebuf, ":")] = '\0';
+    if (st->db == NULL) {
+        if (mkdir(st->statebuf, 0700) != 0 && errno != EEXIST) {
+            fprintf(stderr, "tesserad: cannot create the state directory %s: %s\n", st->statebuf,
                     strerror(errno));
             return 1;
         }
-        snprintf(dbbuf, sizeof dbbuf, "%s/tessera.db", statebuf);
-        db = dbbuf;
+        snprintf(st->dbbuf, sizeof st->dbbuf, "%s/tessera.db", st->statebuf);
+        st->db = st->dbbuf;
     }
-    if (check)
-        return check_main(db);
-    if (www == NULL)
-        www = default_dir("www", TSR_DATADIR "/www");
-    if (puzzles == NULL)
-        puzzles = default_dir("puzzles", TSR_DATADIR "/puzzles");
-    if (docs == NULL)
-        docs = default_dir("docs", TSR_DATADIR "/docs");
+    if (st->www == NULL)
+        st->www = default_dir("www", TSR_DATADIR "/www");
+    if (st->puzzles == NULL)
+        st->puzzles = default_dir("puzzles", TSR_DATADIR "/puzzles");
+    if (st->docs == NULL)
+        st->docs = default_dir("docs", TSR_DATADIR "/docs");
+    return 0;
+}
+
+/* Until SIGTERM or SIGINT: tick the cluster, refresh systemd's status. */
+static void serve(jm_manager *jm, clu_cluster **cl)
+{
+    char status[256];
+    for (int ticks = 1; !stop_signal; ticks++) {
+        usleep(MAIN_TICK_MS * 1000);
+#ifdef HAVE_MPI
+        if (cl != NULL)
+            clu_tick(*cl); /* idle workers hear from rank 0 */
+#else
+        (void)cl;
+#endif
+        if (ticks % (STATUS_EVERY_S * 1000 / MAIN_TICK_MS) == 0) {
+            jm_status_line(jm, status, sizeof status);
+            sd_notifyf(0, "STATUS=%s", status);
+        }
+    }
+}
+
+/* The daemon.  cl: NULL without --mpi; with it, rank 0's place for the
+ * cluster, opened here once the options are read (main closes it). */
+static int daemon_main(int argc, char **argv, clu_cluster **cl)
+{
+    settings st;
+    int rc = 0;
+    if (!parse_options(argc, argv, cl != NULL, &st, &rc))
+        return rc;
+    if ((rc = resolve_paths(&st)) != 0)
+        return rc;
+    if (st.check)
+        return check_main(st.db);
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -264,13 +314,13 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     signal(SIGPIPE, SIG_IGN);
 
     tsr_err err = {{0}};
-    jm_config jc = {.db_path = db, .threads = (int)threads, .checkpoint_seconds = checkpoint,
-                    .puzzles_dir = puzzles, .version = PACKAGE_VERSION,
-                    .max_memory = max_memory};
+    jm_config jc = {.db_path = st.db, .threads = (int)st.threads,
+                    .checkpoint_seconds = st.checkpoint, .puzzles_dir = st.puzzles,
+                    .version = PACKAGE_VERSION, .max_memory = st.max_memory};
 #ifdef HAVE_MPI
     jm_backend backend;
     if (cl != NULL) {
-        if (clu_open((int)threads, mpi_timeout, cl, &err) != 0) {
+        if (clu_open((int)st.threads, st.mpi_timeout, cl, &err) != 0) {
             fprintf(stderr, "tesserad: %s\n", err.msg);
             return 1;
         }
@@ -285,8 +335,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     }
     srv_ops ops;
     jm_ops(jm, &ops);
-    srv_config sc = {.listen = listen, .token = token, .www_dir = www, .docs_dir = docs,
-                     .log = http_log};
+    srv_config sc = {.listen = st.listen, .token = st.token, .www_dir = st.www,
+                     .docs_dir = st.docs, .log = http_log};
     srv_server *srv = NULL;
     if (srv_start(&sc, &ops, &srv, &err) != 0) {
         fprintf(stderr, "tesserad: %s\n", err.msg);
@@ -296,7 +346,7 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     char status[256];
     jm_status_line(jm, status, sizeof status);
     fprintf(stderr, "tesserad %s: listening on %s (port %d), database %s; %s\n", PACKAGE_VERSION,
-            listen, srv_port(srv), db, status);
+            st.listen, srv_port(srv), st.db, status);
 #ifdef HAVE_MPI
     if (jc.backend)
         fprintf(stderr, "tesserad: searching on %d MPI ranks (%d search threads), one job at a time\n",
@@ -305,17 +355,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     fflush(stderr);
     sd_notifyf(0, "READY=1\nSTATUS=%s", status);
 
-    for (int ticks = 1; !stop_signal; ticks++) {
-        usleep(200 * 1000);
-#ifdef HAVE_MPI
-        if (cl != NULL)
-            clu_tick(*cl); /* idle workers hear from rank 0 */
-#endif
-        if (ticks % 25 == 0) { /* every 5 s */
-            jm_status_line(jm, status, sizeof status);
-            sd_notifyf(0, "STATUS=%s", status);
-        }
-    }
+    serve(jm, cl);
+
     fprintf(stderr, "tesserad: %s: stopping; running jobs take a final checkpoint\n",
             stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
     sd_notify(0, "STOPPING=1");

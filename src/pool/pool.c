@@ -412,66 +412,83 @@ static int checkpoint(pool *pl, const tsr_pool_hooks *hk, double t0)
     return end;
 }
 
-int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int ntasks,
-                    const tsr_callbacks *cb, const tsr_pool_hooks *hk, tsr_stats *st)
+/* How long the watching thread sleeps between looks at progress and
+ * checkpoints when nothing wakes it: short against the 0.5 s progress and
+ * the daemon's second-scale checkpoints, long against a context switch. */
+#define WATCH_NS (20 * 1000 * 1000L)
+
+/* The pool's tables and its workers' (not started): 0 or TSR_ENOMEM, when
+ * pool_free must still be called. */
+static int pool_init(pool *pl, const tsr_solver *s, int threads, int ntasks,
+                     const tsr_callbacks *cb)
 {
-    memset(st, 0, sizeof *st);
-    pool pl = {.s = s, .user = cb, .pending = ntasks, .limit = tsr_solver_options(s)->limit};
-    pl.nworkers = threads > 0 ? threads : tsr_cpu_count();
-    if (pl.nworkers > 1024)
-        pl.nworkers = 1024;
-    pl.total.levels = tsr_solver_ncopies(s) + 1;
-    pl.total.attempts = calloc((size_t)pl.total.levels, sizeof *pl.total.attempts);
-    pl.total.fits = calloc((size_t)pl.total.levels, sizeof *pl.total.fits);
-    pl.snap_attempts = calloc((size_t)pl.total.levels, sizeof *pl.snap_attempts);
-    pl.snap_fits = calloc((size_t)pl.total.levels, sizeof *pl.snap_fits);
-    pl.w = calloc((size_t)pl.nworkers, sizeof *pl.w);
-    pl.snap_workers = calloc((size_t)pl.nworkers, sizeof *pl.snap_workers);
-    if (pl.total.attempts == NULL || pl.total.fits == NULL || pl.w == NULL ||
-        pl.snap_attempts == NULL || pl.snap_fits == NULL || pl.snap_workers == NULL) {
-        free(pl.snap_workers);
-        free(pl.total.attempts);
-        free(pl.total.fits);
-        free(pl.snap_attempts);
-        free(pl.snap_fits);
-        free(pl.w);
-        return TSR_ENOMEM;
-    }
-    pthread_mutex_init(&pl.mu, NULL);
-    pthread_mutex_init(&pl.out_mu, NULL);
-    pthread_cond_init(&pl.cv, NULL);
-    int rc = 0;
-    for (int k = 0; k < pl.nworkers; k++) {
-        pl.w[k] = (worker){.pl = &pl, .id = k};
-        pl.w[k].attempts = calloc((size_t)pl.total.levels, sizeof(uint64_t));
-        pl.w[k].fits = calloc((size_t)pl.total.levels, sizeof(uint64_t));
-        if (pl.w[k].attempts == NULL || pl.w[k].fits == NULL)
+    *pl = (pool){.s = s, .user = cb, .pending = ntasks, .limit = tsr_solver_options(s)->limit};
+    pl->nworkers = threads > 0 ? threads : tsr_cpu_count();
+    if (pl->nworkers > 1024)
+        pl->nworkers = 1024;
+    pl->total.levels = tsr_solver_ncopies(s) + 1;
+    size_t levels = (size_t)pl->total.levels, nw = (size_t)pl->nworkers;
+    pl->total.attempts = calloc(levels, sizeof *pl->total.attempts);
+    pl->total.fits = calloc(levels, sizeof *pl->total.fits);
+    pl->snap_attempts = calloc(levels, sizeof *pl->snap_attempts);
+    pl->snap_fits = calloc(levels, sizeof *pl->snap_fits);
+    pl->w = calloc(nw, sizeof *pl->w);
+    pl->snap_workers = calloc(nw, sizeof *pl->snap_workers);
+    pthread_mutex_init(&pl->mu, NULL);
+    pthread_mutex_init(&pl->out_mu, NULL);
+    pthread_cond_init(&pl->cv, NULL);
+    int rc = pl->total.attempts == NULL || pl->total.fits == NULL || pl->w == NULL ||
+                     pl->snap_attempts == NULL || pl->snap_fits == NULL ||
+                     pl->snap_workers == NULL
+                 ? TSR_ENOMEM
+                 : 0;
+    for (int k = 0; pl->w != NULL && k < pl->nworkers; k++) {
+        pl->w[k] = (worker){.pl = pl, .id = k};
+        pl->w[k].attempts = calloc(levels, sizeof(uint64_t));
+        pl->w[k].fits = calloc(levels, sizeof(uint64_t));
+        if (pl->w[k].attempts == NULL || pl->w[k].fits == NULL)
             rc = TSR_ENOMEM;
-        pthread_mutex_init(&pl.w[k].dq.mu, NULL);
-        pthread_mutex_init(&pl.w[k].mu, NULL);
+        pthread_mutex_init(&pl->w[k].dq.mu, NULL);
+        pthread_mutex_init(&pl->w[k].mu, NULL);
     }
-    double t0 = base_now();
+    return rc;
+}
+
+/* Queue the tasks and start the workers: 0 or TSR_ENOMEM (then the pool
+ * is stopped); *started counts the threads to join. */
+static int pool_start(pool *pl, const tsr_task *tasks, int ntasks, int *started)
+{
+    int rc = 0;
     /* contiguous shares, in order: each owner works through its share
      * newest first, as the run that queued them would have */
     for (int i = 0; i < ntasks && rc == 0; i++)
-        rc = deque_push(&pl.w[(int)((long long)i * pl.nworkers / ntasks)].dq, tasks[i].images,
+        rc = deque_push(&pl->w[(int)((long long)i * pl->nworkers / ntasks)].dq, tasks[i].images,
                         tasks[i].n, tasks[i].weight);
-    int started = 0;
-    for (; rc == 0 && started < pl.nworkers; started++)
-        if (pthread_create(&pl.w[started].thread, NULL, worker_main, &pl.w[started]) != 0)
+    for (*started = 0; rc == 0 && *started < pl->nworkers; ++*started)
+        if (pthread_create(&pl->w[*started].thread, NULL, worker_main, &pl->w[*started]) != 0)
             break;
-    if (rc == 0 && started < pl.nworkers) {
+    if (rc == 0 && *started < pl->nworkers)
         rc = TSR_ENOMEM;
-        atomic_store(&pl.stop, 1);
+    if (rc != 0) { /* the workers that started wait for work: wake them to stop */
+        pthread_mutex_lock(&pl->mu);
+        atomic_store(&pl->stop, 1);
+        pthread_cond_broadcast(&pl->cv);
+        pthread_mutex_unlock(&pl->mu);
     }
-    /* report progress and take checkpoints until everything is done */
+    return rc;
+}
+
+/* On the calling thread until everything is done or the pool stops:
+ * report progress and take checkpoints. */
+static void pool_watch(pool *pl, const tsr_callbacks *cb, const tsr_pool_hooks *hk, double t0)
+{
     double every = cb && cb->progress_seconds > 0 ? cb->progress_seconds : 1;
     double next = t0 + every;
     double cp_every = hk && hk->checkpoint && hk->checkpoint_seconds > 0 ? hk->checkpoint_seconds : 0;
     double next_cp = t0 + cp_every;
-    long wait_ns = cp_every > 0 && cp_every < 0.02 ? (long)(cp_every * 1e9) : 20 * 1000 * 1000;
-    pthread_mutex_lock(&pl.mu);
-    while (rc == 0 && pl.pending > 0 && !atomic_load(&pl.stop)) {
+    long wait_ns = cp_every > 0 && cp_every < WATCH_NS * 1e-9 ? (long)(cp_every * 1e9) : WATCH_NS;
+    pthread_mutex_lock(&pl->mu);
+    while (pl->pending > 0 && !atomic_load(&pl->stop)) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += wait_ns;
@@ -479,57 +496,77 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&pl.cv, &pl.mu, &until);
+        pthread_cond_timedwait(&pl->cv, &pl->mu, &until);
         if (cb && cb->progress && base_now() >= next) {
-            pthread_mutex_unlock(&pl.mu);
+            pthread_mutex_unlock(&pl->mu);
             tsr_stats snap;
-            snapshot(&pl, &snap);
+            snapshot(pl, &snap);
             snap.seconds = base_now() - t0;
             if (cb->progress(cb->ctx, &snap))
-                atomic_store(&pl.stop, 1);
+                atomic_store(&pl->stop, 1);
             next = base_now() + every;
-            pthread_mutex_lock(&pl.mu);
+            pthread_mutex_lock(&pl->mu);
         }
-        if (hk && hk->checkpoint && pl.pending > 0 && !atomic_load(&pl.stop) &&
+        if (hk && hk->checkpoint && pl->pending > 0 && !atomic_load(&pl->stop) &&
             ((cp_every > 0 && base_now() >= next_cp) ||
              (hk->checkpoint_wanted && hk->checkpoint_wanted(hk->ctx)))) {
-            checkpoint(&pl, hk, t0);
+            checkpoint(pl, hk, t0);
             next_cp = base_now() + cp_every;
         }
     }
-    if (rc != 0)
-        atomic_store(&pl.stop, 1);
-    pthread_cond_broadcast(&pl.cv);
-    pthread_mutex_unlock(&pl.mu);
+    pthread_cond_broadcast(&pl->cv);
+    pthread_mutex_unlock(&pl->mu);
+}
+
+/* Join the `started` workers, drop what was left queued after a stop, and
+ * free the pool; *st gets the totals. */
+static void pool_end(pool *pl, int started, double t0, tsr_stats *st)
+{
     for (int k = 0; k < started; k++)
-        pthread_join(pl.w[k].thread, NULL);
-    /* what was left queued after a stop */
-    for (int k = 0; k < pl.nworkers; k++) {
+        pthread_join(pl->w[k].thread, NULL);
+    for (int k = 0; pl->w != NULL && k < pl->nworkers; k++) {
         task t;
-        while (deque_take(&pl.w[k].dq, true, &t))
+        while (deque_take(&pl->w[k].dq, true, &t))
             free(t.images);
-        free(pl.w[k].dq.items);
-        free(pl.w[k].attempts);
-        free(pl.w[k].fits);
-        pthread_mutex_destroy(&pl.w[k].dq.mu);
-        pthread_mutex_destroy(&pl.w[k].mu);
+        free(pl->w[k].dq.items);
+        free(pl->w[k].attempts);
+        free(pl->w[k].fits);
+        pthread_mutex_destroy(&pl->w[k].dq.mu);
+        pthread_mutex_destroy(&pl->w[k].mu);
     }
-    if (rc == 0)
-        rc = pl.err;
-    *st = pl.total;
-    st->solutions = pl.reported;
+    *st = pl->total;
+    st->solutions = pl->reported;
     st->seconds = base_now() - t0;
-    st->stopped = atomic_load(&pl.stop) != 0;
-    pthread_mutex_destroy(&pl.mu);
-    pthread_mutex_destroy(&pl.out_mu);
-    pthread_cond_destroy(&pl.cv);
-    free(pl.snap_attempts);
-    free(pl.snap_fits);
-    free(pl.snap_workers);
-    free(pl.w);
+    st->stopped = atomic_load(&pl->stop) != 0;
     st->nworkers = 0;
     st->workers = NULL;
-    return rc;
+    pthread_mutex_destroy(&pl->mu);
+    pthread_mutex_destroy(&pl->out_mu);
+    pthread_cond_destroy(&pl->cv);
+    free(pl->snap_attempts);
+    free(pl->snap_fits);
+    free(pl->snap_workers);
+    free(pl->w);
+}
+
+int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int ntasks,
+                    const tsr_callbacks *cb, const tsr_pool_hooks *hk, tsr_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    pool pl;
+    int started = 0;
+    double t0 = base_now();
+    int rc = pool_init(&pl, s, threads, ntasks, cb);
+    if (rc == 0)
+        rc = pool_start(&pl, tasks, ntasks, &started);
+    if (rc == 0)
+        pool_watch(&pl, cb, hk, t0);
+    pool_end(&pl, started, t0, st);
+    if (rc != 0) { /* nothing ran: no statistics to keep */
+        tsr_stats_free(st);
+        memset(st, 0, sizeof *st);
+    }
+    return rc != 0 ? rc : pl.err;
 }
 
 int tsr_pool_run(const tsr_solver *s, int threads, const int *start, int nstart,
