@@ -29,11 +29,6 @@
 #include "cli/cli.h"
 #include "tessera/tessera.h"
 
-#ifdef HAVE_MPI
-#define TSR_MPI_BUILT "with"
-#else
-#define TSR_MPI_BUILT "without"
-#endif
 
 static const char *usage_text =
     "usage: tessera solve [options] FILE    (FILE: puzzle JSON or polycube text; - for stdin)\n"

@@ -49,11 +49,6 @@ typedef struct clu_cluster clu_cluster;
 #define TSR_DATADIR "/usr/local/share/tessera"
 #endif
 
-#ifdef HAVE_MPI
-#define TSR_MPI_BUILT "with"
-#else
-#define TSR_MPI_BUILT "without"
-#endif
 
 static volatile sig_atomic_t stop_signal;
 

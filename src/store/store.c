@@ -361,6 +361,17 @@ static int tx_end(sto_db *s, int r, const char *ctx, tsr_err *err)
     return r;
 }
 
+/* The end of a read of rows in a read transaction: the last step's code
+ * (rc, SQLITE_DONE when every row was read), the statement released and
+ * the transaction ended; returns r or the first error. */
+static int read_end(sto_db *s, sqlite3_stmt *st, int rc, int r, const char *ctx, tsr_err *err)
+{
+    if (r == 0 && rc != SQLITE_DONE)
+        r = sql_err(s, rc, err, ctx, "select");
+    release(st);
+    return tx_end(s, r, ctx, err);
+}
+
 /* Length of a document of at most `max` bytes into *len; refused when
  * longer (strnlen never reads past max + 1 bytes). */
 static int check_len(const char *doc, size_t max, size_t *len, const char *ctx, const char *what,
@@ -1404,10 +1415,7 @@ int sto_frontier_load(sto_db *s, int64_t job, sto_task **tasks, int *n, tsr_err 
             break;
         count++;
     }
-    if (r == 0 && rc != SQLITE_DONE)
-        r = sql_err(s, rc, err, ctx, "select");
-    release(st);
-    r = tx_end(s, r, ctx, err);
+    r = read_end(s, st, rc, r, ctx, err);
     if (r != 0) {
         sto_tasks_free(v, count);
         return r;
@@ -1470,10 +1478,7 @@ int sto_solutions_page(sto_db *s, int64_t job, int64_t after, int limit, char **
         }
         count++;
     }
-    if (r == 0 && rc != SQLITE_DONE)
-        r = sql_err(s, rc, err, ctx, "select");
-    release(st);
-    r = tx_end(s, r, ctx, err);
+    r = read_end(s, st, rc, r, ctx, err);
     if (r != 0) {
         sto_solutions_free(b, q, count);
         return r;
@@ -1598,10 +1603,7 @@ int sto_classes_read(sto_db *s, int64_t job, int64_t after, int limit, sto_class
         int rc;
         while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
             r = decode_chunk(st, job, after, after + limit, out, caps, scratch, ctx, err);
-        if (r == 0 && rc != SQLITE_DONE)
-            r = sql_err(s, rc, err, ctx, "select");
-        release(st);
-        r = tx_end(s, r, ctx, err);
+        r = read_end(s, st, rc, r, ctx, err);
     }
     free(scratch);
     if (r != 0)
