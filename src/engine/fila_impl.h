@@ -51,7 +51,7 @@ static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, MASK **
         int *ip = realloc(*eimg, (size_t)ncap * sizeof *ip);
         if (ip != NULL)
             *eimg = ip;
-        MASK *mp = realloc(*emask, (size_t)ncap * sizeof *mp);
+        MASK *mp = realloc(*emask, (size_t)(ncap + FILA_PAD) * sizeof *mp);
         if (mp != NULL)
             *emask = mp;
         if (ip == NULL || mp == NULL)
@@ -104,6 +104,8 @@ static int FLN(fila_build)(fila *f)
         }
         f->FLN(nbm)[b] = m;
         f->FLN(onbm)[b] = later;
+        f->FLN(uzm)[b] = pl->nof ? m : 0;
+        f->FLN(ozm)[b] = pl->nof ? later : 0;
     }
     if (pl->box > 0)
         for (int a = 0; a < 3; a++) {
@@ -147,7 +149,8 @@ static int FLN(fila_build)(fila *f)
     for (int b = 0; b < V; b++)
         if (f->cover_off[b + 1] - f->cover_off[b] > f->maxlist)
             f->maxlist = f->cover_off[b + 1] - f->cover_off[b];
-    uint32_t *fb = realloc(f->fitbuf, ((size_t)f->top + 1) * (size_t)f->maxlist * sizeof *fb);
+    f->fitstride = f->maxlist + FILA_PAD;
+    uint32_t *fb = realloc(f->fitbuf, ((size_t)f->top + 1) * (size_t)f->fitstride * sizeof *fb);
     if (fb == NULL)
         return TSR_ENOMEM;
     f->fitbuf = fb;
@@ -209,6 +212,11 @@ static int FLN(fila_build)(fila *f)
         }
         free(imgs);
     }
+    /* the padding past the last entry reads as images that never fit */
+    if (rc == 0 && need_u && f->FLN(umask) != NULL)
+        memset(f->FLN(umask) + f->nu, 0xff, FILA_PAD * sizeof(MASK));
+    if (rc == 0 && need_o && f->FLN(omask) != NULL)
+        memset(f->FLN(omask) + f->no, 0xff, FILA_PAD * sizeof(MASK));
     return rc;
 }
 
@@ -249,43 +257,40 @@ static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
     return holes;
 }
 
-/* Fits at bit b (unordered lists), counting no further than `limit`. */
-static inline int FLN(count_fits)(const fila *f, int b, MASK o, int limit)
+/* Fits at bit b (unordered lists) for the shapes in avail, counting no
+ * further than `limit`. */
+static inline int FLN(count_fits)(const fila *f, int b, MASK o, uint64_t avail, int limit)
 {
-    unsigned z = f->plan->nof ? FLN(ext)(o, f->FLN(nbm)[b]) : 0;
-    size_t ls = (size_t)b * NILSI + z;
+    size_t ls = (size_t)b * NILSI + FLN(ext)(o, f->FLN(uzm)[b]);
     const uint32_t *off = f->uoff + ls * (f->Q + 1);
     const MASK *em = f->FLN(umask);
     int cnt = 0;
-    for (uint64_t sh = f->upres[ls] & f->avail; sh; sh &= sh - 1) {
+    for (uint64_t sh = f->upres[ls] & avail; sh; sh &= sh - 1) {
         int s = __builtin_ctzll(sh);
-        for (uint32_t k = off[s], e = off[s + 1]; k < e; k++)
-            cnt += (o & em[k]) == 0;
+        cnt += FLN(count)(em, o, off[s], off[s + 1]);
         if (cnt >= limit) /* enough to lose to the best so far */
             return cnt;
     }
     return cnt;
 }
 
-/* Choose the list set to branch on at a node with p pieces left: the
- * first hole (ordered lists) or the hole the E or S heuristic picks
- * (unordered lists).  Returns false when E or S finds a hole nothing fits. */
-static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **offp,
-                               const MASK **emp, const int **eip, uint64_t *shapesp)
+/* The ordered list set at the first hole (POF), for the shapes in avail. */
+static inline const uint32_t *FLN(choose_f)(const fila *f, MASK o, uint64_t avail,
+                                            uint64_t *shapesp)
+{
+    int b = FLN(ctz)(~o);
+    size_t ls = (size_t)b * NILSI + FLN(ext)(o, f->FLN(ozm)[b]);
+    *shapesp = f->opres[ls] & avail;
+    return f->ooff + ls * (f->Q + 1);
+}
+
+/* The unordered list set at the hole the E heuristic (h == 'e') or the S
+ * heuristic picks, for the shapes in avail; NULL when that hole has no
+ * fitting image (then the node has no child). */
+static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t avail,
+                                     uint64_t *shapesp)
 {
     const fila_plan *pl = f->plan;
-    char h = pl->heur[p];
-    size_t ls;
-    if (h == 'f') {
-        int b = FLN(ctz)(~o);
-        unsigned z = pl->nof ? FLN(ext)(o, f->FLN(onbm)[b]) : 0;
-        ls = (size_t)b * NILSI + z;
-        *offp = f->ooff + ls * (f->Q + 1);
-        *shapesp = f->opres[ls] & f->avail;
-        *emp = f->FLN(omask);
-        *eip = f->oimg;
-        return true;
-    }
     MASK holes = ~o;
     int cand[FILA_MAX_BITS], nc = 0;
     if (h == 'e' && pl->box > 0) {
@@ -311,21 +316,36 @@ static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **of
      * fits shows up as a node without children just the same */
     int best = nc == 1 ? cand[0] : -1, fmin = nc == 1 ? 1 : 1 << 30;
     for (int i = 0; i < nc && nc > 1 && fmin > 0; i++) {
-        int cnt = FLN(count_fits)(f, cand[i], o, fmin);
+        int cnt = FLN(count_fits)(f, cand[i], o, avail, fmin);
         if (cnt < fmin) {
             fmin = cnt;
             best = cand[i];
         }
     }
     if (fmin == 0)
-        return false;
-    unsigned z = pl->nof ? FLN(ext)(o, f->FLN(nbm)[best]) : 0;
-    ls = (size_t)best * NILSI + z;
-    *offp = f->uoff + ls * (f->Q + 1);
-    *shapesp = f->upres[ls] & f->avail;
+        return NULL;
+    size_t ls = (size_t)best * NILSI + FLN(ext)(o, f->FLN(uzm)[best]);
+    *shapesp = f->upres[ls] & avail;
+    return f->uoff + ls * (f->Q + 1);
+}
+
+/* Choose the list set to branch on at a node with p pieces left: the
+ * first hole (ordered lists) or the hole the E or S heuristic picks
+ * (unordered lists).  Returns false when E or S finds a hole nothing fits. */
+static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **offp,
+                               const MASK **emp, const int **eip, uint64_t *shapesp)
+{
+    char h = f->plan->heur[p];
+    if (h == 'f') {
+        *offp = FLN(choose_f)(f, o, f->avail, shapesp);
+        *emp = f->FLN(omask);
+        *eip = f->oimg;
+        return true;
+    }
+    *offp = FLN(choose_u)(f, h, o, f->avail, shapesp);
     *emp = f->FLN(umask);
     *eip = f->uimg;
-    return true;
+    return *offp != NULL;
 }
 
 /* The whole subtree below a node of weight w, for the estimator's exhaustive
@@ -451,21 +471,25 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng, const fila_
     return sum;
 }
 
-/* The FILA recursion at a node with p pieces left and occupancy o.
+/* The FILA recursion at a node with p pieces left, occupancy o and the
+ * shapes with copies left in avail (f->avail is not kept up to date here:
+ * a register is cheaper, and only this recursion runs during a search).
  *
- * Every level publishes its loop in f->lv[p] (the list it walks, the shapes
- * it visits and the entry being searched) so that, from the tick, the
- * driver can read the position for progress (fila_progress) and give the
- * untried siblings of any level away (fila_donate, which sets LV_CUT to end
- * the loop after the current child).  Nothing is accumulated per node: the
- * weight of a level's children is derived from the published loop when it
- * is needed, and only the rare levels that gave work away, or have a child
- * that did, report what they searched (level_end). */
-static void FLN(fila_solve)(fila *f, int p, MASK o)
+ * A node first gathers its children, the entries of the chosen list set
+ * that fit, into its slice of fitbuf (counting its attempts and fits
+ * there, once), then searches them in order.  Every level publishes that
+ * loop in f->lv[p] (the children and the one being searched) so that, from
+ * the tick, the driver can read the position for progress (fila_progress)
+ * and give the untried children of any level away (fila_donate, which
+ * sets LV_CUT to end the loop after the current child).  Nothing is
+ * accumulated per node: the weight of a level's children is derived from
+ * the published loop when it is needed, and only the rare levels that gave
+ * work away, or have a child that did, report what they searched
+ * (level_end). */
+static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail)
 {
-    const fila_plan *pl = f->plan;
-    const fila_hooks *hk = f->hooks;
-    if (p == pl->goal) {
+    if (p == f->plan->goal) {
+        const fila_hooks *hk = f->hooks;
         int n = 0;
         for (int k = f->top - 1; k >= p; k--)
             f->gids[n++] = f->igid[f->stack[k]];
@@ -478,71 +502,72 @@ static void FLN(fila_solve)(fila *f, int p, MASK o)
     const MASK *em;
     const int *ei;
     uint64_t shapes;
-    if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
-        return;
-    bool check_parity = pl->parity_min > 0 && p - 1 >= pl->parity_min;
-    /* fitting entries of each list go to this node's slice of fitbuf
-     * first, without a branch per entry: whether an image fits is close to
-     * a coin toss, and mispredicted branches cost more than the test */
-    uint32_t *fit = f->fitbuf + (size_t)p * f->maxlist;
-    fila_level *lv = &f->lv[p];
-    lv->off = off;
-    lv->ei = ei;
-    lv->em = em;
-    lv->shapes = shapes;
-    lv->flags = 0;
+    char h = f->heur[p];
+    if (h == 'f') {
+        off = FLN(choose_f)(f, o, avail, &shapes);
+        em = f->FLN(omask);
+        ei = f->oimg;
+    } else {
+        off = FLN(choose_u)(f, h, o, avail, &shapes);
+        if (off == NULL)
+            return;
+        em = f->FLN(umask);
+        ei = f->uimg;
+    }
+    uint32_t *fit = f->fitbuf + (size_t)p * (size_t)f->fitstride;
+    uint32_t n = 0, tried = 0;
     for (; shapes; shapes &= shapes - 1) {
         int s = __builtin_ctzll(shapes);
-        uint32_t a = off[s], e = off[s + 1], nfit = 0;
-        for (uint32_t k = a; k < e; k++) {
-            fit[nfit] = k;
-            nfit += (o & em[k]) == 0;
-        }
-        hk->attempts[p] += e - a;
-        hk->fits[p] += nfit;
-        if (nfit == 0)
-            continue;
-        bool last = --f->N[s] == 0;
-        if (last)
-            f->avail &= ~(1ull << s);
-        int cls = check_parity ? pl->type_class[f->gtype[s]] : -1;
-        for (uint32_t i = 0; i < nfit; i++) {
-            uint32_t k = fit[i];
-            lv->k = k;
-            int img = ei[k];
-            if (check_parity) {
-                f->hp -= f->ipar[img];
-                if (cls >= 0)
-                    f->pstate -= pl->class_radix[cls];
-                bool ok = parity_ok(f);
-                if (!ok) {
-                    f->hp += f->ipar[img];
-                    if (cls >= 0)
-                        f->pstate += pl->class_radix[cls];
-                    continue;
-                }
-            }
-            f->stack[p - 1] = img;
-            if ((++f->tick & FILA_TICK_MASK) == 0) {
-                f->cur = p; /* the levels cur .. solve_top are live */
-                if (hk->tick(hk->ctx))
-                    f->stop = 1;
-            }
-            if (!f->stop)
-                FLN(fila_solve)(f, p - 1, o | em[k]);
-            if (check_parity) {
+        uint32_t a = off[s], e = off[s + 1];
+        tried += e - a;
+        n = FLN(gather)(em, o, a, e, fit, n);
+    }
+    f->attempts[p] += tried;
+    f->fits[p] += n;
+    if (n == 0)
+        return;
+    fila_level *lv = &f->lv[p];
+    lv->fit = fit;
+    lv->ei = ei;
+    lv->em = em;
+    lv->n = n;
+    lv->flags = 0;
+    const fila_plan *pl = f->plan;
+    bool check_parity = f->parity_at[p];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = fit[i];
+        lv->i = i;
+        int img = ei[k], s = f->ishape[img];
+        int cls = -1;
+        if (check_parity) {
+            cls = pl->type_class[f->gtype[s]];
+            f->hp -= f->ipar[img];
+            if (cls >= 0)
+                f->pstate -= pl->class_radix[cls];
+            if (!parity_ok(f)) {
                 f->hp += f->ipar[img];
                 if (cls >= 0)
                     f->pstate += pl->class_radix[cls];
+                continue;
             }
-            if (f->dirty)
-                level_take_dirty(f, lv);
-            if (f->stop || (lv->flags & LV_CUT))
-                break;
         }
-        if (last)
-            f->avail |= 1ull << s;
+        uint64_t left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
+        f->stack[p - 1] = img;
+        if ((++f->tick & FILA_TICK_MASK) == 0) {
+            f->cur = p; /* the levels cur .. solve_top are live */
+            if (f->hooks->tick(f->hooks->ctx))
+                f->stop = 1;
+        }
+        if (!f->stop)
+            FLN(fila_solve)(f, p - 1, o | em[k], left);
         f->N[s]++;
+        if (check_parity) {
+            f->hp += f->ipar[img];
+            if (cls >= 0)
+                f->pstate += pl->class_radix[cls];
+        }
+        if (f->dirty)
+            level_take_dirty(f, lv);
         if (f->stop || (lv->flags & LV_CUT))
             break;
     }
@@ -569,10 +594,12 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     if (p > pl->goal && FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
         for (uint64_t sh = shapes; sh; sh &= sh - 1) {
             int s = __builtin_ctzll(sh);
-            n += off[s + 1] - off[s];
             for (uint32_t k = off[s]; k < off[s + 1]; k++)
-                if (f->iforced[ei[k]] && !(o & em[k]))
-                    fimg = ei[k];
+                if (!(o & em[k])) { /* a child of the node, as fila_solve counts them */
+                    n++;
+                    if (f->iforced[ei[k]])
+                        fimg = ei[k];
+                }
         }
     int placed[FILA_MAX_BITS], np = 0;
     if (fimg >= 0)
@@ -603,7 +630,7 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
         f->solve_top = q;
         f->w_top = cw;
         if (parity)
-            FLN(fila_solve)(f, q, o);
+            FLN(fila_solve)(f, q, o, f->avail);
     }
     for (int i = np - 1; i >= 0; i--) {
         int img = placed[i], s = f->ishape[img];
@@ -618,48 +645,22 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     f->nforced += np;
 }
 
-/* The occupancy at live level q: the start plus every image placed above. */
-static MASK FLN(level_occupancy)(const fila *f, int q)
-{
-    MASK o = FLN(fila_start)(f);
-    for (int k = f->top - 1; k >= q; k--)
-        o |= f->FLN(imask)[f->stack[k]];
-    return o;
-}
-
-/* Give away the untried siblings of live level q (weight cw each): the
- * fitting entries after the current one in its shape, and every fitting
- * entry of the shapes not yet visited, each as a task (the images placed
- * above it plus the sibling).  Counts the attempts and fits of the shapes
- * not yet visited, as the loop would have.  Returns the number of tasks. */
+/* Give away the untried children of live level q (weight cw each), those
+ * after the one being searched, each as a task (the images placed above
+ * it plus the child).  The level counted their placements when it
+ * gathered them.  Returns the number of tasks. */
 static int FLN(fila_donate_level)(fila *f, int q, double cw, int *images, int nprefix,
                                   fila_donate_fn donate, void *ctx)
 {
     fila_level *lv = &f->lv[q];
-    const fila_hooks *hk = f->hooks;
-    const MASK *em = lv->em;
-    MASK o = FLN(level_occupancy)(f, q);
     int n = nprefix;
     for (int k = f->top - 1; k >= q; k--) /* the levels above q */
         images[n++] = f->igid[f->stack[k]];
     int tasks = 0;
-    for (uint64_t sh = lv->shapes; sh; sh &= sh - 1) {
-        int s = __builtin_ctzll(sh);
-        uint32_t a = lv->off[s], e = lv->off[s + 1];
-        if (e <= lv->k)
-            continue; /* visited */
-        bool current = a <= lv->k;
-        if (!current)
-            hk->attempts[q] += e - a;
-        for (uint32_t k = current ? lv->k + 1 : a; k < e; k++) {
-            if (o & em[k])
-                continue;
-            if (!current)
-                hk->fits[q]++;
-            images[n] = f->igid[lv->ei[k]];
-            donate(ctx, images, n + 1, cw);
-            tasks++;
-        }
+    for (uint32_t i = lv->i + 1; i < lv->n; i++) {
+        images[n] = f->igid[lv->ei[lv->fit[i]]];
+        donate(ctx, images, n + 1, cw);
+        tasks++;
     }
     lv->flags |= LV_CUT;
     lv->ngiven = (uint32_t)tasks;
