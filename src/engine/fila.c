@@ -16,9 +16,11 @@
 
 typedef unsigned __int128 u128;
 
-/* Entries of a list set are addressed by (bit, ilsi, shape): offsets into
- * the entry arrays, Q + 1 per (bit, ilsi). */
-#define NILSI 64
+/* A bit's list sets are numbered densely: ubase[b] + ilsi (unordered
+ * lists) or obase[b] + ilsi (ordered), the ILSI at most freen[b] or
+ * ofreen[b]; each list set has Q + 1 offsets into the entry arrays (one
+ * per shape and the end).  Dense, the offsets of the ordered lists fit the
+ * first-level cache even when most cells have few open neighbours. */
 
 /* The loop of a live level, published for progress and for giving its
  * untried siblings away (fila_solve).  A level gathers its fitting entries
@@ -61,6 +63,7 @@ struct fila {
     /* ILSI: the occupancy of a bit's open neighbours, packed in bit order
      * (pext); freen/ofreen are the ILSI values possible (0 without NOF) */
     unsigned char freen[FILA_MAX_BITS], ofreen[FILA_MAX_BITS];
+    int ubase[FILA_MAX_BITS], obase[FILA_MAX_BITS];
     int gtype[FILA_MAX_SHAPES];   /* shape -> type */
     int N[FILA_MAX_SHAPES];
     /* local images, grouped by shape */

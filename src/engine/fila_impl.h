@@ -154,13 +154,19 @@ static int FLN(fila_build)(fila *f)
     if (fb == NULL)
         return TSR_ENOMEM;
     f->fitbuf = fb;
-    size_t noff = (size_t)V * NILSI * (size_t)(Q + 1);
+    size_t nus = 0, nos = 0; /* list sets */
+    for (int b = 0; b < V; b++) {
+        f->ubase[b] = (int)nus;
+        f->obase[b] = (int)nos;
+        nus += (size_t)f->freen[b] + 1;
+        nos += (size_t)f->ofreen[b] + 1;
+    }
     int rc = 0;
     if (need_u) {
-        uint32_t *o = realloc(f->uoff, noff * sizeof *o);
+        uint32_t *o = realloc(f->uoff, nus * (size_t)(Q + 1) * sizeof *o);
         if (o != NULL)
             f->uoff = o;
-        uint64_t *pr = realloc(f->upres, (size_t)V * NILSI * sizeof *pr);
+        uint64_t *pr = realloc(f->upres, nus * sizeof *pr);
         if (pr != NULL)
             f->upres = pr;
         if (o == NULL || pr == NULL)
@@ -173,18 +179,18 @@ static int FLN(fila_build)(fila *f)
                 f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(nbm)[b]);
             unsigned fm = f->freen[b], z = 0;
             do {
-                rc = FLN(emit)(f, f->uoff + ((size_t)b * NILSI + z) * (Q + 1),
-                               f->upres + (size_t)b * NILSI + z, &f->uimg,
+                rc = FLN(emit)(f, f->uoff + ((size_t)f->ubase[b] + z) * (Q + 1),
+                               f->upres + f->ubase[b] + z, &f->uimg,
                                &f->FLN(umask), &f->nu, &f->cap_u, imgs, f->nmask_scratch, n, z);
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
         }
     }
     if (need_o && rc == 0) {
-        uint32_t *o = realloc(f->ooff, noff * sizeof *o);
+        uint32_t *o = realloc(f->ooff, nos * (size_t)(Q + 1) * sizeof *o);
         if (o != NULL)
             f->ooff = o;
-        uint64_t *pr = realloc(f->opres, (size_t)V * NILSI * sizeof *pr);
+        uint64_t *pr = realloc(f->opres, nos * sizeof *pr);
         if (pr != NULL)
             f->opres = pr;
         if (o == NULL || pr == NULL)
@@ -204,8 +210,8 @@ static int FLN(fila_build)(fila *f)
                 f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(onbm)[b]);
             unsigned fm = f->ofreen[b], z = 0;
             do {
-                rc = FLN(emit)(f, f->ooff + ((size_t)b * NILSI + z) * (Q + 1),
-                               f->opres + (size_t)b * NILSI + z, &f->oimg,
+                rc = FLN(emit)(f, f->ooff + ((size_t)f->obase[b] + z) * (Q + 1),
+                               f->opres + f->obase[b] + z, &f->oimg,
                                &f->FLN(omask), &f->no, &f->cap_o, imgs, f->nmask_scratch, n, z);
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
@@ -261,7 +267,7 @@ static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
  * further than `limit`. */
 static inline int FLN(count_fits)(const fila *f, int b, MASK o, uint64_t avail, int limit)
 {
-    size_t ls = (size_t)b * NILSI + FLN(ext)(o, f->FLN(uzm)[b]);
+    size_t ls = (size_t)f->ubase[b] + FLN(ext)(o, f->FLN(uzm)[b]);
     const uint32_t *off = f->uoff + ls * (f->Q + 1);
     const MASK *em = f->FLN(umask);
     int cnt = 0;
@@ -279,7 +285,7 @@ static inline const uint32_t *FLN(choose_f)(const fila *f, MASK o, uint64_t avai
                                             uint64_t *shapesp)
 {
     int b = FLN(ctz)(~o);
-    size_t ls = (size_t)b * NILSI + FLN(ext)(o, f->FLN(ozm)[b]);
+    size_t ls = (size_t)f->obase[b] + FLN(ext)(o, f->FLN(ozm)[b]);
     *shapesp = f->opres[ls] & avail;
     return f->ooff + ls * (f->Q + 1);
 }
@@ -324,7 +330,7 @@ static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t ava
     }
     if (fmin == 0)
         return NULL;
-    size_t ls = (size_t)best * NILSI + FLN(ext)(o, f->FLN(uzm)[best]);
+    size_t ls = (size_t)f->ubase[best] + FLN(ext)(o, f->FLN(uzm)[best]);
     *shapesp = f->upres[ls] & avail;
     return f->uoff + ls * (f->Q + 1);
 }
