@@ -98,11 +98,20 @@ struct fila {
      * parity trigger checks a placement, per pieces left */
     char heur[FILA_MAX_BITS + 1];
     bool parity_at[FILA_MAX_BITS + 1];
+    /* ahead[p]: a node with p pieces left uses the ordered lists and is not
+     * a leaf, so its parent picks its list set (and skips it when that has
+     * nothing for the shapes left) */
+    bool ahead[FILA_MAX_BITS + 1];
     uint64_t *attempts, *fits;
     int gids[FILA_MAX_BITS];
     int pstate, hp;
     unsigned tick;
     int stop;
+    /* set whenever stop, dirty or a level's LV_CUT is set (and only
+     * cleared when a search starts), so that the recursion looks at those
+     * three after a child only once one of them may have changed */
+    int event;
+    int goal;                     /* the plan's goal */
     /* the task's own search starts at level solve_top with weight w_top
      * (above it, a task's path is replayed); during a tick the levels
      * cur .. solve_top are live */
@@ -428,6 +437,7 @@ static void level_end(fila *f, int q)
     uint64_t n, before;
     level_position(lv, &n, &before);
     f->dirty = true;
+    f->event = 1;
     f->dirty_done = level_done(lv, cw[q], n - (lv->flags & LV_CUT ? lv->ngiven : 0));
 }
 
@@ -530,8 +540,11 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     for (int q = 0; q <= f->top && q <= FILA_MAX_BITS; q++) {
         f->heur[q] = f->plan->heur[q];
         f->parity_at[q] = f->plan->parity_min > 0 && q - 1 >= f->plan->parity_min;
+        f->ahead[q] = f->heur[q] == 'f' && q != f->plan->goal;
     }
     f->stop = 0;
+    f->event = 0;
+    f->goal = f->plan->goal;
     f->hp = hole_parity;
     parity_start(f);
     int p = dlx_remaining_copies(d);
@@ -542,12 +555,12 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         if (f->nforced > 0)
             fila_replay64(f, p, fila_start64(f), w);
         else
-            fila_solve64(f, p, fila_start64(f), f->avail);
+            fila_solve_at64(f, p, fila_start64(f), f->avail);
     } else {
         if (f->nforced > 0)
             fila_replay128(f, p, fila_start128(f), w);
         else
-            fila_solve128(f, p, fila_start128(f), f->avail);
+            fila_solve_at128(f, p, fila_start128(f), f->avail);
     }
     return f->stop;
 }

@@ -492,29 +492,26 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng, const fila_
  * the published loop when it is needed, and only the rare levels that gave
  * work away, or have a child that did, report what they searched
  * (level_end). */
-static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail)
+static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
+                           uint64_t shapes)
 {
-    if (p == f->plan->goal) {
+    if (p == f->goal) {
         const fila_hooks *hk = f->hooks;
         int n = 0;
         for (int k = f->top - 1; k >= p; k--)
             f->gids[n++] = f->igid[f->stack[k]];
         f->cur = p + 1; /* the live levels, should the leaf end the run */
         if (hk->leaf(hk->ctx, f->gids, n))
-            f->stop = 1;
+            f->stop = f->event = 1;
         return;
     }
-    const uint32_t *off;
     const MASK *em;
     const int *ei;
-    uint64_t shapes;
-    char h = f->heur[p];
-    if (h == 'f') {
-        off = FLN(choose_f)(f, o, avail, &shapes);
+    if (f->ahead[p]) { /* the ordered lists: the caller chose the list set */
         em = f->FLN(omask);
         ei = f->oimg;
     } else {
-        off = FLN(choose_u)(f, h, o, avail, &shapes);
+        off = FLN(choose_u)(f, f->heur[p], o, avail, &shapes);
         if (off == NULL)
             return;
         em = f->FLN(umask);
@@ -559,26 +556,50 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail)
         }
         uint64_t left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
         f->stack[p - 1] = img;
+        /* stop is clear here (a child that set it ended the loop), so
+         * only the tick can set it before this child's subtree */
         if ((++f->tick & FILA_TICK_MASK) == 0) {
             f->cur = p; /* the levels cur .. solve_top are live */
             if (f->hooks->tick(f->hooks->ctx))
-                f->stop = 1;
+                f->stop = f->event = 1;
         }
-        if (!f->stop)
-            FLN(fila_solve)(f, p - 1, o | em[k], left);
+        if (!f->event || !f->stop) {
+            MASK co = o | em[k];
+            if (!f->ahead[p - 1]) {
+                FLN(fila_solve)(f, p - 1, co, left, NULL, 0);
+            } else {
+                /* a child whose first hole has no list for the shapes left
+                 * has no attempt and no fit: nothing to count, no call */
+                uint64_t csh;
+                const uint32_t *coff = FLN(choose_f)(f, co, left, &csh);
+                if (csh)
+                    FLN(fila_solve)(f, p - 1, co, left, coff, csh);
+            }
+        }
         f->N[s]++;
         if (check_parity) {
             f->hp += f->ipar[img];
             if (cls >= 0)
                 f->pstate += pl->class_radix[cls];
         }
-        if (f->dirty)
-            level_take_dirty(f, lv);
-        if (f->stop || (lv->flags & LV_CUT))
-            break;
+        if (f->event) {
+            if (f->dirty)
+                level_take_dirty(f, lv);
+            if (f->stop || (lv->flags & LV_CUT))
+                break;
+        }
     }
-    if (lv->flags && !f->stop)
+    if (f->event && lv->flags && !f->stop)
         level_end(f, p);
+}
+
+/* The search below a node (the entry of fila_search and fila_replay). */
+static void FLN(fila_solve_at)(fila *f, int p, MASK o, uint64_t avail)
+{
+    uint64_t shapes = 0;
+    const uint32_t *off = f->ahead[p] ? FLN(choose_f)(f, o, avail, &shapes) : NULL;
+    if (!f->ahead[p] || shapes)
+        FLN(fila_solve)(f, p, o, avail, off, shapes);
 }
 
 /* A task's path inside FILA: at each level take the forced image (the one
@@ -636,7 +657,7 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
         f->solve_top = q;
         f->w_top = cw;
         if (parity)
-            FLN(fila_solve)(f, q, o, f->avail);
+            FLN(fila_solve_at)(f, q, o, f->avail);
     }
     for (int i = np - 1; i >= 0; i--) {
         int img = placed[i], s = f->ishape[img];
@@ -669,6 +690,7 @@ static int FLN(fila_donate_level)(fila *f, int q, double cw, int *images, int np
         tasks++;
     }
     lv->flags |= LV_CUT;
+    f->event = 1;
     lv->ngiven = (uint32_t)tasks;
     return tasks;
 }
