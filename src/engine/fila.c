@@ -398,6 +398,37 @@ static inline int count128(const u128 *em, u128 o, uint32_t a, uint32_t e)
     return cnt;
 }
 
+/* A node's children in one list set: for each shape in `shapes` (the
+ * list set's shapes with copies left) the entries off[s] .. off[s + 1]
+ * that fit o, appended in order to fit[]; returns how many, and in *tried
+ * the entries of those shapes.  Stops after a shape once there are
+ * `limit` or more (then the list and *tried are incomplete). */
+static inline uint32_t gather_set64(const uint64_t *em, uint64_t o, const uint32_t *off,
+                                    uint64_t shapes, uint32_t *fit, uint32_t *tried, uint32_t limit)
+{
+    uint32_t n = 0, t = 0;
+    for (; shapes && n < limit; shapes &= shapes - 1) {
+        int s = __builtin_ctzll(shapes);
+        t += off[s + 1] - off[s];
+        n = gather64(em, o, off[s], off[s + 1], fit, n);
+    }
+    *tried = t;
+    return n;
+}
+
+static inline uint32_t gather_set128(const u128 *em, u128 o, const uint32_t *off, uint64_t shapes,
+                                     uint32_t *fit, uint32_t *tried, uint32_t limit)
+{
+    uint32_t n = 0, t = 0;
+    for (; shapes && n < limit; shapes &= shapes - 1) {
+        int s = __builtin_ctzll(shapes);
+        t += off[s + 1] - off[s];
+        n = gather128(em, o, off[s], off[s + 1], fit, n);
+    }
+    *tried = t;
+    return n;
+}
+
 /* A live level's children: how many, and how many come before the one
  * being searched. */
 static void level_position(const fila_level *lv, uint64_t *n, uint64_t *before)

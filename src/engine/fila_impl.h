@@ -150,7 +150,7 @@ static int FLN(fila_build)(fila *f)
         if (f->cover_off[b + 1] - f->cover_off[b] > f->maxlist)
             f->maxlist = f->cover_off[b + 1] - f->cover_off[b];
     f->fitstride = f->maxlist + FILA_PAD;
-    uint32_t *fb = realloc(f->fitbuf, ((size_t)f->top + 1) * (size_t)f->fitstride * sizeof *fb);
+    uint32_t *fb = realloc(f->fitbuf, ((size_t)f->top + 1) * 2 * (size_t)f->fitstride * sizeof *fb);
     if (fb == NULL)
         return TSR_ENOMEM;
     f->fitbuf = fb;
@@ -290,15 +290,14 @@ static inline const uint32_t *FLN(choose_f)(const fila *f, MASK o, uint64_t avai
     return f->ooff + ls * (f->Q + 1);
 }
 
-/* The unordered list set at the hole the E heuristic (h == 'e') or the S
- * heuristic picks, for the shapes in avail; NULL when that hole has no
- * fitting image (then the node has no child). */
-static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t avail,
-                                     uint64_t *shapesp)
+/* The holes the E heuristic (h == 'e': those with the fewest open
+ * neighbours) or the S heuristic (every hole) compares, in bit order, into
+ * cand[]; returns how many. */
+static int FLN(candidates)(const fila *f, char h, MASK o, int *cand)
 {
     const fila_plan *pl = f->plan;
     MASK holes = ~o;
-    int cand[FILA_MAX_BITS], nc = 0;
+    int nc = 0;
     if (h == 'e' && pl->box > 0) {
         for (MASK hh = FLN(fewest_neighbours)(f, holes); hh; hh &= hh - 1)
             cand[nc++] = FLN(ctz)(hh);
@@ -318,6 +317,16 @@ static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t ava
         for (MASK hh = holes; hh; hh &= hh - 1)
             cand[nc++] = FLN(ctz)(hh);
     }
+    return nc;
+}
+
+/* The unordered list set at the hole the E heuristic (h == 'e') or the S
+ * heuristic picks, for the shapes in avail; NULL when that hole has no
+ * fitting image (then the node has no child). */
+static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t avail,
+                                     uint64_t *shapesp)
+{
+    int cand[FILA_MAX_BITS], nc = FLN(candidates)(f, h, o, cand);
     /* with a single candidate there is nothing to compare: a hole nothing
      * fits shows up as a node without children just the same */
     int best = nc == 1 ? cand[0] : -1, fmin = nc == 1 ? 1 : 1 << 30;
@@ -507,23 +516,41 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     }
     const MASK *em;
     const int *ei;
+    /* two slices per level: the E and S heuristics gather each candidate
+     * hole's children into one while the best so far is in the other */
+    uint32_t *fit = f->fitbuf + (size_t)p * 2 * (size_t)f->fitstride;
+    uint32_t n, tried = 0;
     if (f->ahead[p]) { /* the ordered lists: the caller chose the list set */
         em = f->FLN(omask);
         ei = f->oimg;
+        n = FLN(gather_set)(em, o, off, shapes, fit, &tried, UINT32_MAX);
     } else {
-        off = FLN(choose_u)(f, f->heur[p], o, avail, &shapes);
-        if (off == NULL)
-            return;
         em = f->FLN(umask);
         ei = f->uimg;
-    }
-    uint32_t *fit = f->fitbuf + (size_t)p * (size_t)f->fitstride;
-    uint32_t n = 0, tried = 0;
-    for (; shapes; shapes &= shapes - 1) {
-        int s = __builtin_ctzll(shapes);
-        uint32_t a = off[s], e = off[s + 1];
-        tried += e - a;
-        n = FLN(gather)(em, o, a, e, fit, n);
+        int cand[FILA_MAX_BITS], nc = FLN(candidates)(f, f->heur[p], o, cand);
+        /* the hole with the fewest children, the first on ties: each
+         * candidate's children are gathered, stopping once there are as
+         * many as the best's, so the winner's are at hand.  A lone
+         * candidate is not compared: a hole nothing fits shows up as a
+         * node without children just the same */
+        uint32_t *spare = fit + f->fitstride;
+        n = UINT32_MAX;
+        for (int c = 0; c < nc; c++) {
+            size_t ls = (size_t)f->ubase[cand[c]] + FLN(ext)(o, f->FLN(uzm)[cand[c]]);
+            uint32_t t, m = FLN(gather_set)(em, o, f->uoff + ls * (f->Q + 1),
+                                            f->upres[ls] & avail, spare, &t, n);
+            if (m < n) {
+                uint32_t *x = fit;
+                fit = spare;
+                spare = x;
+                n = m;
+                tried = t;
+                if (n == 0)
+                    break;
+            }
+        }
+        if (nc == 0 || (n == 0 && nc > 1))
+            return; /* a hole nothing fits: no attempt, no fit counted */
     }
     f->attempts[p] += tried;
     f->fits[p] += n;
