@@ -542,16 +542,32 @@ void fila_descend(fila *f, uint64_t *rng, const fila_probe_hooks *h, fila_descen
         fila_probe128(f, f->top, fila_start128(f), rng, h, out);
 }
 
-double fila_estimate(fila *f, const dlx *d, int probes, uint64_t *rng)
+double fila_estimate(fila *f, int image, int probes, uint64_t *rng)
 {
-    if (probes <= 0 || fila_probe_begin(f, d) != 0)
+    int li = -1;
+    for (int i = 0; i < f->nimg && li < 0 && image >= 0; i++)
+        if (f->igid[i] == image)
+            li = i;
+    if (probes <= 0 || (image >= 0 && li < 0))
         return -1;
-    int p = dlx_remaining_copies(d);
-    double total = 0;
-    for (int i = 0; i < probes; i++)
-        total += f->V <= 64 ? fila_probe64(f, p, fila_start64(f), rng, NULL, NULL)
-                            : fila_probe128(f, p, fila_start128(f), rng, NULL, NULL);
-    return total / probes;
+    if (image < 0) {
+        double total = 0;
+        for (int i = 0; i < probes; i++)
+            total += f->V <= 64 ? fila_probe64(f, f->top, fila_start64(f), rng, NULL, NULL)
+                                : fila_probe128(f, f->top, fila_start128(f), rng, NULL, NULL);
+        return total / probes;
+    }
+    return f->V <= 64 ? estimate_below64(f, li, probes, rng) : estimate_below128(f, li, probes, rng);
+}
+
+bool fila_can_build(const fila *f, const dlx *d)
+{
+    if (f->plan->box == 0 && open_cells(d, f->ip) > FILA_MAX_BITS)
+        return false;
+    int shapes = 0;
+    for (int t = 0; t < f->ip->ntypes; t++)
+        shapes += dlx_need(d, t) > 0;
+    return shapes <= FILA_MAX_SHAPES;
 }
 
 int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks,

@@ -486,6 +486,30 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng, const fila_
     return sum;
 }
 
+/* Knuth's estimate below the node where local image li is placed on the
+ * state fila_probe_begin built: the mean over `probes` descents. */
+static double FLN(estimate_below)(fila *f, int li, int probes, uint64_t *rng)
+{
+    const fila_plan *pl = f->plan;
+    int s = f->ishape[li], hp = f->hp, pstate = f->pstate;
+    MASK o = FLN(fila_start)(f) | f->FLN(imask)[li];
+    if (--f->N[s] == 0)
+        f->avail &= ~(1ull << s);
+    f->hp -= f->ipar[li];
+    int cls = pl->parity_min > 0 ? pl->type_class[f->gtype[s]] : -1;
+    if (cls >= 0)
+        f->pstate -= pl->class_radix[cls];
+    double total = 0;
+    if (pl->parity_min <= 0 || f->top - 1 < pl->parity_min || parity_ok(f))
+        for (int i = 0; i < probes; i++)
+            total += FLN(fila_probe)(f, f->top - 1, o, rng, NULL, NULL);
+    if (f->N[s]++ == 0)
+        f->avail |= 1ull << s;
+    f->hp = hp;
+    f->pstate = pstate;
+    return total / probes;
+}
+
 /* The FILA recursion at a node with p pieces left, occupancy o and the
  * shapes with copies left in avail (f->avail is not kept up to date here:
  * a register is cheaper, and only this recursion runs during a search).
