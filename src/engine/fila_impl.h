@@ -513,6 +513,9 @@ static double FLN(estimate_below)(fila *f, int li, int probes, uint64_t *rng)
 /* The FILA recursion at a node with p pieces left, occupancy o and the
  * shapes with copies left in avail (f->avail is not kept up to date here:
  * a register is cheaper, and only this recursion runs during a search).
+ * When the node uses the ordered lists (f->ahead[p]) its caller has chosen
+ * its list set: off and shapes, the shapes of avail it has images for
+ * (never none); otherwise they are unused.
  *
  * A node first gathers its children, the entries of the chosen list set
  * that fit, into its slice of fitbuf (counting its attempts and fits
