@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#ifdef __BMI2__
+#if defined(__BMI2__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -16,20 +16,24 @@
 
 typedef unsigned __int128 u128;
 
-/* Entries of a list set are addressed by (bit, ilsi, shape): offsets into
- * the entry arrays, Q + 1 per (bit, ilsi). */
-#define NILSI 64
+/* A bit's list sets are numbered densely: ubase[b] + ilsi (unordered
+ * lists) or obase[b] + ilsi (ordered), the ILSI at most freen[b] or
+ * ofreen[b]; each list set has Q + 1 offsets into the entry arrays (one
+ * per shape and the end).  Dense, the offsets of the ordered lists fit the
+ * first-level cache even when most cells have few open neighbours. */
 
 /* The loop of a live level, published for progress and for giving its
- * untried siblings away (fila_solve).  A child whose subtree gave work away
- * is "dirty": it counts the weight it actually searched, not its whole
- * share, so a level keeps the count and the sum of its dirty children. */
+ * untried siblings away (fila_solve).  A level gathers its fitting entries
+ * first (its children, in the order it searches them) and walks them; a
+ * child whose subtree gave work away is "dirty": it counts the weight it
+ * actually searched, not its whole share, so a level keeps the count and
+ * the sum of its dirty children. */
 typedef struct fila_level {
-    const uint32_t *off;  /* the list set's entries per shape */
+    const uint32_t *fit;  /* the children: entries of the list set that fit */
     const int *ei;
     const void *em;       /* the list's masks (64- or 128-bit) */
-    uint64_t shapes;      /* the shapes the loop visits, as it began */
-    uint32_t k;           /* the entry being searched */
+    uint32_t n;           /* children */
+    uint32_t i;           /* the child being searched */
     unsigned char flags;  /* LV_CUT, LV_DIRTY */
     uint32_t ngiven;      /* LV_CUT: siblings given away */
     uint32_t ndirty;      /* LV_DIRTY: dirty children so far ... */
@@ -59,6 +63,7 @@ struct fila {
     /* ILSI: the occupancy of a bit's open neighbours, packed in bit order
      * (pext); freen/ofreen are the ILSI values possible (0 without NOF) */
     unsigned char freen[FILA_MAX_BITS], ofreen[FILA_MAX_BITS];
+    int ubase[FILA_MAX_BITS], obase[FILA_MAX_BITS];
     int gtype[FILA_MAX_SHAPES];   /* shape -> type */
     int N[FILA_MAX_SHAPES];
     /* local images, grouped by shape */
@@ -73,6 +78,10 @@ struct fila {
     /* typed masks */
     uint64_t *imask64, *umask64, *omask64, nbm64[FILA_MAX_BITS], onbm64[FILA_MAX_BITS];
     u128 *imask128, *umask128, *omask128, nbm128[FILA_MAX_BITS], onbm128[FILA_MAX_BITS];
+    /* the neighbours whose occupancy picks a bit's list set: nbm/onbm with
+     * NOF, nothing without (so the ILSI is 0 without a test) */
+    uint64_t uzm64[FILA_MAX_BITS], ozm64[FILA_MAX_BITS];
+    u128 uzm128[FILA_MAX_BITS], ozm128[FILA_MAX_BITS];
     /* box numbering: bits with a neighbour in the + and - direction of each axis */
     uint64_t hasp64[3], hasm64[3];
     u128 hasp128[3], hasm128[3];
@@ -82,12 +91,27 @@ struct fila {
     int nforced;
     int stack[FILA_MAX_BITS];     /* stack[p - 1]: image placed with p pieces left */
     int top;                      /* pieces left when FILA took over */
-    uint32_t *fitbuf;             /* (top + 1) * maxlist: fitting entries per level */
-    int maxlist;
+    uint32_t *fitbuf;             /* (top + 1) * fitstride: fitting entries per level */
+    int maxlist, fitstride;       /* fitstride: maxlist and room for a vector store */
+    /* per run, copied from the plan and the hooks so that the recursion
+     * reads them without a chain of loads: the heuristic and whether the
+     * parity trigger checks a placement, per pieces left */
+    char heur[FILA_MAX_BITS + 1];
+    bool parity_at[FILA_MAX_BITS + 1];
+    /* ahead[p]: a node with p pieces left uses the ordered lists and is not
+     * a leaf, so its parent picks its list set (and skips it when that has
+     * nothing for the shapes left) */
+    bool ahead[FILA_MAX_BITS + 1];
+    uint64_t *attempts, *fits;
     int gids[FILA_MAX_BITS];
     int pstate, hp;
     unsigned tick;
     int stop;
+    /* set whenever stop, dirty or a level's LV_CUT is set (and only
+     * cleared when a search starts), so that the recursion looks at those
+     * three after a child only once one of them may have changed */
+    int event;
+    int goal;                     /* the plan's goal */
     /* the task's own search starts at level solve_top with weight w_top
      * (above it, a task's path is replayed); during a tick the levels
      * cur .. solve_top are live */
@@ -277,21 +301,140 @@ static inline uint64_t pext64(uint64_t v, uint64_t m)
 #endif
 }
 
-/* A live level's list: how many entries it has and how many come before
- * the one being searched (the loop visits shapes in bit order; each shape's
- * entries are contiguous and in order). */
+/* Lists and the per-level slices of fitting entries have FILA_PAD spare
+ * entries at their end, so that a vector may load or store whole vectors
+ * from any entry of a list. */
+#define FILA_PAD 8
+
+#if defined(__AVX2__) && !(defined(__AVX512F__) && defined(__AVX512VL__))
+/* For each 4-bit mask, the lanes it selects, in order, one per byte. */
+static const uint32_t compress4[16] = {
+    0x0, 0x0, 0x1, 0x100, 0x2, 0x200, 0x201, 0x20100,
+    0x3, 0x300, 0x301, 0x30100, 0x302, 0x30200, 0x30201, 0x3020100,
+};
+#endif
+
+/* The entries k in [a, e) of a list of 64-bit masks that fit occupancy o
+ * ((o & em[k]) == 0), appended in order to fit[n..]; returns the new n.
+ * Whether an image fits is close to a coin toss, so there is no branch per
+ * entry: with AVX-512 eight entries are tested and compressed at once,
+ * with AVX2 four, else one at a time.  The vector paths read up to 7
+ * entries past e and write up to 7 past the result (FILA_PAD); what they
+ * read there is masked off. */
+static inline uint32_t gather64(const uint64_t *em, uint64_t o, uint32_t a, uint32_t e,
+                                uint32_t *fit, uint32_t n)
+{
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    const __m512i ov = _mm512_set1_epi64((long long)o);
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (uint32_t k = a; k < e; k += 8) {
+        __mmask8 tail = e - k >= 8 ? 0xff : (__mmask8)((1u << (e - k)) - 1);
+        __mmask8 hit = _mm512_mask_testn_epi64_mask(tail, _mm512_loadu_si512(em + k), ov);
+        __m256i idx = _mm256_add_epi32(_mm256_set1_epi32((int)k), lanes);
+        _mm256_storeu_si256((__m256i *)(fit + n), _mm256_maskz_compress_epi32(hit, idx));
+        n += (uint32_t)__builtin_popcount(hit);
+    }
+#elif defined(__AVX2__)
+    const __m256i ov = _mm256_set1_epi64x((long long)o), zero = _mm256_setzero_si256();
+    for (uint32_t k = a; k < e; k += 4) {
+        unsigned tail = e - k >= 4 ? 15 : (1u << (e - k)) - 1;
+        __m256i m = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(em + k)), ov);
+        unsigned hit = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(m, zero)));
+        hit &= tail;
+        __m128i sel = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)compress4[hit]));
+        _mm_storeu_si128((__m128i *)(fit + n), _mm_add_epi32(_mm_set1_epi32((int)k), sel));
+        n += (uint32_t)__builtin_popcount(hit);
+    }
+#else
+    for (uint32_t k = a; k < e; k++) {
+        fit[n] = k;
+        n += (o & em[k]) == 0;
+    }
+#endif
+    return n;
+}
+
+/* How many entries in [a, e) fit o (as gather64, without the indices). */
+static inline int count64(const uint64_t *em, uint64_t o, uint32_t a, uint32_t e)
+{
+    int cnt = 0;
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    const __m512i ov = _mm512_set1_epi64((long long)o);
+    for (uint32_t k = a; k < e; k += 8) {
+        __mmask8 tail = e - k >= 8 ? 0xff : (__mmask8)((1u << (e - k)) - 1);
+        cnt += __builtin_popcount(_mm512_mask_testn_epi64_mask(tail, _mm512_loadu_si512(em + k), ov));
+    }
+#elif defined(__AVX2__)
+    const __m256i ov = _mm256_set1_epi64x((long long)o), zero = _mm256_setzero_si256();
+    for (uint32_t k = a; k < e; k += 4) {
+        unsigned tail = e - k >= 4 ? 15 : (1u << (e - k)) - 1;
+        __m256i m = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(em + k)), ov);
+        cnt += __builtin_popcount(
+            (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(m, zero))) & tail);
+    }
+#else
+    for (uint32_t k = a; k < e; k++)
+        cnt += (o & em[k]) == 0;
+#endif
+    return cnt;
+}
+
+/* The 128-bit field tests one entry at a time. */
+static inline uint32_t gather128(const u128 *em, u128 o, uint32_t a, uint32_t e, uint32_t *fit,
+                                 uint32_t n)
+{
+    for (uint32_t k = a; k < e; k++) {
+        fit[n] = k;
+        n += (o & em[k]) == 0;
+    }
+    return n;
+}
+
+static inline int count128(const u128 *em, u128 o, uint32_t a, uint32_t e)
+{
+    int cnt = 0;
+    for (uint32_t k = a; k < e; k++)
+        cnt += (o & em[k]) == 0;
+    return cnt;
+}
+
+/* A node's children in one list set: for each shape in `shapes` (the
+ * list set's shapes with copies left) the entries off[s] .. off[s + 1]
+ * that fit o, appended in order to fit[]; returns how many, and in *tried
+ * the entries of those shapes.  Stops after a shape once there are
+ * `limit` or more (then the list and *tried are incomplete). */
+static inline uint32_t gather_set64(const uint64_t *em, uint64_t o, const uint32_t *off,
+                                    uint64_t shapes, uint32_t *fit, uint32_t *tried, uint32_t limit)
+{
+    uint32_t n = 0, t = 0;
+    for (; shapes && n < limit; shapes &= shapes - 1) {
+        int s = __builtin_ctzll(shapes);
+        t += off[s + 1] - off[s];
+        n = gather64(em, o, off[s], off[s + 1], fit, n);
+    }
+    *tried = t;
+    return n;
+}
+
+static inline uint32_t gather_set128(const u128 *em, u128 o, const uint32_t *off, uint64_t shapes,
+                                     uint32_t *fit, uint32_t *tried, uint32_t limit)
+{
+    uint32_t n = 0, t = 0;
+    for (; shapes && n < limit; shapes &= shapes - 1) {
+        int s = __builtin_ctzll(shapes);
+        t += off[s + 1] - off[s];
+        n = gather128(em, o, off[s], off[s + 1], fit, n);
+    }
+    *tried = t;
+    return n;
+}
+
+/* A live level's children: how many, and how many come before the one
+ * being searched. */
 static void level_position(const fila_level *lv, uint64_t *n, uint64_t *before)
 {
-    *n = *before = 0;
-    for (uint64_t sh = lv->shapes; sh; sh &= sh - 1) {
-        int s = __builtin_ctzll(sh);
-        uint32_t a = lv->off[s], e = lv->off[s + 1];
-        *n += e - a;
-        if (e <= lv->k)
-            *before += e - a;
-        else if (a <= lv->k)
-            *before += lv->k - a;
-    }
+    *n = lv->n;
+    *before = lv->i;
 }
 
 /* The weight of one child of each live level from `top` down to `q`: a
@@ -325,6 +468,7 @@ static void level_end(fila *f, int q)
     uint64_t n, before;
     level_position(lv, &n, &before);
     f->dirty = true;
+    f->event = 1;
     f->dirty_done = level_done(lv, cw[q], n - (lv->flags & LV_CUT ? lv->ngiven : 0));
 }
 
@@ -398,16 +542,32 @@ void fila_descend(fila *f, uint64_t *rng, const fila_probe_hooks *h, fila_descen
         fila_probe128(f, f->top, fila_start128(f), rng, h, out);
 }
 
-double fila_estimate(fila *f, const dlx *d, int probes, uint64_t *rng)
+double fila_estimate(fila *f, int image, int probes, uint64_t *rng)
 {
-    if (probes <= 0 || fila_probe_begin(f, d) != 0)
+    int li = -1;
+    for (int i = 0; i < f->nimg && li < 0 && image >= 0; i++)
+        if (f->igid[i] == image)
+            li = i;
+    if (probes <= 0 || (image >= 0 && li < 0))
         return -1;
-    int p = dlx_remaining_copies(d);
-    double total = 0;
-    for (int i = 0; i < probes; i++)
-        total += f->V <= 64 ? fila_probe64(f, p, fila_start64(f), rng, NULL, NULL)
-                            : fila_probe128(f, p, fila_start128(f), rng, NULL, NULL);
-    return total / probes;
+    if (image < 0) {
+        double total = 0;
+        for (int i = 0; i < probes; i++)
+            total += f->V <= 64 ? fila_probe64(f, f->top, fila_start64(f), rng, NULL, NULL)
+                                : fila_probe128(f, f->top, fila_start128(f), rng, NULL, NULL);
+        return total / probes;
+    }
+    return f->V <= 64 ? estimate_below64(f, li, probes, rng) : estimate_below128(f, li, probes, rng);
+}
+
+bool fila_can_build(const fila *f, const dlx *d)
+{
+    if (f->plan->box == 0 && open_cells(d, f->ip) > FILA_MAX_BITS)
+        return false;
+    int shapes = 0;
+    for (int t = 0; t < f->ip->ntypes; t++)
+        shapes += dlx_need(d, t) > 0;
+    return shapes <= FILA_MAX_SHAPES;
 }
 
 int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks,
@@ -422,7 +582,16 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         f->nforced += f->iforced[i];
     }
     f->hooks = hooks;
+    f->attempts = hooks->attempts;
+    f->fits = hooks->fits;
+    for (int q = 0; q <= f->top && q <= FILA_MAX_BITS; q++) {
+        f->heur[q] = f->plan->heur[q];
+        f->parity_at[q] = f->plan->parity_min > 0 && q - 1 >= f->plan->parity_min;
+        f->ahead[q] = f->heur[q] == 'f' && q != f->plan->goal;
+    }
     f->stop = 0;
+    f->event = 0;
+    f->goal = f->plan->goal;
     f->hp = hole_parity;
     parity_start(f);
     int p = dlx_remaining_copies(d);
@@ -433,12 +602,12 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         if (f->nforced > 0)
             fila_replay64(f, p, fila_start64(f), w);
         else
-            fila_solve64(f, p, fila_start64(f));
+            fila_solve_at64(f, p, fila_start64(f), f->avail);
     } else {
         if (f->nforced > 0)
             fila_replay128(f, p, fila_start128(f), w);
         else
-            fila_solve128(f, p, fila_start128(f));
+            fila_solve_at128(f, p, fila_start128(f), f->avail);
     }
     return f->stop;
 }

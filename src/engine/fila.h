@@ -96,10 +96,20 @@ double fila_progress(const fila *f);
 typedef void (*fila_donate_fn)(void *ctx, const int *images, int n, double weight);
 int fila_donate(fila *f, int *images, int nprefix, bool all, fila_donate_fn donate, void *ctx);
 
-/* Knuth's estimate of the number of nodes below this DLX state when FILA
- * searches it: the mean over `probes` random descents (the same choices of
- * cell as the search, a random fitting image at each level).  -1 on error. */
-double fila_estimate(fila *f, const dlx *d, int probes, uint64_t *rng);
+/* Knuth's estimate of the number of nodes FILA searches below the node
+ * where global image `image` is placed on the DLX state fila_probe_begin
+ * built the lists for: the mean over `probes` random descents (the same
+ * choices of cell as the search, a random fitting image at each level).
+ * The lists of the state above serve every image placed on it: an image
+ * that overlaps the placed one never fits, so the descents are those of
+ * lists built below it (one build, not one per image).  -1 when the image
+ * is not in the lists.  With image < 0, the estimate below the built
+ * state itself. */
+double fila_estimate(fila *f, int image, int probes, uint64_t *rng);
+
+/* Can FILA build its lists for this DLX state (open cells and shapes fit
+ * its fields), whatever the pieces left? */
+bool fila_can_build(const fila *f, const dlx *d);
 
 /* Knuth's descents one at a time, for the estimator of the whole search
  * (search.c): fila_probe_begin builds the lists for a DLX state once, then

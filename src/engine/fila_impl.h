@@ -51,7 +51,7 @@ static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, MASK **
         int *ip = realloc(*eimg, (size_t)ncap * sizeof *ip);
         if (ip != NULL)
             *eimg = ip;
-        MASK *mp = realloc(*emask, (size_t)ncap * sizeof *mp);
+        MASK *mp = realloc(*emask, (size_t)(ncap + FILA_PAD) * sizeof *mp);
         if (mp != NULL)
             *emask = mp;
         if (ip == NULL || mp == NULL)
@@ -104,6 +104,8 @@ static int FLN(fila_build)(fila *f)
         }
         f->FLN(nbm)[b] = m;
         f->FLN(onbm)[b] = later;
+        f->FLN(uzm)[b] = pl->nof ? m : 0;
+        f->FLN(ozm)[b] = pl->nof ? later : 0;
     }
     if (pl->box > 0)
         for (int a = 0; a < 3; a++) {
@@ -147,17 +149,24 @@ static int FLN(fila_build)(fila *f)
     for (int b = 0; b < V; b++)
         if (f->cover_off[b + 1] - f->cover_off[b] > f->maxlist)
             f->maxlist = f->cover_off[b + 1] - f->cover_off[b];
-    uint32_t *fb = realloc(f->fitbuf, ((size_t)f->top + 1) * (size_t)f->maxlist * sizeof *fb);
+    f->fitstride = f->maxlist + FILA_PAD;
+    uint32_t *fb = realloc(f->fitbuf, ((size_t)f->top + 1) * 2 * (size_t)f->fitstride * sizeof *fb);
     if (fb == NULL)
         return TSR_ENOMEM;
     f->fitbuf = fb;
-    size_t noff = (size_t)V * NILSI * (size_t)(Q + 1);
+    size_t nus = 0, nos = 0; /* list sets */
+    for (int b = 0; b < V; b++) {
+        f->ubase[b] = (int)nus;
+        f->obase[b] = (int)nos;
+        nus += (size_t)f->freen[b] + 1;
+        nos += (size_t)f->ofreen[b] + 1;
+    }
     int rc = 0;
     if (need_u) {
-        uint32_t *o = realloc(f->uoff, noff * sizeof *o);
+        uint32_t *o = realloc(f->uoff, nus * (size_t)(Q + 1) * sizeof *o);
         if (o != NULL)
             f->uoff = o;
-        uint64_t *pr = realloc(f->upres, (size_t)V * NILSI * sizeof *pr);
+        uint64_t *pr = realloc(f->upres, nus * sizeof *pr);
         if (pr != NULL)
             f->upres = pr;
         if (o == NULL || pr == NULL)
@@ -170,18 +179,18 @@ static int FLN(fila_build)(fila *f)
                 f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(nbm)[b]);
             unsigned fm = f->freen[b], z = 0;
             do {
-                rc = FLN(emit)(f, f->uoff + ((size_t)b * NILSI + z) * (Q + 1),
-                               f->upres + (size_t)b * NILSI + z, &f->uimg,
+                rc = FLN(emit)(f, f->uoff + ((size_t)f->ubase[b] + z) * (Q + 1),
+                               f->upres + f->ubase[b] + z, &f->uimg,
                                &f->FLN(umask), &f->nu, &f->cap_u, imgs, f->nmask_scratch, n, z);
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
         }
     }
     if (need_o && rc == 0) {
-        uint32_t *o = realloc(f->ooff, noff * sizeof *o);
+        uint32_t *o = realloc(f->ooff, nos * (size_t)(Q + 1) * sizeof *o);
         if (o != NULL)
             f->ooff = o;
-        uint64_t *pr = realloc(f->opres, (size_t)V * NILSI * sizeof *pr);
+        uint64_t *pr = realloc(f->opres, nos * sizeof *pr);
         if (pr != NULL)
             f->opres = pr;
         if (o == NULL || pr == NULL)
@@ -201,14 +210,19 @@ static int FLN(fila_build)(fila *f)
                 f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(onbm)[b]);
             unsigned fm = f->ofreen[b], z = 0;
             do {
-                rc = FLN(emit)(f, f->ooff + ((size_t)b * NILSI + z) * (Q + 1),
-                               f->opres + (size_t)b * NILSI + z, &f->oimg,
+                rc = FLN(emit)(f, f->ooff + ((size_t)f->obase[b] + z) * (Q + 1),
+                               f->opres + f->obase[b] + z, &f->oimg,
                                &f->FLN(omask), &f->no, &f->cap_o, imgs, f->nmask_scratch, n, z);
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
         }
         free(imgs);
     }
+    /* the padding past the last entry reads as images that never fit */
+    if (rc == 0 && need_u && f->FLN(umask) != NULL)
+        memset(f->FLN(umask) + f->nu, 0xff, FILA_PAD * sizeof(MASK));
+    if (rc == 0 && need_o && f->FLN(omask) != NULL)
+        memset(f->FLN(omask) + f->no, 0xff, FILA_PAD * sizeof(MASK));
     return rc;
 }
 
@@ -249,45 +263,41 @@ static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
     return holes;
 }
 
-/* Fits at bit b (unordered lists), counting no further than `limit`. */
-static inline int FLN(count_fits)(const fila *f, int b, MASK o, int limit)
+/* Fits at bit b (unordered lists) for the shapes in avail, counting no
+ * further than `limit`. */
+static inline int FLN(count_fits)(const fila *f, int b, MASK o, uint64_t avail, int limit)
 {
-    unsigned z = f->plan->nof ? FLN(ext)(o, f->FLN(nbm)[b]) : 0;
-    size_t ls = (size_t)b * NILSI + z;
+    size_t ls = (size_t)f->ubase[b] + FLN(ext)(o, f->FLN(uzm)[b]);
     const uint32_t *off = f->uoff + ls * (f->Q + 1);
     const MASK *em = f->FLN(umask);
     int cnt = 0;
-    for (uint64_t sh = f->upres[ls] & f->avail; sh; sh &= sh - 1) {
+    for (uint64_t sh = f->upres[ls] & avail; sh; sh &= sh - 1) {
         int s = __builtin_ctzll(sh);
-        for (uint32_t k = off[s], e = off[s + 1]; k < e; k++)
-            cnt += (o & em[k]) == 0;
+        cnt += FLN(count)(em, o, off[s], off[s + 1]);
         if (cnt >= limit) /* enough to lose to the best so far */
             return cnt;
     }
     return cnt;
 }
 
-/* Choose the list set to branch on at a node with p pieces left: the
- * first hole (ordered lists) or the hole the E or S heuristic picks
- * (unordered lists).  Returns false when E or S finds a hole nothing fits. */
-static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **offp,
-                               const MASK **emp, const int **eip, uint64_t *shapesp)
+/* The ordered list set at the first hole (POF), for the shapes in avail. */
+static inline const uint32_t *FLN(choose_f)(const fila *f, MASK o, uint64_t avail,
+                                            uint64_t *shapesp)
+{
+    int b = FLN(ctz)(~o);
+    size_t ls = (size_t)f->obase[b] + FLN(ext)(o, f->FLN(ozm)[b]);
+    *shapesp = f->opres[ls] & avail;
+    return f->ooff + ls * (f->Q + 1);
+}
+
+/* The holes the E heuristic (h == 'e': those with the fewest open
+ * neighbours) or the S heuristic (every hole) compares, in bit order, into
+ * cand[]; returns how many. */
+static int FLN(candidates)(const fila *f, char h, MASK o, int *cand)
 {
     const fila_plan *pl = f->plan;
-    char h = pl->heur[p];
-    size_t ls;
-    if (h == 'f') {
-        int b = FLN(ctz)(~o);
-        unsigned z = pl->nof ? FLN(ext)(o, f->FLN(onbm)[b]) : 0;
-        ls = (size_t)b * NILSI + z;
-        *offp = f->ooff + ls * (f->Q + 1);
-        *shapesp = f->opres[ls] & f->avail;
-        *emp = f->FLN(omask);
-        *eip = f->oimg;
-        return true;
-    }
     MASK holes = ~o;
-    int cand[FILA_MAX_BITS], nc = 0;
+    int nc = 0;
     if (h == 'e' && pl->box > 0) {
         for (MASK hh = FLN(fewest_neighbours)(f, holes); hh; hh &= hh - 1)
             cand[nc++] = FLN(ctz)(hh);
@@ -307,25 +317,50 @@ static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **of
         for (MASK hh = holes; hh; hh &= hh - 1)
             cand[nc++] = FLN(ctz)(hh);
     }
+    return nc;
+}
+
+/* The unordered list set at the hole the E heuristic (h == 'e') or the S
+ * heuristic picks, for the shapes in avail; NULL when that hole has no
+ * fitting image (then the node has no child). */
+static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t avail,
+                                     uint64_t *shapesp)
+{
+    int cand[FILA_MAX_BITS], nc = FLN(candidates)(f, h, o, cand);
     /* with a single candidate there is nothing to compare: a hole nothing
      * fits shows up as a node without children just the same */
     int best = nc == 1 ? cand[0] : -1, fmin = nc == 1 ? 1 : 1 << 30;
     for (int i = 0; i < nc && nc > 1 && fmin > 0; i++) {
-        int cnt = FLN(count_fits)(f, cand[i], o, fmin);
+        int cnt = FLN(count_fits)(f, cand[i], o, avail, fmin);
         if (cnt < fmin) {
             fmin = cnt;
             best = cand[i];
         }
     }
     if (fmin == 0)
-        return false;
-    unsigned z = pl->nof ? FLN(ext)(o, f->FLN(nbm)[best]) : 0;
-    ls = (size_t)best * NILSI + z;
-    *offp = f->uoff + ls * (f->Q + 1);
-    *shapesp = f->upres[ls] & f->avail;
+        return NULL;
+    size_t ls = (size_t)f->ubase[best] + FLN(ext)(o, f->FLN(uzm)[best]);
+    *shapesp = f->upres[ls] & avail;
+    return f->uoff + ls * (f->Q + 1);
+}
+
+/* Choose the list set to branch on at a node with p pieces left: the
+ * first hole (ordered lists) or the hole the E or S heuristic picks
+ * (unordered lists).  Returns false when E or S finds a hole nothing fits. */
+static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **offp,
+                               const MASK **emp, const int **eip, uint64_t *shapesp)
+{
+    char h = f->plan->heur[p];
+    if (h == 'f') {
+        *offp = FLN(choose_f)(f, o, f->avail, shapesp);
+        *emp = f->FLN(omask);
+        *eip = f->oimg;
+        return true;
+    }
+    *offp = FLN(choose_u)(f, h, o, f->avail, shapesp);
     *emp = f->FLN(umask);
     *eip = f->uimg;
-    return true;
+    return *offp != NULL;
 }
 
 /* The whole subtree below a node of weight w, for the estimator's exhaustive
@@ -451,103 +486,174 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng, const fila_
     return sum;
 }
 
-/* The FILA recursion at a node with p pieces left and occupancy o.
- *
- * Every level publishes its loop in f->lv[p] (the list it walks, the shapes
- * it visits and the entry being searched) so that, from the tick, the
- * driver can read the position for progress (fila_progress) and give the
- * untried siblings of any level away (fila_donate, which sets LV_CUT to end
- * the loop after the current child).  Nothing is accumulated per node: the
- * weight of a level's children is derived from the published loop when it
- * is needed, and only the rare levels that gave work away, or have a child
- * that did, report what they searched (level_end). */
-static void FLN(fila_solve)(fila *f, int p, MASK o)
+/* Knuth's estimate below the node where local image li is placed on the
+ * state fila_probe_begin built: the mean over `probes` descents. */
+static double FLN(estimate_below)(fila *f, int li, int probes, uint64_t *rng)
 {
     const fila_plan *pl = f->plan;
-    const fila_hooks *hk = f->hooks;
-    if (p == pl->goal) {
+    int s = f->ishape[li], hp = f->hp, pstate = f->pstate;
+    MASK o = FLN(fila_start)(f) | f->FLN(imask)[li];
+    if (--f->N[s] == 0)
+        f->avail &= ~(1ull << s);
+    f->hp -= f->ipar[li];
+    int cls = pl->parity_min > 0 ? pl->type_class[f->gtype[s]] : -1;
+    if (cls >= 0)
+        f->pstate -= pl->class_radix[cls];
+    double total = 0;
+    if (pl->parity_min <= 0 || f->top - 1 < pl->parity_min || parity_ok(f))
+        for (int i = 0; i < probes; i++)
+            total += FLN(fila_probe)(f, f->top - 1, o, rng, NULL, NULL);
+    if (f->N[s]++ == 0)
+        f->avail |= 1ull << s;
+    f->hp = hp;
+    f->pstate = pstate;
+    return total / probes;
+}
+
+/* The FILA recursion at a node with p pieces left, occupancy o and the
+ * shapes with copies left in avail (f->avail is not kept up to date here:
+ * a register is cheaper, and only this recursion runs during a search).
+ * When the node uses the ordered lists (f->ahead[p]) its caller has chosen
+ * its list set: off and shapes, the shapes of avail it has images for
+ * (never none); otherwise they are unused.
+ *
+ * A node first gathers its children, the entries of the chosen list set
+ * that fit, into its slice of fitbuf (counting its attempts and fits
+ * there, once), then searches them in order.  Every level publishes that
+ * loop in f->lv[p] (the children and the one being searched) so that, from
+ * the tick, the driver can read the position for progress (fila_progress)
+ * and give the untried children of any level away (fila_donate, which
+ * sets LV_CUT to end the loop after the current child).  Nothing is
+ * accumulated per node: the weight of a level's children is derived from
+ * the published loop when it is needed, and only the rare levels that gave
+ * work away, or have a child that did, report what they searched
+ * (level_end). */
+static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
+                           uint64_t shapes)
+{
+    if (p == f->goal) {
+        const fila_hooks *hk = f->hooks;
         int n = 0;
         for (int k = f->top - 1; k >= p; k--)
             f->gids[n++] = f->igid[f->stack[k]];
         f->cur = p + 1; /* the live levels, should the leaf end the run */
         if (hk->leaf(hk->ctx, f->gids, n))
-            f->stop = 1;
+            f->stop = f->event = 1;
         return;
     }
-    const uint32_t *off;
     const MASK *em;
     const int *ei;
-    uint64_t shapes;
-    if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
+    /* two slices per level: the E and S heuristics gather each candidate
+     * hole's children into one while the best so far is in the other */
+    uint32_t *fit = f->fitbuf + (size_t)p * 2 * (size_t)f->fitstride;
+    uint32_t n, tried = 0;
+    if (f->ahead[p]) { /* the ordered lists: the caller chose the list set */
+        em = f->FLN(omask);
+        ei = f->oimg;
+        n = FLN(gather_set)(em, o, off, shapes, fit, &tried, UINT32_MAX);
+    } else {
+        em = f->FLN(umask);
+        ei = f->uimg;
+        int cand[FILA_MAX_BITS], nc = FLN(candidates)(f, f->heur[p], o, cand);
+        /* the hole with the fewest children, the first on ties: each
+         * candidate's children are gathered, stopping once there are as
+         * many as the best's, so the winner's are at hand.  A lone
+         * candidate is not compared: a hole nothing fits shows up as a
+         * node without children just the same */
+        uint32_t *spare = fit + f->fitstride;
+        n = UINT32_MAX;
+        for (int c = 0; c < nc; c++) {
+            size_t ls = (size_t)f->ubase[cand[c]] + FLN(ext)(o, f->FLN(uzm)[cand[c]]);
+            uint32_t t, m = FLN(gather_set)(em, o, f->uoff + ls * (f->Q + 1),
+                                            f->upres[ls] & avail, spare, &t, n);
+            if (m < n) {
+                uint32_t *x = fit;
+                fit = spare;
+                spare = x;
+                n = m;
+                tried = t;
+                if (n == 0)
+                    break;
+            }
+        }
+        if (nc == 0 || (n == 0 && nc > 1))
+            return; /* a hole nothing fits: no attempt, no fit counted */
+    }
+    f->attempts[p] += tried;
+    f->fits[p] += n;
+    if (n == 0)
         return;
-    bool check_parity = pl->parity_min > 0 && p - 1 >= pl->parity_min;
-    /* fitting entries of each list go to this node's slice of fitbuf
-     * first, without a branch per entry: whether an image fits is close to
-     * a coin toss, and mispredicted branches cost more than the test */
-    uint32_t *fit = f->fitbuf + (size_t)p * f->maxlist;
     fila_level *lv = &f->lv[p];
-    lv->off = off;
+    lv->fit = fit;
     lv->ei = ei;
     lv->em = em;
-    lv->shapes = shapes;
+    lv->n = n;
     lv->flags = 0;
-    for (; shapes; shapes &= shapes - 1) {
-        int s = __builtin_ctzll(shapes);
-        uint32_t a = off[s], e = off[s + 1], nfit = 0;
-        for (uint32_t k = a; k < e; k++) {
-            fit[nfit] = k;
-            nfit += (o & em[k]) == 0;
-        }
-        hk->attempts[p] += e - a;
-        hk->fits[p] += nfit;
-        if (nfit == 0)
-            continue;
-        bool last = --f->N[s] == 0;
-        if (last)
-            f->avail &= ~(1ull << s);
-        int cls = check_parity ? pl->type_class[f->gtype[s]] : -1;
-        for (uint32_t i = 0; i < nfit; i++) {
-            uint32_t k = fit[i];
-            lv->k = k;
-            int img = ei[k];
-            if (check_parity) {
-                f->hp -= f->ipar[img];
-                if (cls >= 0)
-                    f->pstate -= pl->class_radix[cls];
-                bool ok = parity_ok(f);
-                if (!ok) {
-                    f->hp += f->ipar[img];
-                    if (cls >= 0)
-                        f->pstate += pl->class_radix[cls];
-                    continue;
-                }
-            }
-            f->stack[p - 1] = img;
-            if ((++f->tick & FILA_TICK_MASK) == 0) {
-                f->cur = p; /* the levels cur .. solve_top are live */
-                if (hk->tick(hk->ctx))
-                    f->stop = 1;
-            }
-            if (!f->stop)
-                FLN(fila_solve)(f, p - 1, o | em[k]);
-            if (check_parity) {
+    const fila_plan *pl = f->plan;
+    bool check_parity = f->parity_at[p];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = fit[i];
+        lv->i = i;
+        int img = ei[k], s = f->ishape[img];
+        int cls = -1;
+        if (check_parity) {
+            cls = pl->type_class[f->gtype[s]];
+            f->hp -= f->ipar[img];
+            if (cls >= 0)
+                f->pstate -= pl->class_radix[cls];
+            if (!parity_ok(f)) {
                 f->hp += f->ipar[img];
                 if (cls >= 0)
                     f->pstate += pl->class_radix[cls];
+                continue;
             }
+        }
+        uint64_t left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
+        f->stack[p - 1] = img;
+        /* stop is clear here (a child that set it ended the loop), so
+         * only the tick can set it before this child's subtree */
+        if ((++f->tick & FILA_TICK_MASK) == 0) {
+            f->cur = p; /* the levels cur .. solve_top are live */
+            if (f->hooks->tick(f->hooks->ctx))
+                f->stop = f->event = 1;
+        }
+        if (!f->event || !f->stop) {
+            MASK co = o | em[k];
+            if (!f->ahead[p - 1]) {
+                FLN(fila_solve)(f, p - 1, co, left, NULL, 0);
+            } else {
+                /* a child whose first hole has no list for the shapes left
+                 * has no attempt and no fit: nothing to count, no call */
+                uint64_t csh;
+                const uint32_t *coff = FLN(choose_f)(f, co, left, &csh);
+                if (csh)
+                    FLN(fila_solve)(f, p - 1, co, left, coff, csh);
+            }
+        }
+        f->N[s]++;
+        if (check_parity) {
+            f->hp += f->ipar[img];
+            if (cls >= 0)
+                f->pstate += pl->class_radix[cls];
+        }
+        if (f->event) {
             if (f->dirty)
                 level_take_dirty(f, lv);
             if (f->stop || (lv->flags & LV_CUT))
                 break;
         }
-        if (last)
-            f->avail |= 1ull << s;
-        f->N[s]++;
-        if (f->stop || (lv->flags & LV_CUT))
-            break;
     }
-    if (lv->flags && !f->stop)
+    if (f->event && lv->flags && !f->stop)
         level_end(f, p);
+}
+
+/* The search below a node (the entry of fila_search and fila_replay). */
+static void FLN(fila_solve_at)(fila *f, int p, MASK o, uint64_t avail)
+{
+    uint64_t shapes = 0;
+    const uint32_t *off = f->ahead[p] ? FLN(choose_f)(f, o, avail, &shapes) : NULL;
+    if (!f->ahead[p] || shapes)
+        FLN(fila_solve)(f, p, o, avail, off, shapes);
 }
 
 /* A task's path inside FILA: at each level take the forced image (the one
@@ -569,10 +675,12 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     if (p > pl->goal && FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
         for (uint64_t sh = shapes; sh; sh &= sh - 1) {
             int s = __builtin_ctzll(sh);
-            n += off[s + 1] - off[s];
             for (uint32_t k = off[s]; k < off[s + 1]; k++)
-                if (f->iforced[ei[k]] && !(o & em[k]))
-                    fimg = ei[k];
+                if (!(o & em[k])) { /* a child of the node, as fila_solve counts them */
+                    n++;
+                    if (f->iforced[ei[k]])
+                        fimg = ei[k];
+                }
         }
     int placed[FILA_MAX_BITS], np = 0;
     if (fimg >= 0)
@@ -603,7 +711,7 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
         f->solve_top = q;
         f->w_top = cw;
         if (parity)
-            FLN(fila_solve)(f, q, o);
+            FLN(fila_solve_at)(f, q, o, f->avail);
     }
     for (int i = np - 1; i >= 0; i--) {
         int img = placed[i], s = f->ishape[img];
@@ -618,50 +726,25 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     f->nforced += np;
 }
 
-/* The occupancy at live level q: the start plus every image placed above. */
-static MASK FLN(level_occupancy)(const fila *f, int q)
-{
-    MASK o = FLN(fila_start)(f);
-    for (int k = f->top - 1; k >= q; k--)
-        o |= f->FLN(imask)[f->stack[k]];
-    return o;
-}
-
-/* Give away the untried siblings of live level q (weight cw each): the
- * fitting entries after the current one in its shape, and every fitting
- * entry of the shapes not yet visited, each as a task (the images placed
- * above it plus the sibling).  Counts the attempts and fits of the shapes
- * not yet visited, as the loop would have.  Returns the number of tasks. */
+/* Give away the untried children of live level q (weight cw each), those
+ * after the one being searched, each as a task (the images placed above
+ * it plus the child).  The level counted their placements when it
+ * gathered them.  Returns the number of tasks. */
 static int FLN(fila_donate_level)(fila *f, int q, double cw, int *images, int nprefix,
                                   fila_donate_fn donate, void *ctx)
 {
     fila_level *lv = &f->lv[q];
-    const fila_hooks *hk = f->hooks;
-    const MASK *em = lv->em;
-    MASK o = FLN(level_occupancy)(f, q);
     int n = nprefix;
     for (int k = f->top - 1; k >= q; k--) /* the levels above q */
         images[n++] = f->igid[f->stack[k]];
     int tasks = 0;
-    for (uint64_t sh = lv->shapes; sh; sh &= sh - 1) {
-        int s = __builtin_ctzll(sh);
-        uint32_t a = lv->off[s], e = lv->off[s + 1];
-        if (e <= lv->k)
-            continue; /* visited */
-        bool current = a <= lv->k;
-        if (!current)
-            hk->attempts[q] += e - a;
-        for (uint32_t k = current ? lv->k + 1 : a; k < e; k++) {
-            if (o & em[k])
-                continue;
-            if (!current)
-                hk->fits[q]++;
-            images[n] = f->igid[lv->ei[k]];
-            donate(ctx, images, n + 1, cw);
-            tasks++;
-        }
+    for (uint32_t i = lv->i + 1; i < lv->n; i++) {
+        images[n] = f->igid[lv->ei[lv->fit[i]]];
+        donate(ctx, images, n + 1, cw);
+        tasks++;
     }
     lv->flags |= LV_CUT;
+    f->event = 1;
     lv->ngiven = (uint32_t)tasks;
     return tasks;
 }

@@ -292,13 +292,21 @@ static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget
     if (root >= 0 && options >= dlx_need_of(d, root) && options > 0) {
         int per_child = budget / options > 16 ? budget / options : 16;
         uint64_t rng = 0x2545F4914F6CDD1Dull;
-        total = options;
+        /* one build of the lists serves every child when the root's
+         * state fits FILA's fields (fila_estimate says why), else each
+         * child builds its own */
+        bool shared = fila_can_build(f, d);
+        total = !shared || fila_probe_begin(f, d) == 0 ? options : -1;
         dlx_cover_column(d, root);
         for (int x = dlx_first(d, root); x >= 0 && total >= 0; x = dlx_next(d, x)) {
             dlx_select(d, x);
-            double sub = fila_can_take(f, d) ? fila_estimate(f, d, per_child, &rng) : -1;
-            total = sub < 0 ? -1 : total + sub;
+            double sub = -1;
+            if (fila_can_take(f, d) && shared)
+                sub = fila_estimate(f, dlx_row_of(d, x), per_child, &rng);
+            else if (fila_can_take(f, d) && fila_probe_begin(f, d) == 0)
+                sub = fila_estimate(f, -1, per_child, &rng);
             dlx_unselect(d, x);
+            total = sub < 0 ? -1 : total + sub;
         }
         dlx_uncover_column(d, root);
     }
