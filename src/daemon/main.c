@@ -238,7 +238,7 @@ static bool parse_options(int argc, char **argv, bool have_cluster, settings *st
 #endif
         return *status = 2, false;
     }
-    return 0;
+    return true;
 }
 
 /* The state directory, the database and the directories served: 0, or
