@@ -1041,7 +1041,7 @@ START_TEST(schema_1_upgrade)
              "INSERT INTO frontier VALUES (2, 0, x'01000000', 0.5), (3, 0, x'02000000', 1.0);");
     tsr_err err = {""};
     sto_db *db = open_ok(t.path);
-    ck_assert_int_eq(raw_query(t.path, "PRAGMA user_version", NULL, 0), 2);
+    ck_assert_int_eq(raw_query(t.path, "PRAGMA user_version", NULL, 0), STO_SCHEMA_VERSION);
     sto_job j;
     ck_assert_int_eq(sto_job_get(db, 1, &j, &err), 0);
     ck_assert(j.state == STO_COMPLETED && j.legacy && j.solutions == 2 && j.stored == 2);
