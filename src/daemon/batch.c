@@ -556,7 +556,7 @@ static bool read_batch(jm_manager *m, json_t *body, member **out, int *n, srv_re
     json_t *jobs = json_object_get(body, "jobs");
     size_t count = json_array_size(jobs);
     if (!json_is_array(jobs) || count == 0 || count > STO_MAX_GROUP) {
-        srv_reply_error(rep, json_is_array(jobs) && count > 0 ? 413 : 400,
+        srv_reply_error(rep, json_is_array(jobs) && count > 0 ? 422 : 400,
                         "request body: $.jobs: expected an array of 1 to %d job objects%s",
                         STO_MAX_GROUP, json_is_array(jobs) && count > 0 ? ", got more" : "");
         return false;
