@@ -109,7 +109,8 @@ export function setPieces(set, names = new Map()) {
     used.add(name);
     return { name, cells };
   });
-  return out;
+  // F, I, L, ... Z as a designer knows them, not in enumeration order
+  return out.sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
 }
 
 /** The library puzzles whose piece names name the generated sets. */
