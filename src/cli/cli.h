@@ -23,6 +23,8 @@ enum {
     O_FIT, O_NOFIT, O_REDUNDANCY, O_THREADS, O_ENGINE, O_PRIORITY, O_MPI,
     /* the daemon client's own */
     O_SERVER, O_TOKEN, O_WATCH, O_STATE, O_AFTER, O_FORMAT, O_ALL,
+    /* batch submit's own */
+    O_HOLE, O_NAME, O_EVERY,
     /* estimate's own */
     O_PROBES, O_SECONDS, O_SEED
 };

@@ -1,7 +1,7 @@
 /*
  * remote.c - tessera's daemon commands: submit, status, watch, solutions,
- * pause, resume, cancel and delete, each one or a few calls of tesserad's
- * REST API (the HTTP itself is client.c's).
+ * pause, resume, cancel and delete, and batch submit|show|list, each one or
+ * a few calls of tesserad's REST API (the HTTP itself is client.c's).
  *
  * One getopt loop serves every command: a table says which options each
  * takes and how many operands.  submit reads and checks the puzzle with the
@@ -51,12 +51,16 @@ typedef struct args {
     long long after, limit; /* solutions: --after, --limit (0: the server's default) */
     const char *operand;    /* FILE, or the job id as written */
     long long id;
+    char **files;           /* batch submit: every FILE */
+    int nfiles;
+    const char *hole, *name; /* batch submit --hole, --name */
+    bool every;             /* batch submit --every-position */
 } args;
 
 typedef struct command {
     const char *name;
     int (*run)(remote *r, const args *a);
-    int operands;   /* 1: exactly one; -1: at most one */
+    int operands;   /* 1: exactly one; -1: at most one; 2: one or more */
     bool file;      /* the operand is a file, not a job id */
     const int *opts; /* the options it takes beyond the global ones; 0-terminated */
     const char *usage;
@@ -770,12 +774,197 @@ static int cmd_delete(remote *r, const args *a)
     return 0;
 }
 
+/* ---- batches ------------------------------------------------------------------------------ */
+
+/* --hole as the API spells it: "each-cell", or rows "##/##" as {"rows": [...]}. */
+static json_t *hole_json(const char *spec)
+{
+    if (strcmp(spec, "each-cell") == 0)
+        return json_string(spec);
+    json_t *rows = json_array();
+    for (const char *p = spec; rows != NULL;) {
+        size_t n = strcspn(p, "/");
+        json_array_append_new(rows, json_stringn(p, n));
+        if (p[n] == 0)
+            break;
+        p += n + 1;
+    }
+    return json_pack("{s:o}", "rows", rows);
+}
+
+/* One file as a job body (the file's options, the command line's on top):
+ * read and checked here like submit's, except with --hole, whose whole
+ * board need not be solvable (the daemon reads it). */
+static int batch_member(const args *a, const char *path, json_t **out)
+{
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    char *text;
+    size_t len;
+    int status = read_file(path, name, &text, &len);
+    if (status)
+        return status;
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    tsr_err err = {{0}};
+    tsr_options_init(&opt);
+    if (a->hole == NULL) {
+        int rc = tsr_puzzle_read(text, len, name, &pz, &opt, &err);
+        if (rc) {
+            fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
+            free(text);
+            return rc == TSR_ENOMEM ? EXIT_FAILED : EXIT_USAGE;
+        }
+    } else if (text[strspn(text, " \t\r\n\f\v")] != '{' ||
+               (*out = json_loadb(text, len, 0, NULL)) == NULL) {
+        free(text);
+        return cli_usage_error("--hole needs a JSON puzzle file (docs/puzzle-format.md): %s",
+                               name);
+    } else {
+        json_decref(*out);
+    }
+    for (int i = 0; i < a->nflags && status == 0; i++)
+        status = a->flags[i].code == O_REDUNDANCY && pz == NULL
+                     ? 0
+                     : cli_apply_flag(&a->flags[i], &opt, NULL);
+    tsr_puzzle empty = {0};
+    char *body = status ? NULL : submit_body(a, name, text, len, pz ? pz : &empty);
+    tsr_puzzle_free(pz);
+    free(text);
+    if (body == NULL)
+        return status ? status : EXIT_USAGE;
+    *out = json_loads(body, 0, NULL);
+    free(body);
+    return *out ? 0 : EXIT_FAILED;
+}
+
+static void print_batch_row(const json_t *b)
+{
+    const json_t *st = json_object_get(b, "states");
+    printf("%6lld  %5lld  %5lld  %10.0f  %s\n", (long long)num(b, "id"), (long long)num(b, "jobs"),
+           (long long)(num(st, "completed") + num(st, "cancelled") + num(st, "failed")),
+           num(b, "solutions"), json_is_string(json_object_get(b, "name")) ? str(b, "name") : "-");
+}
+
+/* A batch and its members, fewest solutions first (the daemon's order). */
+static void print_batch(const json_t *b)
+{
+    printf("batch %lld  %s\n", (long long)num(b, "id"),
+           json_is_string(json_object_get(b, "name")) ? str(b, "name") : "");
+    const json_t *st = json_object_get(b, "states");
+    printf("  %lld jobs:", (long long)num(b, "jobs"));
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)st, key, v)
+        if (json_integer_value(v) > 0)
+            printf(" %lld %s", (long long)json_integer_value(v), key);
+    printf("; %.0f solutions in all\n", num(b, "solutions"));
+    printf("%6s  %-9s  %13s  %10s  %10s  %7s  %s\n", "ID", "STATE", "DONE", "SOLUTIONS",
+           "RATE", "ETA", "NAME");
+    size_t i;
+    const json_t *job;
+    json_array_foreach(json_object_get(b, "members"), i, job)
+        print_job_row(job);
+}
+
+static int cmd_batch_submit(remote *r, const args *a)
+{
+    if (a->hole != NULL && a->nfiles != 1)
+        return cli_usage_error("--hole makes the variants of one puzzle file, not %s",
+                               "several");
+    if (a->every && a->hole == NULL)
+        return cli_usage_error("--every-position goes with --hole%s", "");
+    json_t *doc = json_object(), *jobs = json_array();
+    int status = 0;
+    for (int i = 0; i < a->nfiles && status == 0; i++) {
+        json_t *m = NULL;
+        if ((status = batch_member(a, a->files[i], &m)) == 0)
+            json_array_append_new(jobs, m);
+    }
+    if (a->name)
+        json_object_set_new(doc, "name", json_string(a->name));
+    if (status == 0 && a->hole) {
+        json_t *m = json_array_get(jobs, 0);
+        json_object_set(doc, "puzzle", json_object_get(m, "puzzle"));
+        json_object_set(doc, "options", json_object_get(m, "options"));
+        json_object_set_new(doc, "variants",
+                            json_pack("{s:o,s:b}", "hole", hole_json(a->hole), "up_to_symmetry",
+                                      !a->every));
+    } else {
+        json_object_set(doc, "jobs", jobs);
+    }
+    json_decref(jobs);
+    char *body = status ? NULL : json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (body == NULL)
+        return status ? status : EXIT_FAILED;
+    json_t *b = NULL;
+    status = call_json(r, "POST", "/api/v1/batches", body, true, &b);
+    free(body);
+    if (status)
+        return status;
+    if (!r->json)
+        printf("%lld\n", (long long)num(b, "id"));
+    json_decref(b);
+    return 0;
+}
+
+static int cmd_batch_show(remote *r, const args *a)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/v1/batches/%lld", a->id);
+    json_t *b = NULL;
+    int status = call_json(r, "GET", path, NULL, true, &b);
+    if (status == 0 && !r->json)
+        print_batch(b);
+    json_decref(b);
+    return status;
+}
+
+static int cmd_batch_list(remote *r, const args *a)
+{
+    (void)a;
+    json_t *all = json_array();
+    long long after = 0;
+    int status = 0;
+    for (;;) {
+        char path[96];
+        snprintf(path, sizeof path, "/api/v1/batches?limit=%d&after=%lld", LIST_PAGE, after);
+        json_t *page = NULL;
+        if ((status = call_json(r, "GET", path, NULL, false, &page)) != 0)
+            break;
+        json_array_extend(all, json_object_get(page, "batches"));
+        const json_t *next = json_object_get(page, "next");
+        long long n = json_is_integer(next) ? (long long)json_integer_value(next) : -1;
+        json_decref(page);
+        if (n <= after)
+            break;
+        after = n;
+    }
+    if (status == 0 && r->json) {
+        json_t *doc = json_pack("{s:O,s:n}", "batches", all, "next");
+        print_json_line(doc);
+        json_decref(doc);
+    } else if (status == 0) {
+        printf("%6s  %5s  %5s  %10s  %s\n", "ID", "JOBS", "DONE", "SOLUTIONS", "NAME");
+        size_t i;
+        const json_t *b;
+        json_array_foreach(all, i, b)
+            print_batch_row(b);
+    }
+    json_decref(all);
+    return status;
+}
+
 /* ---- the command line ------------------------------------------------------------------------ */
 
 static const int submit_opts[] = {O_UNIQUE, O_LIMIT,   O_GOAL,   O_THREADS, O_FILA,
                                   O_ORDER,  O_NOF,     O_NONOF,  O_VOLUME,  O_VTRIGGER,
                                   O_PARITY, O_PFILTER, O_FIT,    O_NOFIT,   O_REDUNDANCY,
                                   O_PRIORITY, O_WATCH, 0};
+static const int batch_submit_opts[] = {O_UNIQUE, O_LIMIT,   O_GOAL,   O_THREADS,  O_FILA,
+                                        O_ORDER,  O_NOF,     O_NONOF,  O_VOLUME,   O_VTRIGGER,
+                                        O_PARITY, O_PFILTER, O_FIT,    O_NOFIT,    O_REDUNDANCY,
+                                        O_PRIORITY, O_HOLE,  O_NAME,   O_EVERY,    0};
 static const int status_opts[] = {O_STATE, 0};
 static const int solutions_opts[] = {O_AFTER, O_LIMIT, O_FORMAT, O_ALL, 0};
 static const int no_opts[] = {0};
@@ -790,6 +979,11 @@ static const command commands[] = {
     {"resume", cmd_resume, 1, false, no_opts, "resume ID"},
     {"cancel", cmd_cancel, 1, false, no_opts, "cancel ID"},
     {"delete", cmd_delete, 1, false, no_opts, "delete ID"},
+    /* `tessera batch submit ...`: cli_remote_main joins the two words */
+    {"batch submit", cmd_batch_submit, 2, true, batch_submit_opts,
+     "batch submit [--name=N] [--hole=each-cell|ROWS [--every-position]] [job options] FILE..."},
+    {"batch show", cmd_batch_show, 1, false, no_opts, "batch show ID"},
+    {"batch list", cmd_batch_list, 0, false, no_opts, "batch list"},
 };
 
 static const command *find_command(const char *name)
@@ -802,7 +996,7 @@ static const command *find_command(const char *name)
 
 bool cli_is_remote_command(const char *cmd)
 {
-    return find_command(cmd) != NULL;
+    return find_command(cmd) != NULL || strcmp(cmd, "batch") == 0;
 }
 
 static bool takes(const command *cmd, int code)
@@ -819,6 +1013,14 @@ static int own_option(const command *cmd, int code, const char *v, args *a)
     long long n;
     switch (code) {
     case O_WATCH: a->watch = true; return 0;
+    case O_EVERY: a->every = true; return 0;
+    case O_NAME: a->name = v; return 0;
+    case O_HOLE:
+        if (strcmp(v, "each-cell") != 0 && (v[strspn(v, "#./")] != 0 || strchr(v, '#') == NULL))
+            return cli_usage_error("--hole: expected each-cell or rows of '#' and '.' split by "
+                                   "'/' (##/##), got '%s'", v);
+        a->hole = v;
+        return 0;
     case O_ALL: a->all = true; return 0;
     case O_STATE:
         if (tsr_job_state_parse(v) >= 0) {
@@ -864,9 +1066,21 @@ int cli_remote_main(int argc, char **argv)
         {"after", required_argument, NULL, O_AFTER},
         {"format", required_argument, NULL, O_FORMAT},
         {"all", no_argument, NULL, O_ALL},
+        {"hole", required_argument, NULL, O_HOLE},
+        {"name", required_argument, NULL, O_NAME},
+        {"every-position", no_argument, NULL, O_EVERY},
         {NULL, 0, NULL, 0},
     };
     const command *cmd = find_command(argv[0]);
+    if (strcmp(argv[0], "batch") == 0) { /* batch SUBCOMMAND: one word for the table */
+        char both[32];
+        snprintf(both, sizeof both, "batch %s", argc > 1 ? argv[1] : "");
+        if ((cmd = find_command(both)) == NULL)
+            return cli_usage_error("batch: expected submit, show or list, got '%s'",
+                                   argc > 1 ? argv[1] : "");
+        argc--;
+        argv++;
+    }
     const char *server = getenv("TESSERA_SERVER"), *token = getenv("TESSERA_TOKEN");
     remote r = {.tty = isatty(STDOUT_FILENO)};
     args a = {.flags = calloc((size_t)argc + 1, sizeof *a.flags)};
@@ -898,7 +1112,17 @@ int cli_remote_main(int argc, char **argv)
         }
     }
     int nops = argc - optind;
-    if (status == 0 && nops == 0 && cmd->operands == 1)
+    if (cmd->operands == 2 && nops > 1) { /* batch submit: FILE... */
+        a.files = argv + optind;
+        a.nfiles = nops;
+        nops = 1;
+    } else if (cmd->operands == 2 && nops == 1) {
+        a.files = argv + optind;
+        a.nfiles = 1;
+    }
+    if (status == 0 && nops > 0 && cmd->operands == 0)
+        status = cli_usage_error("%s takes no operand", cmd->name);
+    else if (status == 0 && nops == 0 && cmd->operands >= 1)
         status = cli_usage_error(cmd->file ? "%s needs a puzzle file" : "%s needs a job id",
                                  cmd->name);
     else if (status == 0 && nops > 1)

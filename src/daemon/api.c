@@ -67,12 +67,11 @@ static void check_caps(jm_manager *m, const tsr_puzzle *pz, const tsr_options *o
                         bytes_text(m->max_memory, cap, sizeof cap));
 }
 
-/* Read and check a submit body as submit and validate both do: the puzzle
- * and options into *pz and *opt, or an error in rep and false.  Shape and
- * type errors (they name a JSON path or a line) are 400; a well-formed
- * puzzle that cannot be solved as given, or one over a cap, is 422. */
-static bool read_submission(jm_manager *m, const char *body, size_t len, tsr_puzzle **pz,
-                            tsr_options *opt, srv_reply *rep)
+/* Read a submit body: the puzzle and options into *pz and *opt, or an
+ * error in rep and false.  Shape and type errors (they name a JSON path or
+ * a line) are 400; a well-formed puzzle the reader refuses is 422. */
+bool jm_read_puzzle(const char *body, size_t len, tsr_puzzle **pz, tsr_options *opt,
+                    srv_reply *rep)
 {
     if (len == 0) {
         srv_reply_error(rep, 400, "request body: empty; expected a job object "
@@ -91,6 +90,16 @@ static bool read_submission(jm_manager *m, const char *body, size_t len, tsr_puz
         return false;
     }
     json_decref(probe);
+    return true;
+}
+
+/* Read and check a submit body as submit and validate both do: what
+ * jm_read_puzzle reads, then every check preparation would make (422). */
+bool jm_read_submission(jm_manager *m, const char *body, size_t len, tsr_puzzle **pz,
+                        tsr_options *opt, srv_reply *rep)
+{
+    if (!jm_read_puzzle(body, len, pz, opt, rep))
+        return false;
     check_caps(m, *pz, opt, rep);
     if (rep->status >= 400) {
         tsr_puzzle_free(*pz);
@@ -101,7 +110,7 @@ static bool read_submission(jm_manager *m, const char *body, size_t len, tsr_puz
 }
 
 /* The puzzle as Puzzle JSON (normalised: cell lists), or NULL. */
-static json_t *puzzle_json(const tsr_puzzle *pz)
+json_t *jm_puzzle_json(const tsr_puzzle *pz)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -119,7 +128,7 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
     tsr_puzzle *pz = NULL;
     tsr_options opt;
-    if (!read_submission(ctx, body, len, &pz, &opt, rep))
+    if (!jm_read_submission(ctx, body, len, &pz, &opt, rep))
         return;
     jm_job facts = {0};
     jm_describe(&facts, pz);
@@ -131,7 +140,7 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
     json_object_set_new(summary, "expected", jm_expected_json(facts.expected));
     free(facts.name);
     char *options = tsr_options_write_json(&opt);
-    json_t *pj = puzzle_json(pz), *oj = options ? json_loads(options, 0, NULL) : NULL;
+    json_t *pj = jm_puzzle_json(pz), *oj = options ? json_loads(options, 0, NULL) : NULL;
     free(options);
     tsr_puzzle_free(pz);
     if (pj == NULL || oj == NULL) {
@@ -180,7 +189,7 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
     jm_manager *m = ctx;
     tsr_puzzle *pz = NULL;
     tsr_options opt;
-    if (!read_submission(ctx, body, len, &pz, &opt, rep))
+    if (!jm_read_submission(ctx, body, len, &pz, &opt, rep))
         return;
     if (atomic_fetch_add(&running, 1) >= EST_CONCURRENT) {
         atomic_fetch_sub(&running, 1);
@@ -225,6 +234,21 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
     atomic_fetch_sub(&running, 1);
 }
 
+void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_options *opt,
+                 const char *options, const tsr_puzzle *pz)
+{
+    j->m = m;
+    j->id = id;
+    j->batch = batch;
+    j->state = STO_QUEUED;
+    j->priority = opt->priority;
+    j->engine_version = TESSERA_ENGINE_VERSION;
+    j->created = j->updated = (int64_t)time(NULL);
+    jm_set_options(j, options);
+    j->cap = opt->threads;
+    jm_describe(j, pz);
+}
+
 static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
     jm_manager *m = ctx;
@@ -232,7 +256,7 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     tsr_options opt;
     tsr_err err = {{0}};
     int rc = 0;
-    if (!read_submission(ctx, body, len, &pz, &opt, rep))
+    if (!jm_read_submission(ctx, body, len, &pz, &opt, rep))
         return;
     char *options = tsr_options_write_json(&opt);
     char *doc = malloc(len + 1);
@@ -258,16 +282,8 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
         srv_reply_error(rep, rc == TSR_EINVAL ? 400 : rc == TSR_EIO ? 503 : 500, "%s", err.msg);
         return;
     }
-    j->m = m;
-    j->id = id;
-    j->state = STO_QUEUED;
-    j->priority = opt.priority;
-    j->engine_version = TESSERA_ENGINE_VERSION;
-    j->created = j->updated = (int64_t)time(NULL);
-    jm_set_options(j, options);
+    jm_job_init(j, m, id, 0, &opt, options, pz);
     free(options);
-    j->cap = opt.threads;
-    jm_describe(j, pz);
     tsr_puzzle_free(pz);
     pthread_mutex_lock(&m->mu);
     if (jm_add_job(m, j) != 0) {
@@ -460,7 +476,7 @@ static void op_job_puzzle(void *ctx, int64_t id, srv_reply *rep)
     bool exists = jm_find(m, id) != NULL;
     pthread_mutex_unlock(&m->mu);
     tsr_puzzle *pz = exists ? job_puzzle(m, id, &err) : NULL;
-    json_t *j = pz ? puzzle_json(pz) : NULL;
+    json_t *j = pz ? jm_puzzle_json(pz) : NULL;
     tsr_puzzle_free(pz);
     if (!exists)
         srv_reply_error(rep, 404, "no job %lld", (long long)id);
@@ -1054,7 +1070,8 @@ void jm_ops(jm_manager *m, srv_ops *ops)
                      .action = op_action, .solutions = op_solutions,
                      .export_next = op_export_next, .puzzles = op_puzzles,
                      .validate = op_validate, .estimate = op_estimate,
-                     .job_puzzle = op_job_puzzle,
+                     .job_puzzle = op_job_puzzle, .batch_submit = jm_batch_submit,
+                     .batches = jm_batches,
                      .health = op_health, .metrics = op_metrics, .wait_change = op_wait_change};
 }
 

@@ -262,6 +262,7 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_t *o = json_object();
     json_object_set_new(o, "id", json_integer(j->id));
     json_object_set_new(o, "name", j->name ? json_string(j->name) : json_null());
+    json_object_set_new(o, "batch", j->batch ? json_integer(j->batch) : json_null());
     json_object_set_new(o, "state", json_string(sto_state_name(j->state)));
     json_object_set_new(o, "final", json_boolean(sto_state_final(j->state)));
     json_object_set_new(o, "actions", actions_json(j));
@@ -544,7 +545,7 @@ static int load_jobs(jm_manager *m, tsr_err *err)
                 rc = TSR_ENOMEM;
                 break;
             }
-            *j = (jm_job){.m = m, .id = s->id, .state = s->state, .priority = s->priority,
+            *j = (jm_job){.m = m, .id = s->id, .batch = s->batch, .state = s->state, .priority = s->priority,
                           .engine_version = s->engine_version, .created = s->created,
                           .updated = s->updated, .solutions = s->solutions,
                           .stored = s->stored, .legacy = s->legacy, .nodes = s->nodes,

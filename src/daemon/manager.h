@@ -37,6 +37,7 @@ typedef struct jm_manager jm_manager;
 typedef struct jm_job {
     jm_manager *m;
     int64_t id;
+    int64_t batch;            /* the batch it was submitted in (batch.c), 0: none */
     enum sto_state state;
     int priority, engine_version;
     char *name;
@@ -163,6 +164,20 @@ void jm_stats_parse(const char *text, int levels, uint64_t *attempts, uint64_t *
 
 /* api.c */
 void jm_decoders_free(jm_manager *m);
+/* A submit body read (400, 422), not yet checked against the caps. */
+bool jm_read_puzzle(const char *body, size_t len, tsr_puzzle **pz, tsr_options *opt,
+                    srv_reply *rep);
+/* A submit body read and checked as POST /api/v1/jobs does: true with the
+ * puzzle and options, or false with the error (400, 413, 422) in rep. */
+bool jm_read_submission(jm_manager *m, const char *body, size_t len, tsr_puzzle **pz,
+                        tsr_options *opt, srv_reply *rep);
+json_t *jm_puzzle_json(const tsr_puzzle *pz); /* normalised Puzzle JSON, or NULL */
+/* A new queued job's fields, as created in the store (id, batch or 0). */
+void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_options *opt,
+                 const char *options, const tsr_puzzle *pz);
+/* batch.c: POST /api/v1/batches, GET /api/v1/batches[/{id}] */
+void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep);
+void jm_batches(void *ctx, int64_t id, int64_t after, int limit, srv_reply *rep);
 
 /* run.c: a job's runner thread (arg: the jm_job) */
 void *jm_runner_main(void *arg);

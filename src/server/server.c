@@ -336,7 +336,8 @@ enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8, Q_ALL = 16 };
 
 enum route {
     R_NONE, R_JOBS, R_JOB, R_JOB_ACTION, R_SOLUTIONS, R_EVENTS, R_JOB_PUZZLE,
-    R_PUZZLES, R_PUZZLE, R_VALIDATE, R_ESTIMATE, R_HEALTH, R_METRICS, R_STATIC
+    R_PUZZLES, R_PUZZLE, R_VALIDATE, R_ESTIMATE, R_HEALTH, R_METRICS, R_STATIC,
+    R_BATCHES, R_BATCH
 };
 
 /* Per route: the methods it answers, the query parameters its GET takes,
@@ -360,6 +361,8 @@ static const struct {
     [R_HEALTH] = {M_GET | M_HEAD, 0, false},
     [R_METRICS] = {M_GET | M_HEAD, 0, true},
     [R_STATIC] = {M_GET | M_HEAD, 0, false},
+    [R_BATCHES] = {M_GET | M_HEAD | M_POST, Q_AFTER | Q_LIMIT, true},
+    [R_BATCH] = {M_GET | M_HEAD, 0, true},
 };
 
 /* A request's state, from its first callback to on_completed(). */
@@ -461,6 +464,14 @@ static enum route route_of(const char *url, struct req *q)
                 return R_JOB_ACTION;
             }
         return R_NONE;
+    }
+    if ((p = after_prefix(url, "/api/v1/batches"))) {
+        if (*p == 0)
+            return R_BATCHES;
+        if (*p != '/' || strchr(p + 1, '/'))
+            return R_NONE;
+        keep_segment(q, p + 1, strlen(p + 1));
+        return R_BATCH;
     }
     if (strcmp(url, "/api/v1/validate") == 0)
         return R_VALIDATE;
@@ -1096,6 +1107,13 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
             return false;
         }
         break;
+    case R_BATCH:
+        if (q->id < 0) {
+            srv_reply_error(r, 404, "no batch %s",
+                            printable(echo, sizeof echo, q->seg, strlen(q->seg)));
+            return false;
+        }
+        break;
     case R_PUZZLE:
         if (!safe_segment(q->seg, strlen(q->seg))) {
             srv_reply_error(r, 404, "no puzzle %s",
@@ -1127,8 +1145,8 @@ static enum MHD_Result take_body(srv_server *s, struct req *q, const char *data,
 {
     q->received += n;
     if (q->received <= s->max_body) {
-        if ((q->route == R_JOBS && q->method == M_POST) || q->route == R_VALIDATE ||
-            q->route == R_ESTIMATE)
+        if (((q->route == R_JOBS || q->route == R_BATCHES) && q->method == M_POST) ||
+            q->route == R_VALIDATE || q->route == R_ESTIMATE)
             return base_buf_add(&q->body, data, n) == TSR_OK ? MHD_YES : MHD_NO;
         return MHD_YES;
     }
@@ -1180,6 +1198,15 @@ static enum MHD_Result dispatch(srv_server *s, struct MHD_Connection *c, struct 
         break;
     case R_ESTIMATE:
         s->ops.estimate(ctx, q->body.data ? q->body.data : "", q->body.len, &r);
+        break;
+    case R_BATCHES:
+        if (q->method == M_POST)
+            s->ops.batch_submit(ctx, q->body.data ? q->body.data : "", q->body.len, &r);
+        else
+            s->ops.batches(ctx, 0, q->after, q->limit, &r);
+        break;
+    case R_BATCH:
+        s->ops.batches(ctx, q->id, 0, 0, &r);
         break;
     case R_PUZZLES:
         s->ops.puzzles(ctx, NULL, &r);

@@ -92,6 +92,12 @@ typedef struct srv_ops {
     void (*estimate)(void *ctx, const char *body, size_t len, srv_reply *r);
     /* GET /api/v1/jobs/{id}/puzzle: the job's puzzle, normalised. */
     void (*job_puzzle)(void *ctx, int64_t id, srv_reply *r);
+    /* POST /api/v1/batches: a batch of jobs (a list of job bodies, or one
+     * puzzle and its variants), all created or none. */
+    void (*batch_submit)(void *ctx, const char *body, size_t len, srv_reply *r);
+    /* GET /api/v1/batches (id 0: the list, paged by after and limit as the
+     * job list) and GET /api/v1/batches/{id} (one batch with its jobs). */
+    void (*batches)(void *ctx, int64_t id, int64_t after, int limit, srv_reply *r);
     /* GET /api/v1/puzzles (name NULL) and GET /api/v1/puzzles/{name}. */
     void (*puzzles)(void *ctx, const char *name, srv_reply *r);
     /* GET /healthz */

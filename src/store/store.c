@@ -119,6 +119,16 @@ static const char *const migrations[STO_SCHEMA_VERSION] = {
     " crc INTEGER NOT NULL"
     ") STRICT;"
     "CREATE UNIQUE INDEX chunks_first ON chunks (job, first);",
+    /* 2 -> 3: batches of jobs (the API's /api/v1/batches).  Existing jobs
+     * belong to none: the new column is NULL for them. */
+    "CREATE TABLE batches ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " name TEXT,"
+    " spec TEXT NOT NULL," /* JSON: how the batch was asked for, without the puzzles */
+    " created INTEGER NOT NULL"
+    ") STRICT;"
+    "ALTER TABLE jobs ADD COLUMN batch INTEGER REFERENCES batches (id);"
+    "CREATE INDEX jobs_batch ON jobs (batch, id);",
 };
 
 /* ---- prepared statements --------------------------------------------------- */
@@ -146,13 +156,17 @@ enum stmt_id {
     S_CHUNK_INSERT,
     S_CHUNKS_CLEAR,
     S_CHUNKS_READ,
+    S_BATCH_INSERT,
+    S_JOB_INSERT_IN_BATCH,
+    S_BATCH_GET,
+    S_BATCH_LIST,
     S_COUNT
 };
 
 /* The column order of job rows, shared by S_JOB_GET and the listings
  * (which leave out the documents) and read by read_job_row. */
 #define JOB_COLUMNS_TAIL \
-    "error, created, updated, solutions, nodes, fraction, seconds, stats, stored, legacy FROM jobs "
+    "error, created, updated, solutions, nodes, fraction, seconds, stats, stored, legacy, batch FROM jobs "
 
 static const char *const stmt_sql[S_COUNT] = {
     [S_BEGIN] = "BEGIN",
@@ -192,6 +206,13 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_CHUNKS_READ] = "SELECT first, nsol, nclass, data, crc FROM chunks WHERE job = ?1"
                       " AND first >= coalesce((SELECT max(first) FROM chunks"
                       " WHERE job = ?1 AND first <= ?2), 1) AND first <= ?3 ORDER BY first",
+    [S_BATCH_INSERT] = "INSERT INTO batches (name, spec, created) VALUES (?1, ?2, ?3)",
+    [S_JOB_INSERT_IN_BATCH] = "INSERT INTO jobs (state, priority, engine_version, puzzle, options,"
+                              " created, updated, batch) VALUES ('queued', ?1, ?2, ?3, ?4, ?5, ?5,"
+                              " ?6)",
+    [S_BATCH_GET] = "SELECT id, name, spec, created FROM batches WHERE id = ?1",
+    [S_BATCH_LIST] = "SELECT id, name, spec, created FROM batches WHERE id > ?1 ORDER BY id"
+                     " LIMIT ?2",
 };
 
 struct sto_db {
@@ -444,6 +465,7 @@ static int read_job_row(sqlite3_stmt *st, sto_job *j, const char *ctx, tsr_err *
     j->seconds = sqlite3_column_double(st, 12);
     j->stored = sqlite3_column_int64(st, 14);
     j->legacy = sqlite3_column_int(st, 15) != 0;
+    j->batch = sqlite3_column_int64(st, 16); /* NULL reads as 0: no batch */
     return 0;
 }
 
@@ -742,13 +764,11 @@ void sto_jobs_free(sto_job *jobs, int n)
     free(jobs);
 }
 
-int sto_job_create(sto_db *s, const char *puzzle, const char *options, int priority, int64_t *id,
-                   tsr_err *err)
+/* Insert one queued job (in batch `batch` unless it is 0); not a
+ * transaction of its own beyond the statement's. */
+static int insert_job(sto_db *s, const char *puzzle, const char *options, int priority,
+                      int64_t batch, int64_t *id, const char *ctx, tsr_err *err)
 {
-    const char *ctx = "create job";
-    if (s == NULL || puzzle == NULL || id == NULL)
-        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database, puzzle or id pointer",
-                           ctx);
     if (options == NULL)
         options = "{}";
     size_t plen = 0, olen = 0;
@@ -757,7 +777,7 @@ int sto_job_create(sto_db *s, const char *puzzle, const char *options, int prior
         r = check_len(options, STO_MAX_DOC, &olen, ctx, "the options document", err);
     sqlite3_stmt *st = NULL;
     if (r == 0)
-        r = prep(s, S_JOB_INSERT, &st, ctx, err);
+        r = prep(s, batch ? S_JOB_INSERT_IN_BATCH : S_JOB_INSERT, &st, ctx, err);
     if (r != 0)
         return r;
     int rc = sqlite3_bind_int(st, 1, priority);
@@ -769,12 +789,24 @@ int sto_job_create(sto_db *s, const char *puzzle, const char *options, int prior
         rc = bind_text(st, 4, options, olen);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 5, now());
-    /* One statement: its own transaction, which takes the write lock
-     * directly (waiting under the busy timeout). */
+    if (rc == SQLITE_OK && batch)
+        rc = sqlite3_bind_int64(st, 6, batch);
     r = bound_step(s, st, rc, ctx, "insert job", err);
     if (r == 0)
         *id = sqlite3_last_insert_rowid(s->db);
     return r;
+}
+
+int sto_job_create(sto_db *s, const char *puzzle, const char *options, int priority, int64_t *id,
+                   tsr_err *err)
+{
+    const char *ctx = "create job";
+    if (s == NULL || puzzle == NULL || id == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database, puzzle or id pointer",
+                           ctx);
+    /* One statement: its own transaction, which takes the write lock
+     * directly (waiting under the busy timeout). */
+    return insert_job(s, puzzle, options, priority, 0, id, ctx, err);
 }
 
 int sto_job_get(sto_db *s, int64_t id, sto_job *out, tsr_err *err)
@@ -963,6 +995,139 @@ int sto_jobs_unfinished(sto_db *s, int64_t **ids, int *n, tsr_err *err)
         return r;
     }
     *ids = v;
+    *n = count;
+    return 0;
+}
+
+/* ---- batches of jobs ----------------------------------------------------------------
+ * A batch (the API's /api/v1/batches; not an sto_batch, which is a
+ * checkpoint's solutions) is a row of its own and the jobs whose batch
+ * column names it, created together in one transaction. */
+
+void sto_group_clear(sto_group *g)
+{
+    if (g == NULL)
+        return;
+    free(g->name);
+    free(g->spec);
+    memset(g, 0, sizeof *g);
+}
+
+void sto_groups_free(sto_group *g, int n)
+{
+    if (g == NULL)
+        return;
+    for (int i = 0; i < n; i++)
+        sto_group_clear(&g[i]);
+    free(g);
+}
+
+int sto_group_create(sto_db *s, const char *name, const char *spec, int n,
+                     const char *const *puzzles, const char *const *options,
+                     const int *priorities, int64_t *group, int64_t *ids, tsr_err *err)
+{
+    const char *ctx = "create batch";
+    if (s == NULL || spec == NULL || puzzles == NULL || group == NULL || ids == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database, spec or result", ctx);
+    if (n < 1 || n > STO_MAX_GROUP)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %d jobs is not in 1..%d", ctx, n,
+                           STO_MAX_GROUP);
+    size_t slen = 0, nlen = 0;
+    int r = check_len(spec, STO_MAX_DOC, &slen, ctx, "the batch's spec", err);
+    if (r == 0 && name != NULL)
+        r = check_len(name, STO_MAX_DOC, &nlen, ctx, "the batch's name", err);
+    if (r == 0)
+        r = tx_begin(s, true, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_stmt *st = NULL;
+    r = prep(s, S_BATCH_INSERT, &st, ctx, err);
+    if (r == 0) {
+        int rc = name ? bind_text(st, 1, name, nlen) : sqlite3_bind_null(st, 1);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 2, spec, slen);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int64(st, 3, now());
+        r = bound_step(s, st, rc, ctx, "insert batch", err);
+    }
+    int64_t g = r == 0 ? sqlite3_last_insert_rowid(s->db) : 0;
+    for (int i = 0; r == 0 && i < n; i++)
+        r = insert_job(s, puzzles[i], options ? options[i] : NULL, priorities ? priorities[i] : 0,
+                       g, &ids[i], ctx, err);
+    r = tx_end(s, r, ctx, err);
+    if (r == 0)
+        *group = g;
+    return r;
+}
+
+static int read_group_row(sqlite3_stmt *st, sto_group *g, const char *ctx, tsr_err *err)
+{
+    memset(g, 0, sizeof *g);
+    g->id = sqlite3_column_int64(st, 0);
+    g->created = sqlite3_column_int64(st, 3);
+    if (dup_column(st, 1, &g->name) != 0 || dup_column(st, 2, &g->spec) != 0) {
+        sto_group_clear(g);
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    }
+    return 0;
+}
+
+int sto_group_get(sto_db *s, int64_t id, sto_group *out, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "get batch %lld", (long long)id);
+    if (out == NULL || s == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = NULL;
+    int r = prep(s, S_BATCH_GET, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        r = read_group_row(st, out, ctx, err);
+    else if (rc == SQLITE_DONE)
+        r = tsr_err_set(err, TSR_EINVAL, "store: no batch %lld", (long long)id);
+    else
+        r = sql_err(s, rc, err, ctx, "select");
+    release(st);
+    return r;
+}
+
+int sto_group_list(sto_db *s, int64_t after_id, int limit, sto_group **out, int *n,
+                   tsr_err *err)
+{
+    const char *ctx = "list batches";
+    if (s == NULL || out == NULL || n == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    *out = NULL;
+    *n = 0;
+    if (limit < 1 || limit > STO_MAX_PAGE)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: page size %d is not in 1..%d", ctx, limit,
+                           STO_MAX_PAGE);
+    sqlite3_stmt *st = NULL;
+    int r = prep(s, S_BATCH_LIST, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_bind_int64(st, 1, after_id);
+    sqlite3_bind_int(st, 2, limit);
+    sto_group *v = NULL;
+    int count = 0, cap = 0, rc = SQLITE_DONE;
+    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((r = grow((void **)&v, &cap, count, sizeof *v, ctx, err)) != 0)
+            break;
+        if ((r = read_group_row(st, &v[count], ctx, err)) == 0)
+            count++;
+    }
+    if (r == 0 && rc != SQLITE_DONE)
+        r = sql_err(s, rc, err, ctx, "select");
+    release(st);
+    if (r != 0) {
+        sto_groups_free(v, count);
+        return r;
+    }
+    *out = v;
     *n = count;
     return 0;
 }

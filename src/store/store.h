@@ -45,7 +45,7 @@
 
 /* The schema this build writes (PRAGMA user_version) and the SQLite
  * application id that marks a Tessera store ("TSSR"). */
-#define STO_SCHEMA_VERSION 2
+#define STO_SCHEMA_VERSION 3
 #define STO_APPLICATION_ID 0x54535352
 
 /* Caps: larger inputs are refused with TSR_ETOOBIG (or TSR_EINVAL for a bad
@@ -57,6 +57,7 @@
 #define STO_CHUNK_CLASSES 1024         /* classes in one stored chunk */
 #define STO_MAX_PAGE 100000            /* rows in one page of sto_job_list / sto_solutions_page */
 
+#define STO_MAX_GROUP 1000              /* jobs in one batch (sto_group_create) */
 #define STO_BUSY_TIMEOUT_MS 10000
 
 typedef struct sto_db sto_db;
@@ -100,6 +101,7 @@ typedef struct sto_job {
     uint64_t nodes;          /* progress at the last checkpoint: */
     double fraction, seconds; /*   nodes searched, fraction done, seconds */
     char *stats;             /* free-form JSON text of statistics, or NULL */
+    int64_t batch;           /* the batch of jobs it was submitted in (sto_group), 0: none */
 } sto_job;
 
 /* Free the strings of `j` and zero it; a zeroed sto_job is safe to clear. */
@@ -184,6 +186,31 @@ int sto_job_delete(sto_db *db, int64_t id, tsr_err *err);
  * free(). */
 int sto_jobs_unfinished(sto_db *db, int64_t **ids, int *n, tsr_err *err);
 
+/* A batch of jobs submitted together (the API's /api/v1/batches; called
+ * a group here because sto_batch is a checkpoint's solutions): a name, a
+ * spec (JSON text: how it was asked for, stored verbatim) and its jobs,
+ * whose sto_job.batch is the group's id. */
+typedef struct sto_group {
+    int64_t id;              /* never reused */
+    char *name;              /* or NULL */
+    char *spec;
+    int64_t created;         /* unix seconds */
+} sto_group;
+void sto_group_clear(sto_group *g);
+void sto_groups_free(sto_group *g, int n);
+/* Create a group and its n (1..STO_MAX_GROUP) queued jobs in one
+ * transaction: all or none.  Job i gets puzzles[i], options[i] (options
+ * NULL or options[i] NULL: "{}") and priorities[i] (NULL: 0); its id goes
+ * to ids[i], the group's to *group. */
+int sto_group_create(sto_db *db, const char *name, const char *spec, int n,
+                     const char *const *puzzles, const char *const *options,
+                     const int *priorities, int64_t *group, int64_t *ids, tsr_err *err);
+/* Group `id` into *out (free with sto_group_clear); TSR_EINVAL and "no
+ * batch N" when there is none. */
+int sto_group_get(sto_db *db, int64_t id, sto_group *out, tsr_err *err);
+/* Up to `limit` (1..STO_MAX_PAGE) groups with id > after_id, in id order. */
+int sto_group_list(sto_db *db, int64_t after_id, int limit, sto_group **out, int *n,
+                   tsr_err *err);
 /* A search task: `nimages` image ids (an order-independent set, stored and
  * returned in the order given) and the fraction of the job's whole search
  * tree it stands for, a finite number in [0, 1].  The root task has no

@@ -151,6 +151,13 @@ TESSERA_SERVER=$nowhere "$T" status 2>"$tmp/err"; rc=$?
 check "TESSERA_SERVER used" '[ $rc -eq 1 ] && grep -q "$nowhere" "$tmp/err"'
 "$T" help >"$tmp/out"
 check "help lists daemon commands" 'grep -q "tessera submit" "$tmp/out" && grep -q "TESSERA_SERVER" "$tmp/out"'
+check "help lists the batch commands" 'grep -q "tessera batch submit" "$tmp/out" && grep -q -- "--hole=SHAPE" "$tmp/out"'
+"$T" batch submit --hole=each-cell "$S/puzzles/soma-cube.json" "$S/puzzles/soma-cube.json" 2>"$tmp/err"; rc=$?
+check "batch submit --hole takes one file: exit 2 before any request" '[ $rc -eq 2 ] && grep -q "one puzzle file" "$tmp/err"'
+TESSERA_SERVER=$nowhere "$T" batch list 2>"$tmp/err"; rc=$?
+check "batch list without a daemon: exit 1, names the address" '[ $rc -eq 1 ] && grep -q "$nowhere" "$tmp/err"'
+"$T" batch 2>"$tmp/err"; rc=$?
+check "batch without a subcommand: exit 2" '[ $rc -eq 2 ] && grep -q "submit, show or list" "$tmp/err"'
 
 # estimate: a search the timing run finishes gives its exact counts
 "$T" estimate --seconds=0.3 "$S/puzzles/soma-cube.json" >"$tmp/out" 2>"$tmp/err"; rc=$?

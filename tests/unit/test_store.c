@@ -613,10 +613,11 @@ START_TEST(schema_checks)
     db = (sto_db *)1;
     ck_assert_int_eq(sto_open(t.path, ENGINE, &db, &err), TSR_EUNSUPP);
     ck_assert(db == NULL);
-    ck_assert_msg(strstr(err.msg, "schema version 3 is newer than this build understands (2)") !=
-                          NULL &&
-                      strstr(err.msg, t.path) != NULL,
-                  "%s", err.msg);
+    char newer[96];
+    snprintf(newer, sizeof newer, "schema version %d is newer than this build understands (%d)",
+             STO_SCHEMA_VERSION + 1, STO_SCHEMA_VERSION);
+    ck_assert_msg(strstr(err.msg, newer) != NULL && strstr(err.msg, t.path) != NULL, "%s",
+                  err.msg);
 
     /* Another application's database. */
     char other[700];
@@ -1041,7 +1042,7 @@ START_TEST(schema_1_upgrade)
              "INSERT INTO frontier VALUES (2, 0, x'01000000', 0.5), (3, 0, x'02000000', 1.0);");
     tsr_err err = {""};
     sto_db *db = open_ok(t.path);
-    ck_assert_int_eq(raw_query(t.path, "PRAGMA user_version", NULL, 0), 2);
+    ck_assert_int_eq(raw_query(t.path, "PRAGMA user_version", NULL, 0), STO_SCHEMA_VERSION);
     sto_job j;
     ck_assert_int_eq(sto_job_get(db, 1, &j, &err), 0);
     ck_assert(j.state == STO_COMPLETED && j.legacy && j.solutions == 2 && j.stored == 2);

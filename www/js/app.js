@@ -1,4 +1,5 @@
-// app.js — entry point: hash router (#/, #/submit, #/jobs/{id} and its
+// app.js — entry point: hash router (#/, #/submit, #/designer (and
+// #/designer/job/{id}), #/batches, #/batches/{id}, #/jobs/{id} and its
 // views #/jobs/{id}/solutions/{n}, /gallery/{page}, /compare/{a}/{b}), nav
 // state, the API-token form, and the body[data-ready] flag for tests.  A
 // new address within the same job's page goes to that page's setParams
@@ -8,6 +9,8 @@ import { getToken, setToken, onAuthRequired } from './api.js';
 import * as jobsPage from './pages/jobs.js';
 import * as submitPage from './pages/submit.js';
 import * as jobPage from './pages/job.js';
+import * as designerPage from './pages/designer.js';
+import * as batchesPage from './pages/batches.js';
 import { h, clear } from './dom.js';
 
 const main = document.getElementById('main');
@@ -19,6 +22,10 @@ function route(hash) {
   let m;
   if (path === '/' || path === '') return { page: jobsPage, params: {}, nav: 'jobs' };
   if (path === '/submit') return { page: submitPage, params: {}, nav: 'submit' };
+  if (path === '/designer') return { page: designerPage, params: {}, nav: 'designer' };
+  if ((m = path.match(/^\/designer\/job\/(\d+)$/))) return { page: designerPage, params: { id: `job${m[1]}`, job: m[1] }, nav: 'designer' };
+  if (path === '/batches') return { page: batchesPage, params: {}, nav: 'batches' };
+  if ((m = path.match(/^\/batches\/(\d+)$/))) return { page: batchesPage, params: { id: m[1] }, nav: 'batches' };
   if ((m = path.match(/^\/jobs\/([^/]+)(\/.*)?$/))) {
     const params = jobView(m[2] || '');
     if (!params) return null;

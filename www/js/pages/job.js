@@ -117,7 +117,9 @@ export function mount(root, params) {
     actions = actionButtons(job, onAction, null, ['pause', 'resume', 'cancel', 'delete', 'rerun']);
     const narrow = window.matchMedia('(max-width: 760px)').matches;
     container.append(
-      h('p', { class: 'crumbs' }, h('a', { href: '#/', text: 'Jobs' }), ` / Job ${job.id}`),
+      h('p', { class: 'crumbs' }, h('a', { href: '#/', text: 'Jobs' }), ` / Job ${job.id}`,
+        job.batch ? [' · ', h('a', { href: `#/batches/${job.batch}`, 'data-testid': 'job-batch', text: `batch ${job.batch}` })] : null,
+        ' · ', h('a', { href: `#/designer/job/${job.id}`, 'data-testid': 'open-designer', text: 'Open in designer' })),
       h('section', { class: 'card job-header', 'data-testid': 'job-header', 'aria-labelledby': 'job-title' },
         h('div', { class: 'job-title-row' }, title, badge),
         limitNote,

@@ -1,0 +1,185 @@
+// The designer and batches: draw a 6x6 board with an optional centre by
+// dragging, pick the free pentominoes (named F..Z from the library), see the
+// balance refuse all 12 and accept "any of them" ranges, submit, and the job
+// counts what the library's same puzzle counts; open the job back in the
+// designer; a 3x3x3 board of three layers with the Soma set validates; the
+// 8x8 board with a 2x2 hole at each position (10 classes) as a batch, its
+// members listed fewest solutions first with the centre's 65, one opened.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  setup, teardown, withPage, gotoRoute, waitReady, clearReady, shot, checkPhone, eventually,
+  api, trackJob, waitJob, readPuzzle, num, T,
+} from './lib.mjs';
+
+before(setup, { timeout: T(60) });
+after(teardown, { timeout: T(60) });
+
+const cell = (page, x, y, z = 0) => page.locator(`svg[data-testid=design-layer][data-z="${z}"] rect[data-x="${x}"][data-y="${y}"]`);
+
+/** Press on cell a, move over to cell b, release: one drag. */
+async function drag(page, a, b) {
+  const ba = await cell(page, ...a).boundingBox();
+  const bb = await cell(page, ...b).boundingBox();
+  await page.mouse.move(ba.x + ba.width / 2, ba.y + ba.height / 2);
+  await page.mouse.down();
+  await page.mouse.move((ba.x + bb.x) / 2 + bb.width / 2, (ba.y + bb.y) / 2 + bb.height / 2, { steps: 3 });
+  await page.mouse.move(bb.x + bb.width / 2, bb.y + bb.height / 2, { steps: 3 });
+  await page.mouse.up();
+}
+
+async function balance(page) {
+  const b = page.locator('[data-testid=balance]');
+  return {
+    required: num(await b.locator('[data-testid=balance-required]').textContent()),
+    optional: num(await b.locator('[data-testid=balance-optional]').textContent()),
+    pieces: await b.locator('[data-testid=balance-pieces]').textContent(),
+    verdict: await b.locator('[data-testid=balance-verdict]').textContent(),
+    ok: (await b.getAttribute('data-ok')) === 'true',
+  };
+}
+
+async function setSize(page, w, hgt, layers) {
+  for (const [id, v] of [['board-width', w], ['board-height', hgt], ['board-layers', layers]]) {
+    await page.locator(`[data-testid=${id}]`).fill(String(v));
+    await page.locator(`[data-testid=${id}]`).dispatchEvent('change');
+  }
+}
+
+async function addSet(page, label) {
+  const sel = page.locator('select[data-testid=set-select]');
+  const value = await sel.locator('option', { hasText: label }).first().getAttribute('value');
+  await sel.selectOption(value);
+}
+
+test('draw a board, pick a set, set ranges, balance, submit, open the result', { timeout: T(100) }, withPage(async (page) => {
+  await gotoRoute(page, '#/designer');
+  assert.equal(await page.locator('[data-testid=nav-designer]').getAttribute('aria-current'), 'page');
+  let b = await balance(page);
+  assert.equal(b.required, 36, 'a new design is a 6x6 board, every cell required');
+  // the centre 2x2 optional, by dragging a rectangle
+  await page.locator('[data-testid=tool-rect]').click();
+  await page.locator('[data-testid=brush-opt]').click();
+  await drag(page, [2, 2], [3, 3]);
+  await eventually('the rectangle made 4 optional cells', async () => {
+    b = await balance(page);
+    assert.equal(b.required, 32);
+    assert.equal(b.optional, 4);
+    return true;
+  });
+  assert.equal(await cell(page, 3, 3).getAttribute('data-state'), 'opt');
+  assert.equal(await cell(page, 1, 3).getAttribute('data-state'), 'req');
+
+  await addSet(page, 'Pentominoes, free (12)');
+  const pieces = page.locator('[data-testid=design-piece]');
+  await eventually('12 pieces listed', async () => (await pieces.count()) === 12);
+  const names = await pieces.evaluateAll((els) => els.map((e) => e.dataset.name).sort());
+  assert.deepEqual(names, ['F', 'I', 'L', 'N', 'P', 'T', 'U', 'V', 'W', 'X', 'Y', 'Z'], 'conventional names from the library');
+  b = await balance(page);
+  assert.ok(!b.ok && /at least 60 cells but the board has only 36/.test(b.verdict), `all 12 do not fit: ${b.verdict}`);
+  // "any of them": every count 0..1
+  const mins = page.locator('[data-testid=piece-min]');
+  for (let i = 0; i < 12; i++) {
+    await mins.nth(i).fill('0');
+    await mins.nth(i).dispatchEvent('change');
+  }
+  b = await balance(page);
+  assert.ok(b.ok, `ranges 0..1 balance: ${b.verdict}`);
+  assert.match(b.pieces, /0–60/);
+  assert.match(b.verdict, /35 cells covered, 3 of the optional/);
+  await shot(page, 'designer-6x6-any7');
+  await checkPhone(page, 'designer-6x6-any7-phone');
+
+  await page.locator('[data-testid=design-validate]').click();
+  await eventually('validated', async () => /Valid: 36 cells, 12 pieces/.test(await page.locator('[data-testid=design-result]').textContent()));
+  await clearReady(page);
+  await page.locator('[data-testid=design-submit]').click();
+  await eventually('Submit opens the job page', async () => /^#\/jobs\/\d+$/.test(await page.evaluate(() => location.hash)));
+  await waitReady(page, 'job page');
+  const id = Number((await page.evaluate(() => location.hash)).split('/')[2]);
+  trackJob(id);
+  const job = await waitJob(id);
+  // the same puzzle from the library, counted by the daemon
+  const ref = await api('POST', '/api/v1/jobs', readPuzzle('pentominoes-any7-6x6-optional-centre.json'));
+  trackJob(ref.json.id);
+  const refJob = await waitJob(ref.json.id);
+  assert.equal(job.state, 'completed');
+  assert.equal(job.solutions, refJob.solutions, 'the designed puzzle counts what the library file counts');
+  await page.locator('[data-testid=solution-view]').waitFor();
+  await shot(page, 'designer-result-job');
+
+  // back into the designer from the job page
+  await clearReady(page);
+  await page.locator('[data-testid=open-designer]').click();
+  await waitReady(page, 'designer from the job');
+  await eventually('the job\'s puzzle in the designer', async () => {
+    b = await balance(page);
+    assert.equal(b.required, 32);
+    assert.equal(b.optional, 4);
+    assert.equal(await pieces.count(), 12);
+    return true;
+  });
+}));
+
+test('a 3D board as stacked layers with the Soma set', { timeout: T(60) }, withPage(async (page) => {
+  await gotoRoute(page, '#/designer');
+  await setSize(page, 3, 3, 3);
+  await eventually('three layers drawn', async () => (await page.locator('svg[data-testid=design-layer]').count()) === 3);
+  // layer 0 kept its cells; fill the two new layers with the fill tool
+  await page.locator('[data-testid=tool-fill]').click();
+  await page.locator('[data-testid=brush-req]').click();
+  await cell(page, 1, 1, 1).click();
+  await cell(page, 0, 2, 2).click();
+  await addSet(page, 'Soma (7)');
+  await eventually('7 Soma pieces', async () => (await page.locator('[data-testid=design-piece]').count()) === 7);
+  const b = await balance(page);
+  assert.equal(b.required, 27);
+  assert.ok(b.ok, b.verdict);
+  await page.locator('[data-testid=design-validate]').click();
+  await eventually('the cube validates', async () => /Valid: 27 cells, 7 pieces/.test(await page.locator('[data-testid=design-result]').textContent()));
+  await shot(page, 'designer-soma-layers');
+}));
+
+test('a batch: the 8x8 with a 2x2 hole at each position', { timeout: T(100) }, withPage(async (page) => {
+  await gotoRoute(page, '#/designer');
+  await page.locator('[data-testid=design-name]').fill('Pentominoes 8x8');
+  await setSize(page, 8, 8, 1);
+  await page.locator('[data-testid=tool-fill]').click();
+  await cell(page, 7, 7).click(); // the new cells, one region, made required
+  await addSet(page, 'Pentominoes, free (12)');
+  await eventually('12 pieces', async () => (await page.locator('[data-testid=design-piece]').count()) === 12);
+  let b = await balance(page);
+  assert.equal(b.required, 64);
+  assert.ok(!b.ok && /4 short|cover at most 60/.test(b.verdict), `the whole 8x8 does not balance: ${b.verdict}`);
+  await page.locator('select[data-testid=hole-shape]').selectOption('##/##');
+  await clearReady(page);
+  await page.locator('[data-testid=design-batch]').click();
+  await eventually('the batch page opens', async () => /^#\/batches\/\d+$/.test(await page.evaluate(() => location.hash)));
+  await waitReady(page, 'batch page');
+  const rows = page.locator('tr[data-testid=member-row]');
+  await eventually('10 members, every one completed', async () => {
+    assert.equal(await rows.count(), 10, 'one member per symmetry class of the hole');
+    const states = await rows.locator('[data-testid=job-state]').allTextContents();
+    assert.deepEqual([...new Set(states)], ['completed'], `states: ${states}`);
+    return true;
+  }, { timeout: T(90) });
+  const counts = (await rows.locator('[data-testid=member-solutions]').allTextContents()).map(num);
+  assert.deepEqual(counts, [...counts].sort((x, y) => x - y), 'fewest solutions first');
+  const centre = rows.filter({ hasText: 'hole at (3, 3)' });
+  assert.equal(num(await centre.locator('[data-testid=member-solutions]').textContent()),
+    readPuzzle('pentominoes-8x8-center-hole.json').expected.rotations, 'the centre hole: Scott\'s 65');
+  for (const id of await rows.evaluateAll((els) => els.map((e) => Number(e.dataset.jobId)))) trackJob(id);
+  await shot(page, 'batch-8x8-holes');
+  await checkPhone(page, 'batch-8x8-holes-phone');
+  // the list of batches, then one member's solutions
+  await gotoRoute(page, '#/batches');
+  await eventually('the batch is listed', async () => /Pentominoes 8x8/.test(await page.locator('[data-testid=batch-list]').textContent()));
+  await page.goBack();
+  await waitReady(page, 'batch page again');
+  await clearReady(page);
+  await centre.locator('[data-testid=member-name]').click();
+  await waitReady(page, 'member job page');
+  await page.locator('[data-testid=solution-view]').waitFor();
+  assert.match(await page.locator('[data-testid=solution-index]').textContent(), /1 \/ 65/);
+  assert.match(await page.locator('[data-testid=job-batch]').textContent(), /batch \d+/);
+}));

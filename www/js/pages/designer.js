@@ -1,0 +1,513 @@
+// pages/designer.js — the puzzle designer (#/designer, and #/designer/job/{id}
+// to start from a job's puzzle): draw the board cell by cell, by rectangle
+// or by flood fill, required or optional, as one layer or stacked layers;
+// pick pieces from the generated sets (shapes.js), the Soma, Tetris and
+// Bedlam sets and any library puzzle, or draw one; set each piece's count or
+// range and see the balance live; save and load the design as puzzle JSON;
+// then validate, estimate, submit it as a job, or submit a batch of its hole
+// variants (POST /api/v1/batches).
+
+import { h, s, clear, downloadBlob, slug } from '../dom.js';
+import { api, postJSON } from '../api.js';
+import { pieceColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
+import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance } from '../shapes.js';
+
+const MAX_SIDE = 40;   // board width and height in the editor
+const MAX_LAYERS = 8;
+const LIBRARY_SETS = [
+  { file: 'soma-cube.json', label: 'Soma (7)' },
+  { file: 'tetris-cube.json', label: 'Tetris Cube (12)' },
+  { file: 'bedlam-cube.json', label: 'Bedlam (13)' },
+];
+
+const key = (x, y, z) => `${x},${y},${z}`;
+
+/** A small drawing of a piece: its cells from above, layers side by side. */
+function pieceThumb(cells, color, size = 44) {
+  const n = normalize(cells);
+  const w = Math.max(...n.map((c) => c[0])) + 1;
+  const hgt = Math.max(...n.map((c) => c[1])) + 1;
+  const layers = Math.max(...n.map((c) => c[2])) + 1;
+  const cols = w * layers + (layers - 1) * 0.5;
+  const u = Math.min(size / Math.max(cols, hgt), 12);
+  return s('svg', { class: 'piece-thumb', width: cols * u + 2, height: hgt * u + 2, viewBox: `-1 -1 ${cols * u + 2} ${hgt * u + 2}`, 'aria-hidden': 'true' },
+    n.map((c) => s('rect', { x: (c[0] + c[2] * (w + 0.5)) * u, y: c[1] * u, width: u, height: u, fill: color, stroke: '#33404f', 'stroke-width': 0.8 })));
+}
+
+export function mount(root, params = {}) {
+  document.title = 'Designer · Tessera';
+  let destroyed = false;
+  const st = {
+    name: 'My puzzle',
+    w: 6, h: 6, layers: 1,
+    cells: new Map(),          // key -> 'req' | 'opt'
+    pieces: [],                // {name, cells, min, max}
+    rotations: 'all',
+    tool: 'paint', brush: 'req',
+    library: [],               // GET /api/v1/puzzles
+    names: null,               // canonical key -> conventional name
+  };
+
+  // ---- the board editor ----------------------------------------------------
+  const num = (testid, value, min, max, label) => h('input', {
+    type: 'number', 'data-testid': testid, value: String(value), min: String(min), max: String(max),
+    step: '1', inputmode: 'numeric', 'aria-label': label, class: 'num-small',
+  });
+  const nameInput = h('input', { type: 'text', 'data-testid': 'design-name', value: st.name, 'aria-label': 'Puzzle name' });
+  const wInput = num('board-width', st.w, 1, MAX_SIDE, 'Board width');
+  const hInput = num('board-height', st.h, 1, MAX_SIDE, 'Board height');
+  const lInput = num('board-layers', st.layers, 1, MAX_LAYERS, 'Layers');
+  const toolButtons = {};
+  const brushButtons = {};
+  const choice = (group, id, label, testid, title) => {
+    const b = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': testid, text: label, title, 'aria-pressed': 'false',
+      onclick: () => { st[group] = id; markChoices(); } });
+    (group === 'tool' ? toolButtons : brushButtons)[id] = b;
+    return b;
+  };
+  const markChoices = () => {
+    for (const [id, b] of Object.entries(toolButtons)) b.setAttribute('aria-pressed', String(st.tool === id));
+    for (const [id, b] of Object.entries(brushButtons)) b.setAttribute('aria-pressed', String(st.brush === id));
+  };
+  const boardArea = h('div', { class: 'designer-board', 'data-testid': 'design-board' });
+
+  function inBounds(x, y, z) { return x >= 0 && y >= 0 && z >= 0 && x < st.w && y < st.h && z < st.layers; }
+  function setCell(x, y, z, v) {
+    if (!inBounds(x, y, z)) return;
+    if (v === 'empty') st.cells.delete(key(x, y, z)); else st.cells.set(key(x, y, z), v);
+  }
+  function fill(x, y, z, v) {
+    const from = st.cells.get(key(x, y, z)) || 'empty';
+    if (from === v) return;
+    const stack = [[x, y]];
+    const seen = new Set();
+    while (stack.length) {
+      const [cx, cy] = stack.pop();
+      const k = key(cx, cy, z);
+      if (seen.has(k) || !inBounds(cx, cy, z) || (st.cells.get(k) || 'empty') !== from) continue;
+      seen.add(k);
+      setCell(cx, cy, z, v);
+      stack.push([cx + 1, cy], [cx - 1, cy], [cx, cy + 1], [cx, cy - 1]);
+    }
+  }
+
+  let drag = null; // {z, x0, y0, x1, y1, before}
+  function drawBoard() {
+    clear(boardArea);
+    const avail = Math.max(200, Math.min(boardArea.clientWidth || 600, 900));
+    const perRow = st.layers > 1 ? Math.min(st.layers, Math.max(1, Math.floor(avail / (st.w * 18 + 16)))) : 1;
+    const u = Math.max(14, Math.min(40, Math.floor((avail - 16 * perRow) / (perRow * st.w))));
+    for (let z = 0; z < st.layers; z++) {
+      const svg = s('svg', {
+        class: 'designer-grid', width: st.w * u + 2, height: st.h * u + 2, viewBox: `-1 -1 ${st.w * u + 2} ${st.h * u + 2}`,
+        'data-testid': 'design-layer', 'data-z': z, role: 'grid', 'aria-label': `Layer ${z + 1} of the board`,
+      });
+      for (let y = 0; y < st.h; y++) {
+        for (let x = 0; x < st.w; x++) {
+          let v = st.cells.get(key(x, y, z)) || 'empty';
+          if (drag && drag.z === z && st.tool === 'rect' &&
+              x >= Math.min(drag.x0, drag.x1) && x <= Math.max(drag.x0, drag.x1) &&
+              y >= Math.min(drag.y0, drag.y1) && y <= Math.max(drag.y0, drag.y1)) v = st.brush;
+          svg.append(s('rect', {
+            x: x * u, y: y * u, width: u, height: u, 'data-x': x, 'data-y': y, 'data-z': z, 'data-state': v,
+            class: `dcell dcell-${v}`, fill: v === 'req' ? '#7fa7e0' : v === 'opt' ? '#fff' : BOARD_FILL,
+            stroke: v === 'empty' ? '#d5dbe3' : BOARD_STROKE, 'stroke-width': 1,
+            'stroke-dasharray': v === 'opt' ? '3 2' : null,
+          }));
+          if (v === 'opt') svg.append(s('text', { x: x * u + u / 2, y: y * u + u / 2 + 4, 'text-anchor': 'middle', class: 'dcell-plus', 'pointer-events': 'none', text: '+' }));
+        }
+      }
+      const cellAt = (ev) => {
+        const r = svg.getBoundingClientRect();
+        const scale = (st.w * u + 2) / r.width;
+        return [Math.floor(((ev.clientX - r.left) * scale - 1) / u), Math.floor(((ev.clientY - r.top) * scale - 1) / u)];
+      };
+      svg.addEventListener('pointerdown', (ev) => {
+        ev.preventDefault();
+        const [x, y] = cellAt(ev);
+        if (!inBounds(x, y, z)) return;
+        svg.setPointerCapture?.(ev.pointerId);
+        if (st.tool === 'fill') { fill(x, y, z, st.brush); changed(); return; }
+        drag = { z, x0: x, y0: y, x1: x, y1: y };
+        if (st.tool === 'paint') {
+          // a click on a cell already of the brush's kind empties it
+          drag.value = (st.cells.get(key(x, y, z)) || 'empty') === st.brush ? 'empty' : st.brush;
+          setCell(x, y, z, drag.value);
+        }
+        drawBoard();
+      });
+      svg.addEventListener('pointermove', (ev) => {
+        if (!drag || drag.z !== z) return;
+        const [x, y] = cellAt(ev);
+        if (!inBounds(x, y, z) || (x === drag.x1 && y === drag.y1)) return;
+        drag.x1 = x; drag.y1 = y;
+        if (st.tool === 'paint') setCell(x, y, z, drag.value);
+        drawBoard();
+      });
+      const end = () => {
+        if (!drag || drag.z !== z) return;
+        if (st.tool === 'rect') {
+          for (let y = Math.min(drag.y0, drag.y1); y <= Math.max(drag.y0, drag.y1); y++)
+            for (let x = Math.min(drag.x0, drag.x1); x <= Math.max(drag.x0, drag.x1); x++) setCell(x, y, z, st.brush);
+        }
+        drag = null;
+        changed();
+      };
+      svg.addEventListener('pointerup', end);
+      svg.addEventListener('pointercancel', end);
+      boardArea.append(st.layers > 1
+        ? h('figure', { class: 'designer-layer' }, svg, h('figcaption', { class: 'muted', text: `z = ${z}` }))
+        : svg);
+    }
+  }
+
+  function resize() {
+    const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, Math.round(Number(v)) || lo));
+    st.w = clamp(wInput.value, 1, MAX_SIDE);
+    st.h = clamp(hInput.value, 1, MAX_SIDE);
+    st.layers = clamp(lInput.value, 1, MAX_LAYERS);
+    for (const k of [...st.cells.keys()]) {
+      const [x, y, z] = k.split(',').map(Number);
+      if (!inBounds(x, y, z)) st.cells.delete(k);
+    }
+    changed();
+  }
+  for (const i of [wInput, hInput, lInput]) i.addEventListener('change', resize);
+
+  // ---- pieces ---------------------------------------------------------------
+  const pieceList = h('div', { class: 'designer-pieces', 'data-testid': 'design-pieces' });
+  const setSelect = h('select', { 'data-testid': 'set-select', 'aria-label': 'Piece set' },
+    h('option', { value: '', text: 'Add a set of pieces…' }),
+    h('optgroup', { label: 'Generated' }, SETS.map((x) => h('option', { value: `gen:${x.id}`, text: x.label }))),
+    h('optgroup', { label: 'Sets' }, LIBRARY_SETS.map((x) => h('option', { value: `lib:${x.file}`, text: x.label }))));
+  const libGroup = h('optgroup', { label: 'Pieces of a library puzzle' });
+  setSelect.append(libGroup);
+  const setNote = h('span', { class: 'muted', 'aria-live': 'polite' });
+
+  async function libraryPieces(file) {
+    const text = await api.libraryFile(file);
+    let body;
+    try { body = JSON.parse(text); } catch { body = { polycube: text }; }
+    const v = await api.validate(body);
+    return v.puzzle;
+  }
+  async function conventionalNames() {
+    if (st.names) return st.names;
+    const names = new Map();
+    for (const file of NAME_SOURCES) {
+      if (!st.library.some((p) => p.file === file)) continue;
+      try {
+        const pz = await libraryPieces(file);
+        const solid = pz.pieces.some((p) => p.cells.some((c) => c[2]));
+        for (const p of pz.pieces) {
+          if (p.fixed) continue;
+          const flat = !p.cells.some((c) => c[2]);
+          names.set(canonical(p.cells, flat && !solid ? GROUPS.free2 : GROUPS.rot3).key, p.name);
+          if (flat) names.set(canonical(p.cells, GROUPS.free2).key, p.name);
+        }
+      } catch { /* a missing file only costs the names */ }
+    }
+    st.names = names;
+    return names;
+  }
+  function addPieces(list, onesided) {
+    const taken = new Set(st.pieces.map((p) => p.name));
+    for (const p of list) {
+      let name = p.name;
+      for (let i = 2; taken.has(name); i++) name = `${p.name}${i}`;
+      taken.add(name);
+      st.pieces.push({ name, cells: normalize(p.cells), min: p.min ?? 1, max: p.max ?? 1 });
+    }
+    if (onesided) st.rotations = 'one-sided';
+    changed();
+  }
+  setSelect.addEventListener('change', async () => {
+    const v = setSelect.value;
+    setSelect.value = '';
+    if (!v) return;
+    setNote.textContent = 'Adding…';
+    try {
+      if (v.startsWith('gen:')) {
+        const set = SETS.find((x) => `gen:${x.id}` === v);
+        addPieces(setPieces(set, await conventionalNames()), set.group === 'onesided2');
+        setNote.textContent = `Added ${set.label}${set.group === 'onesided2' ? '; pieces may not be turned over' : ''}.`;
+      } else {
+        const pz = await libraryPieces(v.slice(4));
+        addPieces(pz.pieces.filter((p) => !p.fixed).map((p) => {
+          const [lo, hi] = Array.isArray(p.count) ? p.count : [p.count ?? 1, p.count ?? 1];
+          return { name: p.name, cells: p.cells, min: lo, max: hi };
+        }), pz.rotations === 'one-sided');
+        setNote.textContent = `Added the pieces of ${pz.name || v.slice(4)}.`;
+      }
+    } catch (e) {
+      setNote.textContent = `Could not add the set: ${e.message}`;
+    }
+  });
+
+  function drawPieces() {
+    clear(pieceList);
+    if (st.pieces.length === 0) {
+      pieceList.append(h('p', { class: 'muted', text: 'No pieces yet: add a set above or draw one below.' }));
+      return;
+    }
+    st.pieces.forEach((p, i) => {
+      const color = pieceColor(i);
+      const lo = h('input', { type: 'number', min: '0', max: '8191', step: '1', value: String(p.min), class: 'num-small', 'data-testid': 'piece-min', 'aria-label': `${p.name}: fewest copies` });
+      const hi = h('input', { type: 'number', min: '0', max: '8191', step: '1', value: String(p.max), class: 'num-small', 'data-testid': 'piece-max', 'aria-label': `${p.name}: most copies` });
+      const upd = () => {
+        p.min = Math.max(0, Math.min(8191, Math.round(Number(lo.value)) || 0));
+        p.max = Math.max(p.min, Math.min(8191, Math.round(Number(hi.value)) || 0));
+        if (p.max === 0) p.max = Math.max(1, p.min);
+        hi.value = String(p.max);
+        updateBalance();
+      };
+      lo.addEventListener('change', upd);
+      hi.addEventListener('change', upd);
+      pieceList.append(h('div', { class: 'designer-piece', 'data-testid': 'design-piece', 'data-name': p.name },
+        pieceThumb(p.cells, color),
+        h('span', { class: 'designer-piece-name', title: `${p.cells.length} cells`, text: p.name }),
+        h('span', { class: 'muted designer-piece-size', text: `${p.cells.length}` }),
+        h('label', { class: 'designer-count' }, lo, h('span', { text: '–' }), hi),
+        h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'aria-label': `Remove ${p.name}`, text: '✕',
+          onclick: () => { st.pieces.splice(i, 1); changed(); } })));
+    });
+  }
+
+  // a custom piece, drawn on a 5x5 grid
+  const custom = new Set();
+  const customName = h('input', { type: 'text', 'data-testid': 'custom-name', value: 'A', class: 'num-small', 'aria-label': 'New piece name' });
+  const customGrid = h('div', { class: 'custom-grid', 'data-testid': 'custom-grid' });
+  function drawCustom() {
+    clear(customGrid);
+    for (let y = 0; y < 5; y++) for (let x = 0; x < 5; x++) {
+      const on = custom.has(`${x},${y}`);
+      customGrid.append(h('button', { type: 'button', class: `custom-cell${on ? ' on' : ''}`, 'aria-pressed': String(on), 'aria-label': `cell ${x}, ${y}`,
+        onclick: () => { if (on) custom.delete(`${x},${y}`); else custom.add(`${x},${y}`); drawCustom(); } }));
+    }
+  }
+  const addCustom = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'custom-add', text: 'Add this piece',
+    onclick: () => {
+      if (custom.size === 0) { setNote.textContent = 'Click cells of the small grid first.'; return; }
+      addPieces([{ name: customName.value.trim() || 'A', cells: [...custom].map((k) => [...k.split(',').map(Number), 0]) }]);
+      custom.clear();
+      drawCustom();
+    } });
+
+  // ---- balance ----------------------------------------------------------------
+  const balanceBox = h('div', { class: 'designer-balance', 'data-testid': 'balance', 'aria-live': 'polite' });
+  function counts() {
+    let req = 0, opt = 0;
+    for (const v of st.cells.values()) if (v === 'req') req++; else opt++;
+    return { req, opt };
+  }
+  function updateBalance() {
+    const { req, opt } = counts();
+    const b = balance(req, opt, st.pieces.map((p) => ({ size: p.cells.length, min: p.min, max: p.max })));
+    clear(balanceBox);
+    balanceBox.dataset.ok = String(b.ok);
+    balanceBox.append(
+      h('div', { class: 'balance-figures' },
+        h('span', { 'data-testid': 'balance-required' }, h('b', { text: String(req) }), ' required'),
+        h('span', { 'data-testid': 'balance-optional' }, h('b', { text: String(opt) }), ' optional'),
+        h('span', { 'data-testid': 'balance-pieces' }, 'pieces cover ', h('b', { text: b.min === b.max ? `${b.min}` : `${b.min}–${b.max}` }), ' cells')),
+      h('div', { class: b.ok ? 'balance-ok' : 'balance-bad', 'data-testid': 'balance-verdict',
+        text: b.ok ? `✓ balanced: e.g. ${b.total} cells covered${b.total > req ? `, ${b.total - req} of the optional` : ''}` : `✗ ${b.reason}` }));
+  }
+
+  function changed() {
+    if (destroyed) return;
+    drawBoard();
+    drawPieces();
+    updateBalance();
+    rotNote.textContent = st.rotations === 'one-sided' ? 'Pieces may not be turned over (one-sided).' : '';
+  }
+  const rotNote = h('small', { class: 'muted' });
+
+  // ---- the puzzle JSON, in and out ------------------------------------------------
+  function puzzle() {
+    const cells = [], optional = [];
+    for (const [k, v] of st.cells) {
+      const c = k.split(',').map(Number);
+      cells.push(c);
+      if (v === 'opt') optional.push(c);
+    }
+    const order = (a, b) => a[2] - b[2] || a[1] - b[1] || a[0] - b[0];
+    cells.sort(order); optional.sort(order);
+    const board = { cells };
+    if (optional.length) board.optional = optional;
+    return {
+      version: 1, name: nameInput.value.trim() || 'My puzzle', board,
+      pieces: st.pieces.map((p) => ({ name: p.name, cells: p.cells, count: p.min === p.max ? p.min : [p.min, p.max] })),
+      rotations: st.rotations, mirror: false,
+    };
+  }
+  function load(pz) {
+    st.cells.clear();
+    const all = pz.board?.cells || [];
+    const opt = new Set((pz.board?.optional || []).map((c) => key(c[0], c[1], c[2] || 0)));
+    const fixed = new Set();
+    for (const p of pz.pieces || []) if (p.fixed) for (const c of p.cells) fixed.add(key(c[0], c[1], c[2] || 0));
+    const mins = [0, 1, 2].map((k) => Math.min(...all.map((c) => c[k] || 0)));
+    for (const c of all) {
+      const k = key(c[0], c[1], c[2] || 0);
+      if (fixed.has(k)) continue; // the designer has no fixed pieces: their cells stay out
+      st.cells.set(key(c[0] - mins[0], c[1] - mins[1], (c[2] || 0) - mins[2]), opt.has(k) ? 'opt' : 'req');
+    }
+    st.w = Math.min(MAX_SIDE, Math.max(1, ...all.map((c) => c[0] - mins[0] + 1)));
+    st.h = Math.min(MAX_SIDE, Math.max(1, ...all.map((c) => c[1] - mins[1] + 1)));
+    st.layers = Math.min(MAX_LAYERS, Math.max(1, ...all.map((c) => (c[2] || 0) - mins[2] + 1)));
+    wInput.value = st.w; hInput.value = st.h; lInput.value = st.layers;
+    st.pieces = (pz.pieces || []).filter((p) => !p.fixed).map((p) => {
+      const [lo, hi] = Array.isArray(p.count) ? p.count : [p.count ?? 1, p.count ?? 1];
+      return { name: p.name, cells: normalize(p.cells), min: lo, max: hi };
+    });
+    st.rotations = pz.rotations || 'all';
+    nameInput.value = pz.name || 'My puzzle';
+    changed();
+    return fixed.size;
+  }
+
+  // ---- actions ------------------------------------------------------------------
+  const unique = h('select', { 'data-testid': 'design-unique', 'aria-label': 'Count solutions as distinct' },
+    h('option', { value: 'raw', text: 'raw' }), h('option', { value: 'rotations', text: 'up to rotations' }),
+    h('option', { value: 'mirror', text: 'up to rotations and reflections' }));
+  unique.value = 'rotations';
+  const limitInput = h('input', { type: 'number', min: '0', step: '1', value: '0', class: 'num-small', 'data-testid': 'design-limit', 'aria-label': 'Solution limit (0: all)' });
+  const options = () => ({ unique: unique.value, limit: Math.max(0, Math.round(Number(limitInput.value)) || 0) });
+  const errorBox = h('div', { class: 'alert', role: 'alert', 'data-testid': 'design-error', hidden: true });
+  const result = h('div', { class: 'designer-result', 'data-testid': 'design-result', 'aria-live': 'polite' });
+  const showError = (e) => { errorBox.textContent = e.message; errorBox.hidden = false; };
+  const act = (testid, label, cls, fn) => h('button', { type: 'button', class: `btn ${cls}`, 'data-testid': testid, text: label,
+    onclick: async (ev) => {
+      const b = ev.currentTarget;
+      errorBox.hidden = true;
+      b.disabled = true;
+      try { await fn(); } catch (e) { showError(e); } finally { b.disabled = false; }
+    } });
+  const fileInput = h('input', { type: 'file', accept: '.json,application/json', 'data-testid': 'design-upload', 'aria-label': 'Open a puzzle file' });
+  fileInput.addEventListener('change', async () => {
+    const f = fileInput.files[0];
+    if (!f) return;
+    errorBox.hidden = true;
+    try {
+      const text = await f.text();
+      let body;
+      try { body = JSON.parse(text); } catch { throw new Error(`${f.name}: not JSON`); }
+      const v = await api.validate(body).catch(async (e) => {
+        // a design that does not balance yet is still a design: read it as it is
+        if (body.board?.cells && body.pieces?.every((p) => p.cells)) return { puzzle: body.puzzle || body };
+        throw e;
+      });
+      const dropped = load(v.puzzle);
+      result.textContent = `Opened ${f.name}${dropped ? ` (its ${dropped} cells of fixed pieces are left out)` : ''}.`;
+    } catch (e) { showError(e); }
+    fileInput.value = '';
+  });
+
+  const holeSelect = h('select', { 'data-testid': 'hole-shape', 'aria-label': 'Hole shape' },
+    h('option', { value: 'each-cell', text: 'one cell' }),
+    h('option', { value: '##/##', text: '2×2 square' }),
+    h('option', { value: '##', text: 'domino' }));
+  const everyPos = h('input', { type: 'checkbox', 'data-testid': 'hole-every', id: 'hole-every' });
+  const uniqueTest = h('input', { type: 'checkbox', 'data-testid': 'hole-unique', id: 'hole-unique' });
+
+  const actions = h('div', { class: 'button-row' },
+    act('design-validate', 'Validate', '', async () => {
+      const v = await api.validate({ puzzle: puzzle(), options: options() });
+      result.textContent = `Valid: ${v.summary.cells} cells, ${v.summary.pieces} pieces.`;
+    }),
+    act('design-estimate', 'Estimate', '', async () => {
+      result.textContent = 'Estimating (a few seconds)…';
+      const e = await postJSON('/api/v1/estimate', { puzzle: puzzle(), options: options() });
+      const one = e.seconds?.['1'];
+      result.textContent = e.exact
+        ? `Exact: ${e.exact.solutions} solutions, ${e.exact.nodes} nodes in ${e.exact.seconds.toFixed(2)} s.`
+        : `About ${Math.round(e.solutions.estimate)} solutions; ${one ? one.text : '?'} on one thread.`;
+    }),
+    act('design-submit', 'Submit job', 'btn-primary', async () => {
+      const j = await api.submit({ puzzle: puzzle(), options: options() });
+      location.hash = `#/jobs/${j.id}`;
+    }),
+    act('design-download', 'Download JSON', '', async () => {
+      const pz = puzzle();
+      downloadBlob(new Blob([JSON.stringify(pz, null, 1)], { type: 'application/json' }), `${slug(pz.name)}.json`);
+    }));
+
+  const batchRow = h('div', { class: 'designer-batch' },
+    h('label', {}, 'A hole: ', holeSelect),
+    h('label', { for: 'hole-every' }, everyPos, ' every position (not one per symmetry class)'),
+    h('label', { for: 'hole-unique' }, uniqueTest, ' stop each at 2 solutions (uniqueness)'),
+    act('design-batch', 'Submit the batch', '', async () => {
+      const shape = holeSelect.value === 'each-cell' ? 'each-cell' : { rows: holeSelect.value.split('/') };
+      const opts = options();
+      if (uniqueTest.checked) opts.limit = 2;
+      const pz = puzzle();
+      const b = await postJSON('/api/v1/batches', {
+        name: `${pz.name}: a hole at ${everyPos.checked ? 'every position' : 'each position up to symmetry'}`,
+        puzzle: pz, options: opts, variants: { hole: shape, up_to_symmetry: !everyPos.checked },
+      });
+      location.hash = `#/batches/${b.id}`;
+    }));
+
+  markChoices();
+  root.append(h('div', { class: 'container designer' },
+    h('div', { class: 'page-head' }, h('h1', { text: 'Design a puzzle' })),
+    errorBox,
+    h('div', { class: 'designer-columns' },
+      h('section', { class: 'card' },
+        h('h2', { text: 'Board' }),
+        h('div', { class: 'designer-toolbar' },
+          h('label', {}, 'Name ', nameInput),
+          h('label', {}, 'Width ', wInput), h('label', {}, 'Height ', hInput), h('label', {}, 'Layers ', lInput)),
+        h('div', { class: 'designer-toolbar', role: 'toolbar', 'aria-label': 'Drawing tools' },
+          choice('tool', 'paint', 'Cells', 'tool-paint', 'Click or drag over cells'),
+          choice('tool', 'rect', 'Rectangle', 'tool-rect', 'Drag from corner to corner'),
+          choice('tool', 'fill', 'Fill', 'tool-fill', 'Fill the connected area of one kind'),
+          h('span', { class: 'toolbar-gap' }),
+          choice('brush', 'req', 'Required', 'brush-req', 'Cells every solution covers'),
+          choice('brush', 'opt', 'Optional +', 'brush-opt', 'Cells a solution may leave empty'),
+          choice('brush', 'empty', 'Erase', 'brush-empty', 'Not part of the board')),
+        boardArea,
+        h('small', { class: 'help' }, 'Blue: required; dashed with +: optional (a solution may leave it empty). ',
+          'Several layers make a 3D board, drawn bottom layer first.')),
+      h('section', { class: 'card' },
+        h('h2', { text: 'Pieces' }),
+        h('div', { class: 'designer-toolbar' }, setSelect,
+          h('button', { type: 'button', class: 'btn btn-small btn-ghost', text: 'Remove all', 'data-testid': 'pieces-clear',
+            onclick: () => { st.pieces = []; st.rotations = 'all'; changed(); } })),
+        setNote, rotNote,
+        balanceBox,
+        pieceList,
+        h('details', { class: 'designer-custom' },
+          h('summary', { text: 'Draw a piece' }),
+          h('div', { class: 'designer-toolbar' }, h('label', {}, 'Name ', customName), addCustom),
+          customGrid))),
+    h('section', { class: 'card' },
+      h('h2', { text: 'Check, save and run' }),
+      h('div', { class: 'designer-toolbar' },
+        h('label', {}, 'Count ', unique), h('label', {}, 'Limit ', limitInput),
+        h('label', {}, 'Open a file ', fileInput)),
+      actions, result,
+      h('h3', { text: 'Batch: the board with a hole at each position' }),
+      batchRow)));
+  drawCustom();
+
+  const ready = (async () => {
+    try {
+      st.library = (await api.library()).puzzles || [];
+      for (const p of st.library) if (/\.json$/.test(p.file)) libGroup.append(h('option', { value: `lib:${p.file}`, text: p.name || p.file }));
+    } catch { /* the library is optional */ }
+    if (params.job) {
+      try {
+        const dropped = load(await api.puzzle(params.job));
+        result.textContent = `Opened the puzzle of job ${params.job}${dropped ? ` (its ${dropped} cells of fixed pieces are left out)` : ''}.`;
+      } catch (e) { showError(e); }
+    } else {
+      for (let y = 0; y < st.h; y++) for (let x = 0; x < st.w; x++) st.cells.set(key(x, y, 0), 'req');
+    }
+    changed();
+  })();
+  const onResize = () => drawBoard();
+  window.addEventListener('resize', onResize);
+  return { ready, destroy() { destroyed = true; window.removeEventListener('resize', onResize); } };
+}
