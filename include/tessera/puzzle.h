@@ -152,7 +152,8 @@ int tsr_puzzle_read_json(const char *text, size_t len, const char *source,
                          tsr_puzzle **out, tsr_options *opt, tsr_err *err);
 
 /* An options object alone (the "options" of a job), checked against the
- * puzzle (a redundancy piece must exist).  *opt is initialised first. */
+ * puzzle (a redundancy piece must exist; with pz NULL, a name is taken
+ * unchecked).  *opt is initialised first. */
 int tsr_options_read_json(const char *text, size_t len, const char *source,
                           const tsr_puzzle *pz, tsr_options *opt, tsr_err *err);
 

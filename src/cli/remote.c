@@ -274,7 +274,9 @@ static char *submit_body(const args *a, const char *name, const char *text, size
     int rc = 0;
     for (int i = 0; i < a->nflags && rc == 0; i++) {
         const char *piece = a->flags[i].arg;
-        if (a->flags[i].code == O_REDUNDANCY && piece && strcmp(piece, "off") != 0) {
+        /* (no pieces: a --hole batch's board, which the daemon reads) */
+        if (a->flags[i].code == O_REDUNDANCY && piece && strcmp(piece, "off") != 0 &&
+            pz->npieces > 0) {
             int p = 0;
             while (p < pz->npieces && strcmp(pz->pieces[p].name, piece) != 0)
                 p++;
@@ -797,16 +799,18 @@ static json_t *hole_json(const char *spec)
  * board need not be solvable (the daemon reads it). */
 static int batch_member(const args *a, const char *path, json_t **out)
 {
-    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    char *text;
+    const char *name = tsr_file_name(path);
+    char *text = NULL;
     size_t len;
-    int status = read_file(path, name, &text, &len);
-    if (status)
-        return status;
     tsr_puzzle *pz = NULL;
     tsr_options opt;
     tsr_err err = {{0}};
     tsr_options_init(&opt);
+    int status = 0;
+    if (tsr_file_read(path, &text, &len, &err) != 0) {
+        fprintf(stderr, "tessera: %s\n", err.msg);
+        return EXIT_USAGE;
+    }
     if (a->hole == NULL) {
         int rc = tsr_puzzle_read(text, len, name, &pz, &opt, &err);
         if (rc) {
@@ -820,14 +824,23 @@ static int batch_member(const args *a, const char *path, json_t **out)
         return cli_usage_error("--hole needs a JSON puzzle file (docs/puzzle-format.md): %s",
                                name);
     } else {
+        /* the board with its hole is read by the daemon; the options here */
+        json_t *o = json_object_get(*out, "options");
+        char *otext = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        int rc = otext ? tsr_options_read_json(otext, strlen(otext), name, NULL, &opt, &err) : 0;
+        free(otext);
         json_decref(*out);
+        *out = NULL;
+        if (rc) {
+            fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
+            free(text);
+            return EXIT_USAGE;
+        }
     }
     for (int i = 0; i < a->nflags && status == 0; i++)
-        status = a->flags[i].code == O_REDUNDANCY && pz == NULL
-                     ? 0
-                     : cli_apply_flag(&a->flags[i], &opt, NULL);
+        status = cli_apply_flag(&a->flags[i], &opt);
     tsr_puzzle empty = {0};
-    char *body = status ? NULL : submit_body(a, name, text, len, pz ? pz : &empty);
+    char *body = status ? NULL : submit_body(a, name, text, len, pz ? pz : &empty, &opt);
     tsr_puzzle_free(pz);
     free(text);
     if (body == NULL)

@@ -862,7 +862,13 @@ static int read_redundancy(reader *r, const json_t *obj, const tsr_puzzle *pz, t
     }
     if (!json_is_string(v))
         return fail_type(r, v, "true, false or a piece name");
-    for (int i = 0; i < pz->npieces; i++)
+    if (pz == NULL) { /* no puzzle to check it against: the reader of the job will */
+        if (strlen(json_string_value(v)) > TSR_MAX_NAME)
+            return fail(r, TSR_EINVAL, "a piece name is at most %d bytes", TSR_MAX_NAME);
+        strcpy(o->redundancy, json_string_value(v));
+        return 0;
+    }
+    for (int i = 0; pz != NULL && i < pz->npieces; i++)
         if (strcmp(pz->pieces[i].name, json_string_value(v)) == 0) {
             /* piece names are at most TSR_MAX_NAME bytes: it fits */
             strcpy(o->redundancy, pz->pieces[i].name);
