@@ -403,7 +403,26 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
             srv_reply_error(rep, 404, "no action \"%s\"", action);
         return;
     }
+    /* a finished job's runner is leaving: wait for it, so that a delete
+     * never frees a job its runner still holds */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ACTION_WAIT_MS / 1000;
+    while ((j = jm_find(m, id)) != NULL && sto_state_final(j->state) && j->has_runner &&
+           !j->runner_done && !m->shutdown)
+        if (pthread_cond_timedwait(&m->changed, &m->mu, &until) == ETIMEDOUT)
+            break;
+    if (j == NULL) {
+        pthread_mutex_unlock(&m->mu);
+        srv_reply_error(rep, 404, "no job %lld", (long long)id);
+        return;
+    }
     enum jm_step step = jm_action_step(rule, j);
+    if (step == JM_DELETE && j->has_runner && !j->runner_done) {
+        pthread_mutex_unlock(&m->mu); /* still leaving after ACTION_WAIT_MS */
+        srv_reply_error(rep, 503, "job %lld is finishing; try again", (long long)id);
+        return;
+    }
     if (step == JM_REFUSE) {
         const char *sn = sto_state_name(j->state);
         pthread_mutex_unlock(&m->mu);

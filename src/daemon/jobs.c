@@ -240,7 +240,8 @@ const jm_action *jm_action_find(const char *name)
 
 enum jm_step jm_action_step(const jm_action *a, const jm_job *j)
 {
-    bool busy = j->has_runner && !j->runner_done;
+    /* a finished job's runner is only leaving (op_action waits for it) */
+    bool busy = j->has_runner && !j->runner_done && !sto_state_final(j->state);
     return busy ? a->in[j->state].busy : a->in[j->state].idle;
 }
 
