@@ -7,12 +7,6 @@
 
 #include "engine/symmetry.h"
 
-static int int_cmp(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 void sym_sort(int *ids, int n)
 {
     /* keys are short (a few dozen ids): insertion sort beats qsort */
@@ -108,7 +102,7 @@ static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
         int n = img_size(ip, i), t = ip->img_type[i];
         for (int j = 0; j < n; j++)
             cells[j] = cm[ic[j]];
-        qsort(cells, (size_t)n, sizeof *cells, int_cmp);
+        sym_sort(cells, n); /* a piece's few cells: no qsort call per image */
         map[i] = map_image(ip, t, cells, n);
         int to = map[i] < 0 ? -1 : ip->img_type[map[i]];
         if (ft[t] == -2)
