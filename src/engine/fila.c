@@ -91,7 +91,8 @@ struct fila {
     int nforced;
     int stack[FILA_MAX_BITS];     /* stack[p - 1]: image placed with p pieces left */
     int top;                      /* pieces left when FILA took over */
-    uint32_t *fitbuf;             /* (top + 1) * fitstride: fitting entries per level */
+    uint32_t *fitbuf;             /* (top + 1) * 2 * fitstride: two slices of fitting
+                                   * entries per level (E and S fill the spare one) */
     int maxlist, fitstride;       /* fitstride: maxlist and room for a vector store */
     /* per run, copied from the plan and the hooks so that the recursion
      * reads them without a chain of loads: the heuristic and whether the
