@@ -8,6 +8,12 @@
 
 #include "engine/symmetry.h"
 
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 void sym_sort(int *ids, int n)
 {
     /* keys are short (a few dozen ids): insertion sort beats qsort */
