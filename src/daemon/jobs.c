@@ -58,10 +58,13 @@ void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
 
 void jm_store_ok(jm_manager *m, jm_job *j)
 {
+    /* only the store's own complaint goes: a note tesserad --repair left
+     * on an unfinished job stays in view while it runs */
+    if (j->store_failures > 0)
+        jm_set_str(&j->error, NULL);
     j->store_failures = 0;
     j->retry_mono = 0;
     j->retry_at = 0;
-    jm_set_str(&j->error, NULL);
     jm_set_str(&m->store_error, NULL);
 }
 
