@@ -68,6 +68,11 @@ void jm_store_ok(jm_manager *m, jm_job *j)
     jm_set_str(&m->store_error, NULL);
 }
 
+char *jm_kept_error(const jm_job *j)
+{
+    return j->error != NULL && j->store_failures == 0 ? strdup(j->error) : NULL;
+}
+
 void jm_set_str(char **dst, const char *src)
 {
     free(*dst);
