@@ -620,8 +620,9 @@ static int check_store(const char *path, tsr_err *err)
     int rc = sto_check(path, false, START_CHECK_SECONDS, &report, err);
     if (rc == TSR_EIO && report != NULL)
         rc = tsr_err_set(err, TSR_EIO, "the store %s is damaged; nothing was changed.  Run "
-                         "'tesserad --check --db %s' for the whole report and docs/store.md "
-                         "(recovery) for what to do.  Found:\n%s", path, path, report);
+                         "'tesserad --check --db %s' for the whole report, 'tesserad --repair "
+                         "--db %s' to mend damaged solution chunks, and see docs/store.md "
+                         "(recovery).  Found:\n%s", path, path, path, report);
     free(report);
     return rc;
 }
