@@ -2254,13 +2254,30 @@ int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err)
     if (f != NULL)
         fclose(f);
     sto_close(s);
-    if (r != 0 || refused) {
-        *report = text; /* what was found, when anything was */
-        return r != 0 ? r : TSR_EIO;
+    if (r != 0) { /* rolled back: lines saying what was mended would mislead */
+        free(text);
+        return r;
     }
-    /* the result, checked afresh as tesserad --check would */
+    if (refused) {
+        *report = text;
+        return TSR_EIO;
+    }
+    /* the result, checked afresh as tesserad --check would; the repair is
+     * committed by now, so a check that cannot run is said in the report
+     * (not sound, as far as we know), not as an error that would read as
+     * "nothing changed" */
     char *after = NULL;
-    r = sto_check(path, true, 0, &after, err);
+    tsr_err ce = {{0}};
+    r = sto_check(path, true, 0, &after, &ce);
+    if (r != 0 && after == NULL && ce.msg[0] != '\0') {
+        size_t alen = 0;
+        FILE *a = open_memstream(&after, &alen);
+        if (a != NULL) {
+            fprintf(a, "the check could not run: %s\n", ce.msg);
+            fclose(a);
+        }
+        r = TSR_EIO;
+    }
     if (after != NULL) {
         size_t blen = 0;
         char *both = NULL;
