@@ -232,6 +232,23 @@ def repair(t):
           "--repair refuses a damaged structure and points at the salvage", out + err)
     check_eq(digest(d.db_path), sha, "the refused file is unchanged")
 
+    # ... nor a page SQLite cannot read at all (the frontier's root page
+    # garbled): damage for --check (exit 1, not "unreadable"), refused by
+    # --repair with the file unchanged
+    con = sqlite3.connect(d.db_path)
+    page = con.execute("PRAGMA page_size").fetchone()[0]
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'frontier'").fetchone()[0]
+    con.close()
+    with open(d.db_path, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\xab" * 8)
+    sha = digest(d.db_path)
+    rc, out, _ = run_check(d.db_path)
+    check(rc == 1 and "could not go on" in out, "--check: a malformed page is damage, exit 1", out)
+    rc, out, err = run_repair(d.db_path)
+    check(rc == 1 and "structure is damaged" in out, "--repair refuses a malformed page", out + err)
+    check_eq(digest(d.db_path), sha, "the refused file is unchanged")
+
 
 if __name__ == "__main__":
     tlib.run(main)
