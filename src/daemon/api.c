@@ -435,15 +435,17 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     }
     if (step == JM_ASK)
         wait_runner(m, j, id);
+    char *kept_error = step == JM_STORE ? jm_kept_error(j) : NULL;
     pthread_mutex_unlock(&m->mu);
 
     int rc = 0;
     if (step == JM_STORE || step == JM_DELETE) {
         pthread_mutex_lock(&m->db_mu);
         rc = step == JM_DELETE ? sto_job_delete(m->db, id, &err)
-                            : sto_job_set_state(m->db, id, rule->to, NULL, &err);
+                            : sto_job_set_state(m->db, id, rule->to, kept_error, &err);
         pthread_mutex_unlock(&m->db_mu);
     }
+    free(kept_error);
     pthread_mutex_lock(&m->mu);
     j = jm_find(m, id);
     bool live = j != NULL && j->has_runner && !j->runner_done;

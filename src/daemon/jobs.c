@@ -58,11 +58,19 @@ void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
 
 void jm_store_ok(jm_manager *m, jm_job *j)
 {
+    /* only the store's own complaint goes: a note tesserad --repair left
+     * on an unfinished job stays in view while it runs */
+    if (j->store_failures > 0)
+        jm_set_str(&j->error, NULL);
     j->store_failures = 0;
     j->retry_mono = 0;
     j->retry_at = 0;
-    jm_set_str(&j->error, NULL);
     jm_set_str(&m->store_error, NULL);
+}
+
+char *jm_kept_error(const jm_job *j)
+{
+    return j->error != NULL && j->store_failures == 0 ? strdup(j->error) : NULL;
 }
 
 void jm_set_str(char **dst, const char *src)
@@ -612,8 +620,9 @@ static int check_store(const char *path, tsr_err *err)
     int rc = sto_check(path, false, START_CHECK_SECONDS, &report, err);
     if (rc == TSR_EIO && report != NULL)
         rc = tsr_err_set(err, TSR_EIO, "the store %s is damaged; nothing was changed.  Run "
-                         "'tesserad --check --db %s' for the whole report and docs/store.md "
-                         "(recovery) for what to do.  Found:\n%s", path, path, report);
+                         "'tesserad --check --db %s' for the whole report, 'tesserad --repair "
+                         "--db %s' to mend damaged solution chunks, and see docs/store.md "
+                         "(recovery).  Found:\n%s", path, path, path, report);
     free(report);
     return rc;
 }

@@ -5,6 +5,7 @@
  *            [--token T] [--www DIR] [--puzzles DIR] [--docs DIR]
  *            [--checkpoint-seconds S] [--max-memory SIZE]
  *            [--mpi [--mpi-timeout S]]
+ *   tesserad --check | --repair [--db PATH | --state-dir DIR]
  *
  * Under mpirun with --mpi, rank 0 is the daemon and searches through the
  * cluster of every rank (daemon/cluster.c); the other ranks only serve it
@@ -34,6 +35,8 @@
 #define sd_notify(unset, text) ((void)(unset), (void)(text), 0)
 #define sd_notifyf(unset, ...) ((void)(unset), 0)
 #endif
+
+#include <jansson.h>
 
 #include "daemon/jobs.h"
 #include "server/server.h"
@@ -83,6 +86,11 @@ static const char *usage_text =
     "                           and its work searched again elsewhere (default 30)\n"
     "  --check                  check the store (--db or --state-dir) without changing it,\n"
     "                           print the report and exit: 0 sound, 1 damaged, 2 unreadable\n"
+    "  --repair                 mend damaged solution chunks of the store (offline: not\n"
+    "                           beside a running tesserad): each job keeps its solutions\n"
+    "                           before the damage and says what it lost; exit 0 when the\n"
+    "                           store is then sound, 1 when not, 2 when it cannot be done\n"
+    "                           (docs/store.md, recovery)\n"
     "  --version, --help\n";
 
 static bool is_dir(const char *path)
@@ -155,6 +163,50 @@ static int check_main(const char *db)
     return rc == 0 ? 0 : err.msg[0] == '\0' ? 1 : 2;
 }
 
+/* How --repair caps a damaged unfinished job (sto_cap_fn): its options with
+ * "store" set to the solutions it keeps, so a resumed search stores no
+ * more and never gives a removed solution's number to another. */
+static int cap_store(const char *options, int64_t stored, char **out, tsr_err *err)
+{
+    json_error_t je;
+    json_t *o = json_loads(options, 0, &je);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return tsr_err_set(err, TSR_EINVAL, "its options are not a JSON object (%s)", je.text);
+    }
+    int rc = json_object_set_new(o, "store", json_integer(stored));
+    *out = rc == 0 ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return *out != NULL ? 0 : tsr_err_set(err, TSR_ENOMEM, "out of memory");
+}
+
+/* tesserad --repair: holds the store's claim as the daemon does, so it
+ * never runs beside one, and mends what the check finds in solution
+ * chunks (sto_repair). */
+static int repair_main(const char *db)
+{
+    tsr_err err = {{0}};
+    /* a missing file is said before the claim would leave a .lock beside it */
+    if (access(db, F_OK) != 0) {
+        fprintf(stderr, "tesserad: repair %s: %s\n", db, strerror(errno));
+        return 2;
+    }
+    sto_claim *claim = NULL;
+    if (sto_claim_take(db, &claim, &err) != 0) {
+        fprintf(stderr, "tesserad: %s\n", err.msg);
+        return 2;
+    }
+    char *report = NULL;
+    int rc = sto_repair(db, cap_store, &report, &err);
+    sto_claim_release(claim);
+    if (report != NULL)
+        fputs(report, stdout);
+    free(report);
+    if (err.msg[0] != '\0')
+        fprintf(stderr, "tesserad: %s; nothing was changed\n", err.msg);
+    return rc == 0 ? 0 : err.msg[0] == '\0' ? 1 : 2;
+}
+
 /* The main loop's period: how soon SIGTERM is seen, and how often idle MPI
  * workers hear from rank 0 (their silence timeout is --mpi-timeout). */
 #define MAIN_TICK_MS 200
@@ -165,7 +217,7 @@ static int check_main(const char *db)
 typedef struct settings {
     const char *listen, *db, *token, *state_dir, *www, *puzzles, *docs;
     double threads, checkpoint, mpi_timeout, max_memory;
-    bool mpi, check;
+    bool mpi, check, repair;
     char statebuf[4096], dbbuf[4200];
 } settings;
 
@@ -182,6 +234,7 @@ static bool parse_options(int argc, char **argv, bool have_cluster, settings *st
         {"mpi", no_argument, NULL, 'm'},           {"mpi-timeout", required_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
         {"check", no_argument, NULL, 'C'},         {"max-memory", required_argument, NULL, 'M'},
+        {"repair", no_argument, NULL, 'R'},
         {NULL, 0, NULL, 0}};
     *st = (settings){.listen = SRV_DEFAULT_LISTEN, .token = getenv("TESSERAD_TOKEN"),
                      .state_dir = getenv("STATE_DIRECTORY"),
@@ -210,6 +263,7 @@ static bool parse_options(int argc, char **argv, bool have_cluster, settings *st
             break;
         case 'm': st->mpi = true; break;
         case 'C': st->check = true; break;
+        case 'R': st->repair = true; break;
         case 'o':
             if (parse_number("--mpi-timeout", optarg, 0.5, 86400, &st->mpi_timeout) != 0)
                 return *status = 2, false;
@@ -228,6 +282,11 @@ static bool parse_options(int argc, char **argv, bool have_cluster, settings *st
     }
     if (optind < argc) {
         fprintf(stderr, "tesserad: unexpected argument \"%s\"\n%s", argv[optind], usage_text);
+        return *status = 2, false;
+    }
+    if (st->check && st->repair) {
+        fprintf(stderr, "tesserad: --check and --repair: give one (--repair checks the result "
+                "itself)\n");
         return *status = 2, false;
     }
     if (st->mpi && !have_cluster) {
@@ -301,6 +360,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         return rc;
     if (st.check)
         return check_main(st.db);
+    if (st.repair)
+        return repair_main(st.db);
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);

@@ -149,6 +149,10 @@ void jm_touch(jm_manager *m, jm_job *j);           /* under mu: a change for eve
  * commit that succeeded ends the wait */
 void jm_store_failed(jm_manager *m, jm_job *j, const char *why);
 void jm_store_ok(jm_manager *m, jm_job *j);
+/* under mu: the error text job j keeps when its state moves (a copy, or
+ * NULL): a note such as tesserad --repair's stays, the store's retry
+ * message goes */
+char *jm_kept_error(const jm_job *j);
 void jm_count_states(jm_manager *m, int counts[6]); /* under mu */
 /* under mu: the threads job j may run with now: what the scheduler gives
  * it, but no more than the other runners leave free */

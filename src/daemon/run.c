@@ -507,9 +507,13 @@ static int end_unstarted(run *r, enum want want, bool shutdown, tsr_err *err)
     enum sto_state next = want == WANT_PAUSE    ? STO_PAUSED
                           : want == WANT_CANCEL ? STO_CANCELLED
                                                 : STO_QUEUED;
+    pthread_mutex_lock(&m->mu);
+    char *kept_error = jm_kept_error(r->j);
+    pthread_mutex_unlock(&m->mu);
     pthread_mutex_lock(&m->db_mu);
-    int rc = sto_job_set_state(m->db, r->id, next, NULL, err);
+    int rc = sto_job_set_state(m->db, r->id, next, kept_error, err);
     pthread_mutex_unlock(&m->db_mu);
+    free(kept_error);
     if (rc != 0 && rc != TSR_EINVAL) {
         r->store_failed = true;
         snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);

@@ -147,6 +147,24 @@ void sto_claim_release(sto_claim *c); /* NULL is fine */
  * where: job, solution number), or another code when it cannot be read. */
 int sto_check(const char *path, bool full, double max_seconds, char **report, tsr_err *err);
 
+/* Mend the damage sto_check finds in solution chunks, offline: the caller
+ * holds the store's claim (sto_claim_take), so no daemon writes beside it.
+ * A store whose SQLite structure is damaged (integrity_check) is refused
+ * unchanged: its rows must be salvaged first (docs/store.md, recovery).
+ * Otherwise, in one transaction, each job keeps its longest sound run of
+ * stored solutions 1..k (the chunks before the first damaged, missing or
+ * misplaced one), loses the chunks from there on, and gets stored = k and
+ * an `error` text saying which solutions were removed; its found count,
+ * progress and frontier stay.  An unfinished job's options.store is capped
+ * at k through `cap` (the store does not read the options document), so a
+ * resumed search stores nothing more and no solution number is reused.
+ * Chunks of jobs that no longer exist are deleted.  *report says what was
+ * found and done, then the whole check of the result (free it).  Returns 0
+ * when the store is then sound, TSR_EIO when it is not (or was refused),
+ * another code when it cannot be read or written (nothing changed). */
+typedef int (*sto_cap_fn)(const char *options, int64_t stored, char **out, tsr_err *err);
+int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err);
+
 /* Create a queued job with no frontier, no solutions and zero progress;
  * `options` NULL stores "{}".  The new id goes to *id. */
 int sto_job_create(sto_db *db, const char *puzzle, const char *options, int priority,

@@ -13,11 +13,15 @@ stored) fills the rest mid-run.  Then:
   - the ballast removed, the daemon started again finishes the job at the
     exact count, every solution stored once, and /healthz is "ok" again.
 
-Needs to mount a tmpfs (root, or a user namespace): skipped otherwise.
+Needs to mount a tmpfs: as root it mounts one; otherwise it runs itself
+again inside a user and mount namespace of its own (`unshare --user
+--map-root-user --mount`), where it may; it is skipped, saying why, only
+where neither works.
 """
 
 import os
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -29,17 +33,53 @@ TMPFS_MB = 96
 BALLAST_MB = 56  # the flood's store needs ~67 MB: it fills the rest mid-run
 
 
+# set in the copy of this script that runs inside its own namespaces
+IN_USERNS = "TSR_DISK_FULL_USERNS"
+UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]
+
+
+def try_mount(where):
+    """Mount a TMPFS_MB tmpfs at where; the error text, or None when mounted."""
+    try:
+        p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%dM" % TMPFS_MB, "tmpfs", where],
+                           capture_output=True, text=True)
+    except OSError as e:
+        return str(e)
+    return None if p.returncode == 0 else (p.stderr.strip().split("\n")[0] or "exit %d" % p.returncode)
+
+
+def in_namespaces(refused):
+    """Run this script again in a user and mount namespace of its own, where
+    an unprivileged user may mount a tmpfs: exec, so its exit status is
+    ours.  Returns (only) when that cannot be done, with the reason."""
+    if os.environ.get(IN_USERNS):
+        return "not even in a user namespace of its own"
+    try:
+        probe = subprocess.run(UNSHARE + ["true"], capture_output=True, text=True)
+    except OSError as e:
+        return "no unshare (%s)" % e
+    if probe.returncode != 0:
+        return "unshare refused a user namespace (%s)" % (probe.stderr.strip().split("\n")[0] or
+                                                          "exit %d" % probe.returncode)
+    tlib.log("plain mount refused (%s): running again under %s" % (refused, " ".join(UNSHARE)))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.environ[IN_USERNS] = "1"
+    os.execvp(UNSHARE[0], UNSHARE + [sys.executable, os.path.abspath(sys.argv[0])] + sys.argv[1:])
+
+
 def mount_tmpfs():
-    """A fresh tmpfs of TMPFS_MB, unmounted at exit; raises Skip if we may not."""
+    """A fresh tmpfs of TMPFS_MB, unmounted at exit; raises Skip if no way
+    to mount one works here."""
     where = tempfile.mkdtemp(prefix="tsr-full-")
-    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%dM" % TMPFS_MB, "tmpfs", where],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        os.rmdir(where)
-        raise tlib.Skip("cannot mount a tmpfs here (%s): run as root to test a full disk"
-                        % (p.stderr.strip() or "exit %d" % p.returncode))
-    tlib.at_exit(lambda: (subprocess.run(["umount", "-l", where]), os.rmdir(where)))
-    return where
+    refused = try_mount(where)
+    if refused is None:
+        tlib.at_exit(lambda: (subprocess.run(["umount", "-l", where]), os.rmdir(where)))
+        return where
+    os.rmdir(where)
+    why = in_namespaces(refused)  # returns only when it could not
+    raise tlib.Skip("cannot mount a tmpfs to fill: plain mount refused (%s), and %s; run as root, "
+                    "or where unprivileged user namespaces are allowed" % (refused, why))
 
 
 def fill(path, mb):

@@ -9,9 +9,19 @@
     number and exits 1, the daemon refuses to start on it, and a chunk
     damaged while the daemon runs is answered as an error naming the job
     and position, never served as a solution;
-  - `tesserad --check` on a sound store says ok and exits 0.
+  - `tesserad --check` on a sound store says ok and exits 0;
+  - `tesserad --repair` (docs/store.md, recovery) is refused beside a live
+    daemon, and on a damaged store keeps each job's solutions before the
+    damaged chunk exactly as they were, drops the rest, says so in the job's
+    `error` and leaves the counts standing; the daemon then starts, serves
+    the kept solutions and nothing else, and a paused job resumes and
+    completes with the exact count, storing nothing under a removed
+    solution's number;
+  - `tesserad --repair` refuses, changing nothing, a file whose SQLite
+    structure is damaged.
 """
 
+import hashlib
 import os
 import sqlite3
 import subprocess
@@ -25,6 +35,16 @@ def run_check(db):
     return p.returncode, p.stdout, p.stderr
 
 
+def run_repair(db):
+    p = subprocess.run([tlib.BINARY, "--repair", "--db", db], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def start_fails(d):
     """Start a daemon that must refuse; return its stderr."""
     p = subprocess.run(d.argv(), capture_output=True, text=True, timeout=60, cwd=d.state_dir)
@@ -32,11 +52,13 @@ def start_fails(d):
     return p.stderr
 
 
-def flip_chunk_bit(db, job):
-    """Flip one bit of the job's first chunk, in the file's bytes (a chunk may
-    run over several pages: the bit is among the 24 bytes found together)."""
+def flip_chunk_bit(db, job, index=0):
+    """Flip one bit of the job's index-th chunk, in the file's bytes (a chunk
+    may run over several pages: the bit is among the 24 bytes found together).
+    Returns the chunk's first solution number."""
     con = sqlite3.connect(db)
-    data = con.execute("SELECT data FROM chunks WHERE job = ? ORDER BY first LIMIT 1", (job,)).fetchone()[0]
+    first, data = con.execute("SELECT first, data FROM chunks WHERE job = ? ORDER BY first LIMIT 1 OFFSET ?",
+                              (job, index)).fetchone()
     con.close()
     raw = bytearray(open(db, "rb").read())
     at = raw.find(data[:24])
@@ -44,6 +66,14 @@ def flip_chunk_bit(db, job):
     raw[at + 12] ^= 0x10
     with open(db, "wb") as f:
         f.write(raw)
+    return first
+
+
+def chunk_firsts(db, job):
+    con = sqlite3.connect(db)
+    rows = [r[0] for r in con.execute("SELECT first FROM chunks WHERE job = ? ORDER BY first", (job,))]
+    con.close()
+    return rows
 
 
 def main(t):
@@ -80,6 +110,22 @@ def main(t):
     err = start_fails(d)
     check("is damaged" in err and "--check" in err, "the daemon refuses the damaged store and says why", err)
 
+    # --repair: the first chunk was damaged, so the job keeps no stored
+    # solution, and says so; its count stands
+    rc, out, err = run_repair(d.db_path)
+    check_eq(rc, 0, "--repair of a damaged chunk exits 0", out + err)
+    check("job %d: the chunk from solution 1 is damaged" % jid in out and out.strip().endswith("ok"),
+          "--repair names what it mended and ends with the check of the result", out)
+    check_eq(run_check(d.db_path)[0], 0, "--check after --repair exits 0")
+    d.start()
+    j = d.job(jid)
+    check_eq((j["state"], j["solutions"], j["stored"]), ("completed", 2339, 0),
+             "the repaired job: completed, its count stands, nothing stored")
+    check("removed stored solutions 1 to 2339" in (j["error"] or ""), "the job's error says what was removed",
+          j["error"])
+    check_eq(d.all_solutions(jid), [], "no solution of the damaged chunk is served")
+    d.stop()
+
     # an existing empty file is not a new store
     empty = os.path.join(t.tempdir(), "empty.db")
     open(empty, "w").close()
@@ -104,6 +150,104 @@ def main(t):
     msg = r.json["error"]["message"] if r.json else r.text
     check("job %d" % jid in msg and "solution %d" % row[0] in msg and "damaged" in msg,
           "the error names the job and the position", msg)
+
+
+    repair(t)
+
+
+def repair(t):
+    """A completed job and a paused one damaged in a later chunk, a sound
+    job beside them: --repair keeps what came before the damage."""
+    d = t.daemon(threads=1, checkpoint=0.1)
+    six = d.submit(tlib.puzzle_body("pentominoes-6x10.json"))["id"]
+    soma = d.submit(tlib.puzzle_body("soma-cube.json"))["id"]
+    for jid in (six, soma):
+        d.wait_final(jid)
+    # the tetris cube takes seconds on one thread: paused with a few chunks
+    tetris = d.submit(tlib.puzzle_body("tetris-cube.json"))["id"]
+    d.wait_for(tetris, lambda j: len(chunk_firsts(d.db_path, tetris)) >= 3, what="three chunks stored",
+               interval=0.02)
+    d.action(tetris, "pause", want=None)
+    before = {jid: d.all_solutions(d.wait_for(jid, lambda j: j["state"] in ("paused", "completed"))["id"])
+              for jid in (six, soma, tetris)}
+    check_eq(d.job(tetris)["state"], "paused", "the tetris cube job is paused, unfinished")
+    rc, _, err = run_repair(d.db_path)
+    check(rc == 2 and "in use by another tesserad (pid %d)" % d.proc.pid in err,
+          "--repair beside a live daemon is refused by its claim", err)
+    d.stop()
+    check(len(chunk_firsts(d.db_path, six)) >= 2 and len(chunk_firsts(d.db_path, tetris)) >= 3,
+          "several chunks to damage one of",
+          (chunk_firsts(d.db_path, six), chunk_firsts(d.db_path, tetris)))
+    cut6 = flip_chunk_bit(d.db_path, six, 1)
+    cutt = flip_chunk_bit(d.db_path, tetris, 1)
+    rc, out, _ = run_check(d.db_path)
+    check_eq(rc, 1, "--check on the damaged store exits 1")
+
+    rc, out, err = run_repair(d.db_path)
+    check_eq(rc, 0, "--repair exits 0", out + err)
+    for jid, cut in ((six, cut6), (tetris, cutt)):
+        check("job %d: the chunk from solution %d is damaged" % (jid, cut) in out and
+              "keeps solutions 1 to %d" % (cut - 1) in out, "--repair reports job %d" % jid, out)
+    check("repaired: 2 jobs" in out and "job %d:" % soma not in out, "--repair leaves the sound job alone", out)
+    check_eq(run_check(d.db_path)[0], 0, "--check after --repair exits 0")
+
+    d.checkpoint = None  # the default period: the resumed search runs at full speed
+    d.start()
+    j = d.job(six)
+    check_eq((j["state"], j["solutions"], j["stored"]), ("completed", 2339, cut6 - 1),
+             "the completed job keeps its count and the solutions before the damage")
+    check("removed stored solutions %d to 2339" % cut6 in (j["error"] or ""), "its error says so", j["error"])
+    check(d.all_solutions(six) == before[six][:cut6 - 1], "it serves exactly the solutions it had before the damage")
+    j = d.job(soma)
+    check(j["error"] is None and d.all_solutions(soma) == before[soma], "the sound job is as it was")
+
+    kept = cutt - 1
+    j = d.job(tetris)
+    check_eq((j["state"], j["stored"], j["options"].get("store")), ("paused", kept, kept),
+             "the paused job: still paused, stores no more than it keeps")
+    check("options.store is now %d" % kept in (j["error"] or ""), "its error says why", j["error"])
+    check(d.all_solutions(tetris) == before[tetris][:kept], "it serves exactly its solutions before the damage")
+    d.action(tetris, "resume")
+    j = d.wait_final(tetris, timeout=300)
+    check_eq((j["state"], j["solutions"], j["stored"]),
+             ("completed", tlib.expected("tetris-cube.json", "rotations"), kept),
+             "resumed after the repair: the exact count, nothing stored past the kept solutions")
+    check(d.all_solutions(tetris) == before[tetris][:kept], "no solution number was given to another solution")
+    d.stop()
+    d.start()
+    check("removed stored solutions" in (d.job(tetris)["error"] or ""),
+          "the note outlives resume, completion and a restart", d.job(tetris)["error"])
+    d.stop()
+
+    # structure damage is not --repair's to mend: refused, the file unchanged
+    con = sqlite3.connect(d.db_path)
+    con.execute("PRAGMA writable_schema = ON")
+    con.execute("UPDATE sqlite_master SET sql = 'CREATE UNIQUE INDEX chunks_first ON chunks (job, nsol, first)' "
+                "WHERE name = 'chunks_first'")
+    con.commit()
+    con.close()
+    sha = digest(d.db_path)
+    rc, out, err = run_repair(d.db_path)
+    check(rc == 1 and "missing from index chunks_first" in out and ".recover" in out,
+          "--repair refuses a damaged structure and points at the salvage", out + err)
+    check_eq(digest(d.db_path), sha, "the refused file is unchanged")
+
+    # ... nor a page SQLite cannot read at all (the frontier's root page
+    # garbled): damage for --check (exit 1, not "unreadable"), refused by
+    # --repair with the file unchanged
+    con = sqlite3.connect(d.db_path)
+    page = con.execute("PRAGMA page_size").fetchone()[0]
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'frontier'").fetchone()[0]
+    con.close()
+    with open(d.db_path, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\xab" * 8)
+    sha = digest(d.db_path)
+    rc, out, _ = run_check(d.db_path)
+    check(rc == 1 and "could not go on" in out, "--check: a malformed page is damage, exit 1", out)
+    rc, out, err = run_repair(d.db_path)
+    check(rc == 1 and "structure is damaged" in out, "--repair refuses a malformed page", out + err)
+    check_eq(digest(d.db_path), sha, "the refused file is unchanged")
 
 
 if __name__ == "__main__":

@@ -894,6 +894,119 @@ START_TEST(check_values)
 }
 END_TEST
 
+/* tesserad --repair's caps of an unfinished job's options: one that
+ * refuses (the whole repair must then change nothing), one that works. */
+static int cap_refuses(const char *options, int64_t stored, char **out, tsr_err *err)
+{
+    *out = NULL;
+    return tsr_err_set(err, TSR_EINVAL, "refused for the test");
+}
+
+static int cap_ok(const char *options, int64_t stored, char **out, tsr_err *err)
+{
+    *out = malloc(64);
+    ck_assert(*out != NULL);
+    snprintf(*out, 64, "{\"store\":%lld}", (long long)stored);
+    return 0;
+}
+
+/* The first of a job's chunks after `skip` others. */
+static int64_t chunk_first(const char *path, int64_t job, int skip)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT first FROM chunks WHERE job = %lld ORDER BY first LIMIT 1 "
+                              "OFFSET %d", (long long)job, skip);
+    return raw_query(path, sql, NULL, 0);
+}
+
+static long long job_column(const char *path, int64_t job, const char *col, char *text,
+                            size_t tlen)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT %s FROM jobs WHERE id = %lld", col, (long long)job);
+    return raw_query(path, sql, text, tlen);
+}
+
+/* Each kind of chunk damage is mended to the job's sound start, in one
+ * transaction: a refused cap leaves the file as it was. */
+START_TEST(repair_cases)
+{
+    tmp t;
+    tmp_make(&t);
+    sto_db *db = open_ok(t.path);
+    tsr_err err = {""};
+    /* a: damaged 2nd chunk, completed; b: 2nd chunk missing; c: last chunk
+     * missing; d: sound; e: damaged 1st chunk, unfinished */
+    int64_t a = create_ok(db, "{}", 0), b = create_ok(db, "{}", 0), c = create_ok(db, "{}", 0);
+    int64_t d = create_ok(db, "{}", 0), e = create_ok(db, "{}", 0);
+    sto_batch x;
+    batch_of(&x, 2 * STO_CHUNK_CLASSES + 10, 0); /* three chunks */
+    for (int64_t j = a; j <= e; j++)
+        ck_assert_int_eq(sto_checkpoint(db, j, NULL, 0, &x, NULL, NULL, &err), 0);
+    set_state_ok(db, a, STO_COMPLETED, NULL);
+    int64_t total = job_column(t.path, a, "stored", NULL, 0);
+    sto_close(db);
+    int64_t a2 = chunk_first(t.path, a, 1), b2 = chunk_first(t.path, b, 1);
+    int64_t c3 = chunk_first(t.path, c, 2);
+    char sql[400];
+    snprintf(sql, sizeof sql,
+             "UPDATE chunks SET data = CAST(substr(data, 1, 10) || x'7f' || substr(data, 12) AS "
+             "BLOB) WHERE (job = %lld AND first = %lld) OR (job = %lld AND first = 1);"
+             "DELETE FROM chunks WHERE (job = %lld AND first = %lld) OR (job = %lld AND first = "
+             "%lld);"
+             "INSERT INTO chunks SELECT 999, first, nsol, nclass, data, crc FROM chunks "
+             "WHERE job = %lld",
+             (long long)a, (long long)a2, (long long)e, (long long)b, (long long)b2,
+             (long long)c, (long long)c3, (long long)d);
+    raw_exec(t.path, sql);
+    long long chunks = raw_query(t.path, "SELECT count(*) FROM chunks", NULL, 0);
+    char *report = NULL;
+    ck_assert_int_eq(sto_check(t.path, true, 0, &report, &err), TSR_EIO);
+    free(report);
+
+    /* the cap of job e fails after job a was mended: nothing is kept */
+    ck_assert_int_ne(sto_repair(t.path, cap_refuses, &report, &err), 0);
+    ck_assert_msg(strstr(err.msg, "refused for the test") != NULL, "%s", err.msg);
+    free(report);
+    ck_assert_int_eq(raw_query(t.path, "SELECT count(*) FROM chunks", NULL, 0), chunks);
+    ck_assert_int_eq(job_column(t.path, a, "stored", NULL, 0), total);
+    ck_assert_int_eq(job_column(t.path, a, "error IS NULL", NULL, 0), 1);
+
+    ck_assert_int_eq(sto_repair(t.path, cap_ok, &report, &err), 0);
+    ck_assert_msg(strstr(report, "repaired: 4 jobs, 6 chunks removed") != NULL,
+                  "%s", report);
+    free(report);
+    char text[1024];
+    int64_t want[5] = {a2 - 1, b2 - 1, c3 - 1, total, 0};
+    for (int k = 0; k < 5; k++) {
+        ck_assert_int_eq(job_column(t.path, a + k, "stored", NULL, 0), want[k]);
+        ck_assert_int_eq(job_column(t.path, a + k, "solutions", NULL, 0), total);
+        job_column(t.path, a + k, "coalesce(error, '')", text, sizeof text);
+        ck_assert_msg((strstr(text, "removed stored solutions") != NULL) == (k != 3), "%d: %s", k,
+                      text);
+    }
+    job_column(t.path, e, "options", text, sizeof text);
+    ck_assert_str_eq(text, "{\"store\":0}");
+    job_column(t.path, a, "options", text, sizeof text);
+    ck_assert_str_eq(text, "{\"unique\":\"raw\"}"); /* a final job's options stay */
+    ck_assert_int_eq(raw_query(t.path, "SELECT count(*) FROM chunks WHERE job = 999", NULL, 0), 0);
+    ck_assert_int_eq(sto_check(t.path, true, 0, &report, &err), 0);
+    free(report);
+    /* what is kept reads as before; a second repair finds nothing to do */
+    db = open_ok(t.path);
+    sto_classes cl;
+    ck_assert_int_eq(sto_classes_read(db, a, 0, 1000, &cl, &err), 0);
+    ck_assert(cl.n > 0 && cl.first[0] == 1);
+    sto_classes_free(&cl);
+    sto_close(db);
+    ck_assert_int_eq(sto_repair(t.path, cap_ok, &report, &err), 0);
+    ck_assert_msg(strstr(report, "repaired: 0 jobs") != NULL, "%s", report);
+    free(report);
+    sto_batch_free(&x);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(frontier_round_trip)
 {
     tmp t;
@@ -1323,6 +1436,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, checkpoint_atomic);
     tcase_add_test(tc, batch_records);
     tcase_add_test(tc, check_values);
+    tcase_add_test(tc, repair_cases);
     tcase_add_test(tc, schema_1_upgrade);
     tcase_add_test(tc, frontier_round_trip);
     tcase_add_test(tc, solutions_paging);
