@@ -850,12 +850,23 @@ static int batch_member(const args *a, const char *path, json_t **out)
     return *out ? 0 : EXIT_FAILED;
 }
 
+/* The jobs of a batch's "states" counts that are in a final state. */
+static double final_jobs(const json_t *states)
+{
+    double n = 0;
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)states, key, v)
+        if (is_final(key))
+            n += json_number_value(v);
+    return n;
+}
+
 static void print_batch_row(const json_t *b)
 {
-    const json_t *st = json_object_get(b, "states");
     printf("%6lld  %5lld  %5lld  %10.0f  %s\n", (long long)num(b, "id"), (long long)num(b, "jobs"),
-           (long long)(num(st, "completed") + num(st, "cancelled") + num(st, "failed")),
-           num(b, "solutions"), json_is_string(json_object_get(b, "name")) ? str(b, "name") : "-");
+           (long long)final_jobs(json_object_get(b, "states")), num(b, "solutions"),
+           json_is_string(json_object_get(b, "name")) ? str(b, "name") : "-");
 }
 
 /* A batch and its members, fewest solutions first (the daemon's order). */

@@ -361,17 +361,25 @@ static int action_status(int rc)
     return rc == TSR_EINVAL ? 409 : rc == TSR_EIO ? 503 : 500;
 }
 
-/* Wait (under mu) until the runner of j has acted on its `want`. */
-static void wait_runner(jm_manager *m, jm_job *j, int64_t id)
+/* Wait (under mu), at most ACTION_WAIT_MS, while job `id` has a runner
+ * still at work on what `busy` says: acting on its `want` (acting) or
+ * leaving a finished job (leaving).  Returns the job, NULL once it is
+ * gone. */
+static jm_job *wait_runner(jm_manager *m, int64_t id, bool (*busy)(const jm_job *))
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += ACTION_WAIT_MS / 1000;
-    while ((j = jm_find(m, id)) != NULL && j->want != WANT_NONE && j->has_runner &&
-           !j->runner_done && !m->shutdown)
+    jm_job *j;
+    while ((j = jm_find(m, id)) != NULL && busy(j) && j->has_runner && !j->runner_done &&
+           !m->shutdown)
         if (pthread_cond_timedwait(&m->changed, &m->mu, &until) == ETIMEDOUT)
             break;
+    return j;
 }
+
+static bool acting(const jm_job *j) { return j->want != WANT_NONE; }
+static bool leaving(const jm_job *j) { return sto_state_final(j->state); }
 
 /* Drop job j from the table (under mu; it is freed). */
 static void forget_job(jm_manager *m, jm_job *j)
@@ -405,13 +413,7 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     }
     /* a finished job's runner is leaving: wait for it, so that a delete
      * never frees a job its runner still holds */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ACTION_WAIT_MS / 1000;
-    while ((j = jm_find(m, id)) != NULL && sto_state_final(j->state) && j->has_runner &&
-           !j->runner_done && !m->shutdown)
-        if (pthread_cond_timedwait(&m->changed, &m->mu, &until) == ETIMEDOUT)
-            break;
+    j = wait_runner(m, id, leaving);
     if (j == NULL) {
         pthread_mutex_unlock(&m->mu);
         srv_reply_error(rep, 404, "no job %lld", (long long)id);
@@ -434,7 +436,7 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
         jm_touch(m, j);
     }
     if (step == JM_ASK)
-        wait_runner(m, j, id);
+        wait_runner(m, id, acting);
     char *kept_error = step == JM_STORE ? jm_kept_error(j) : NULL;
     pthread_mutex_unlock(&m->mu);
 

@@ -25,6 +25,7 @@
 
 #include "daemon/manager.h"
 #include "geom/geom.h"
+#include "tessera/job.h"
 
 #define BATCH_MAX_HOLE 1000 /* cells in a variant's hole shape */
 
@@ -670,7 +671,7 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
 /* A batch's members' states and counts, summed (under mu). */
 static json_t *summary_json(jm_manager *m, const sto_group *g, json_t *jobs_out)
 {
-    int states[6] = {0}, n = 0;
+    int states[TSR_JOB_NSTATES] = {0}, n = 0;
     long long solutions = 0;
     for (int i = 0; i < m->njobs; i++) {
         const jm_job *j = m->jobs[i];
@@ -689,12 +690,15 @@ static json_t *summary_json(jm_manager *m, const sto_group *g, json_t *jobs_out)
     json_t *spec = json_loads(g->spec, 0, NULL);
     json_object_set_new(o, "spec", spec ? spec : json_null());
     json_object_set_new(o, "jobs", json_integer(n));
-    for (int s = 0; s < 6; s++)
+    int unfinished = 0; /* members not yet in a final state */
+    for (int s = 0; s < TSR_JOB_NSTATES; s++) {
         json_object_set_new(st, sto_state_name((enum sto_state)s), json_integer(states[s]));
+        if (!sto_state_final((enum sto_state)s))
+            unfinished += states[s];
+    }
     json_object_set_new(o, "states", st);
     json_object_set_new(o, "solutions", json_integer(solutions));
-    json_object_set_new(o, "done", json_boolean(states[STO_QUEUED] + states[STO_RUNNING] +
-                                                    states[STO_PAUSED] == 0));
+    json_object_set_new(o, "done", json_boolean(unfinished == 0));
     return o;
 }
 

@@ -112,7 +112,7 @@ double fila_estimate(fila *f, int image, int probes, uint64_t *rng);
 bool fila_can_build(const fila *f, const dlx *d);
 
 /* Knuth's descents one at a time, for the estimator of the whole search
- * (search.c): fila_probe_begin builds the lists for a DLX state once, then
+ * (estimate.c): fila_probe_begin builds the lists for a DLX state once, then
  * each fila_descend makes one random descent from it with the search's
  * choices (the cell its heuristic picks, a uniform choice among the images
  * that fit, the parity trigger) down to `tail` pieces left, and searches

@@ -1,7 +1,7 @@
 /*
  * forecast.c - from an estimate of the search to an estimate of its time.
  *
- * tsr_solver_estimate (search.c) says how many nodes the search visits;
+ * tsr_solver_estimate (estimate.c) says how many nodes the search visits;
  * this file measures how many nodes per second this machine visits on the
  * same search (a short real run, stopped by its progress callback), turns
  * the two into durations for a number of threads, and writes the report

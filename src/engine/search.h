@@ -1,10 +1,11 @@
 /*
  * search.h - internals of the search driver shared with the tests.
  *
- * The driver (search.c) implements tessera/engine.h: it resolves the
- * options into a plan, runs DLX at the top of the tree and hands subtrees to
- * FILA once few enough pieces remain, and turns every leaf into reported
- * solutions through the symmetry module.
+ * The driver implements tessera/engine.h in three files: prepare.c resolves
+ * the options into a plan; search.c runs DLX at the top of the tree, hands
+ * subtrees to FILA once few enough pieces remain and turns every leaf into
+ * reported solutions through the symmetry module; estimate.c estimates a
+ * run before it is made.  What those share is in search_impl.h.
  */
 #ifndef TSR_SEARCH_H
 #define TSR_SEARCH_H

@@ -231,31 +231,39 @@ static int opt_int(reader *r, const json_t *obj, const char *key, int min, int m
     return rc;
 }
 
+/* An optional key's value into *out (NULL when the key is absent) when
+ * `ok` accepts it; else a type error at the key naming `expected`. */
+static int opt_value(reader *r, const json_t *obj, const char *key, bool (*ok)(const json_t *),
+                     const char *expected, json_t **out)
+{
+    *out = json_object_get(obj, key);
+    if (*out == NULL || ok(*out))
+        return 0;
+    path_push_key(&r->path, key);
+    return fail_type(r, *out, expected);
+}
+
+/* jansson's type tests are macros: these are functions for opt_value */
+static bool is_boolean(const json_t *j) { return json_is_boolean(j); }
+static bool is_string(const json_t *j) { return json_is_string(j); }
+
 static int opt_bool(reader *r, const json_t *obj, const char *key, bool *out)
 {
-    json_t *j = json_object_get(obj, key);
-    if (j == NULL)
-        return 0;
-    if (!json_is_boolean(j)) {
-        path_push_key(&r->path, key);
-        return fail_type(r, j, "true or false");
-    }
-    *out = json_is_true(j);
-    return 0;
+    json_t *j;
+    int rc = opt_value(r, obj, key, is_boolean, "true or false", &j);
+    if (rc == 0 && j != NULL)
+        *out = json_is_true(j);
+    return rc;
 }
 
 /* The string stays owned by the document. */
 static int opt_string(reader *r, const json_t *obj, const char *key, const char **out)
 {
-    json_t *j = json_object_get(obj, key);
-    if (j == NULL)
-        return 0;
-    if (!json_is_string(j)) {
-        path_push_key(&r->path, key);
-        return fail_type(r, j, "a string");
-    }
-    *out = json_string_value(j);
-    return 0;
+    json_t *j;
+    int rc = opt_value(r, obj, key, is_string, "a string", &j);
+    if (rc == 0 && j != NULL)
+        *out = json_string_value(j);
+    return rc;
 }
 
 /* One of the NULL-terminated `names`; *out receives its index. */

@@ -1,0 +1,567 @@
+/*
+ * prepare.c - a solver prepared from a puzzle and options: the puzzle
+ * compiled, the symmetry group, the constrained piece, the root filters
+ * and the plan every run and estimate of it follows (search_impl.h).
+ *
+ * Plan.  Every level of the tree is named by p, the number of piece copies
+ * still to place (P at the root, 0 at a solution).  The heuristic schedule
+ * gives a letter per level; DLX runs while p > fila (or while the open cells
+ * do not fit FILA's 128-bit field), FILA below.  DLX reads 's' and 'e' as
+ * min-fit and the fixed orders (f x y z r a) as ranked cells; FILA reads
+ * 'e' and 's' as its E and S heuristics and every fixed order as its
+ * ordered, POF-filtered lists, numbered in that order.
+ *
+ * Loose puzzles (count ranges, optional cells) run DLX alone, without the
+ * filters, triggers and redundancy filter (loose_options).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/search_impl.h"
+
+#define MAX_IMAGES 20000000L
+/* candidates for the constrained piece whose search is estimated (those
+ * with fewest placements first); each costs a few tens of milliseconds */
+#define MAX_ESTIMATED 16
+
+/* ---------------------------------------------------------------------------
+ * Heuristic schedules
+ */
+
+static bool known_letter(char c) { return strchr("sfexyzra", c) != NULL && c != '\0'; }
+
+int srch_parse_order(const char *spec, int maxp, char *heur, double *angle, tsr_err *err)
+{
+    enum { MAXENT = 32 };
+    char let[MAXENT];
+    double ang[MAXENT];
+    long thr[MAXENT];
+    int n = 0;
+    const char *s = spec;
+    while (*s) {
+        if (n == MAXENT)
+            return tsr_err_set(err, TSR_EINVAL, "order '%s': too many entries", spec);
+        if (!known_letter(*s))
+            return tsr_err_set(err, TSR_EINVAL,
+                               "order '%s': unknown heuristic '%c' (use s f e x y z r a)", spec, *s);
+        let[n] = *s++;
+        ang[n] = 0;
+        thr[n] = -1;
+        if (*s == '@') {
+            if (let[n] != 'a')
+                return tsr_err_set(err, TSR_EINVAL, "order '%s': only 'a' takes @ANGLE", spec);
+            char *end;
+            ang[n] = strtod(s + 1, &end);
+            if (end == s + 1 || !isfinite(ang[n]))
+                return tsr_err_set(err, TSR_EINVAL, "order '%s': bad angle", spec);
+            s = end;
+        }
+        if (*s == '=') {
+            char *end;
+            thr[n] = strtol(s + 1, &end, 10);
+            if (end == s + 1 || thr[n] < 0 || thr[n] > 1000000)
+                return tsr_err_set(err, TSR_EINVAL, "order '%s': bad piece count after '='", spec);
+            s = end;
+        }
+        if (*s == ':')
+            s++;
+        else if (*s != '\0')
+            return tsr_err_set(err, TSR_EINVAL, "order '%s': unexpected '%c'", spec, *s);
+        n++;
+    }
+    for (int p = 0; p <= maxp; p++) {
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if ((thr[i] < 0 || thr[i] >= p) &&
+                (best < 0 || (thr[i] >= 0 && (thr[best] < 0 || thr[i] < thr[best]))))
+                best = i;
+        heur[p] = best < 0 ? 's' : let[best];
+        angle[p] = best < 0 ? 0 : ang[best];
+    }
+    return 0;
+}
+
+/* The first-cell order's axes, most significant first: the longest axis
+ * leads, so a rectangle is filled across its short side first (Fletcher and
+ * de Bruijn's order); ext gets the box's extent along x, y, z. */
+static void f_axes(const img_problem *ip, int ax[3], int ext[3])
+{
+    ext[0] = ip->hi.x - ip->lo.x + 1;
+    ext[1] = ip->hi.y - ip->lo.y + 1;
+    ext[2] = ip->hi.z - ip->lo.z + 1;
+    ax[0] = 2, ax[1] = 1, ax[2] = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (ext[ax[j]] > ext[ax[i]]) {
+                int t = ax[i];
+                ax[i] = ax[j];
+                ax[j] = t;
+            }
+}
+
+/* Cell ranks of a fixed-order heuristic (lower is filled first).  The 'f'
+ * rank is the cell's index in the bounding box, in f_axes order. */
+static void compute_rank(const img_problem *ip, char h, double ang, double *rank)
+{
+    double cx = 0, cy = 0, cz = 0;
+    for (int c = 0; c < ip->ncells; c++) {
+        cx += ip->cells[c].x;
+        cy += ip->cells[c].y;
+        cz += ip->cells[c].z;
+    }
+    if (ip->ncells > 0) {
+        cx /= ip->ncells;
+        cy /= ip->ncells;
+        cz /= ip->ncells;
+    }
+    int ax[3], ext[3];
+    f_axes(ip, ax, ext);
+    for (int c = 0; c < ip->ncells; c++) {
+        const tsr_cell *q = &ip->cells[c];
+        int v[3] = {q->x - ip->lo.x, q->y - ip->lo.y, q->z - ip->lo.z};
+        double dx = q->x - cx, dy = q->y - cy, dz = q->z - cz;
+        switch (h) {
+        case 'x': rank[c] = v[0]; break;
+        case 'y': rank[c] = v[1]; break;
+        case 'z': rank[c] = v[2]; break;
+        case 'r': rank[c] = -(dx * dx + dy * dy + dz * dz); break;
+        case 'a': {
+            double a = atan2(dy, dx) * 180.0 / M_PI - ang;
+            rank[c] = fmod(fmod(a, 360.0) + 360.0, 360.0);
+            break;
+        }
+        default:
+            rank[c] = ((double)v[ax[0]] * ext[ax[1]] + v[ax[1]]) * ext[ax[2]] + v[ax[2]];
+            break;
+        }
+    }
+}
+
+static bool is_ordered(char h) { return h != 's' && h != 'e'; }
+
+int srch_check_fila_order(const char *heur, const double *angle, int maxp, int nfila,
+                          const char *spec, tsr_err *err)
+{
+    char order = 0;
+    double at = 0;
+    for (int p = 0; p <= maxp && p <= nfila; p++) {
+        if (!is_ordered(heur[p]))
+            continue;
+        if (order && (order != heur[p] || at != angle[p]))
+            return tsr_err_set(err, TSR_EINVAL,
+                               "order '%s': FILA levels may use only one fixed order", spec);
+        order = heur[p];
+        at = angle[p];
+    }
+    return 0;
+}
+
+/* Render the schedule compactly, e.g. "s=12:e=11:f=3". */
+static void format_order(const char *heur, const double *angle, int P, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int p = P; p >= 0; p--) {
+        if (p < P && heur[p] == heur[p + 1] && angle[p] == angle[p + 1])
+            continue;
+        char ang[32] = "";
+        if (heur[p] == 'a')
+            snprintf(ang, sizeof ang, "@%g", angle[p]);
+        len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%c%s=%d",
+                                len ? ":" : "", heur[p], ang, p);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Solver preparation
+ */
+
+void tsr_solver_free(tsr_solver *s)
+{
+    if (s == NULL)
+        return;
+    img_free(s->ip);
+    sym_free(s->g);
+    free(s->keep);
+    free(s->alive);
+    free(s->heur);
+    free(s->angle);
+    free(s->rank);
+    free(s->ranks);
+    free(s->fila_heur);
+    free((void *)s->plan.rank);
+    flt_parity_free(s->parity);
+    free(s);
+}
+
+/* Apply the root filters (volume once, fit, parity) to the images the
+ * redundancy filter kept; the survivors are s->alive. */
+static int root_filters(tsr_solver *s)
+{
+    const img_problem *ip = s->ip;
+    dlx *d = dlx_new(ip, s->keep, s->stop);
+    int *stack = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *stack);
+    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
+    flt_volume *vol = flt_volume_new(ip);
+    int rc = 0, n = 0;
+    if (d == NULL || stack == NULL || rows == NULL || vol == NULL)
+        rc = TSR_ENOMEM;
+    if (rc == 0 && s->opt.volume != 0)
+        flt_volume_filter(vol, d, stack, &n);
+    if (rc == 0 && s->opt.pfilter > 0 && s->parity != NULL) {
+        int hp = 0;
+        for (int c = 0; c < ip->ncells; c++)
+            hp += img_color(ip, c);
+        flt_parity_filter(s->parity, ip, d, flt_parity_state(s->parity, ip, d), hp, rows, stack,
+                          &n);
+    }
+    if (rc == 0 && s->opt.fit > 0)
+        flt_fit_filter(d, rows, stack, &n);
+    if (rc == 0) {
+        s->alive = calloc((size_t)(ip->nimages ? ip->nimages : 1), 1);
+        if (s->alive == NULL)
+            rc = TSR_ENOMEM;
+    }
+    if (rc == 0) {
+        int nr = dlx_rows(d, rows);
+        for (int i = 0; i < nr; i++)
+            s->alive[rows[i]] = 1;
+        s->nalive = nr;
+    }
+    flt_volume_free(vol);
+    free(rows);
+    free(stack);
+    dlx_free(d);
+    return rc;
+}
+
+/* Knuth's estimate of the nodes the search below the root would visit with
+ * type t constrained: the root's options are enumerated (they are the
+ * constrained piece's placements, whose subtrees differ most), and each
+ * subtree is estimated by random descents through FILA exactly as the
+ * search would run it.  Returns -1 when FILA would not take over right
+ * below the root. */
+static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget)
+{
+    const img_problem *ip = s->ip;
+    unsigned char *keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
+    dlx *d = keep ? (sym_filter_keep(ip, s->g, t, keep), dlx_new(ip, keep, s->stop)) : NULL;
+    double total = -1;
+    int options, root = d ? dlx_choose(d, s->rank[s->P], &options) : -1;
+    if (root >= 0 && options >= dlx_need_of(d, root) && options > 0) {
+        int per_child = budget / options > 16 ? budget / options : 16;
+        uint64_t rng = 0x2545F4914F6CDD1Dull;
+        /* one build of the lists serves every child when the root's
+         * state fits FILA's fields (fila_estimate says why), else each
+         * child builds its own */
+        bool shared = fila_can_build(f, d);
+        total = !shared || fila_probe_begin(f, d) == 0 ? options : -1;
+        dlx_cover_column(d, root);
+        for (int x = dlx_first(d, root); x >= 0 && total >= 0; x = dlx_next(d, x)) {
+            dlx_select(d, x);
+            double sub = -1;
+            if (fila_can_take(f, d) && shared)
+                sub = fila_estimate(f, dlx_row_of(d, x), per_child, &rng);
+            else if (fila_can_take(f, d) && fila_probe_begin(f, d) == 0)
+                sub = fila_estimate(f, -1, per_child, &rng);
+            dlx_unselect(d, x);
+            total = sub < 0 ? -1 : total + sub;
+        }
+        dlx_uncover_column(d, root);
+    }
+    dlx_free(d);
+    free(keep);
+    return total;
+}
+
+/* The rotational-redundancy filter: among the pieces that break the most
+ * symmetry, the one whose constrained search is estimated smallest (a
+ * large, awkward piece placed first usually prunes best; the estimate
+ * measures it instead of guessing).  When the first candidate's search is
+ * small anyway, it is kept without estimating the others: then the choice
+ * is polycube's, the piece with the fewest placements. */
+static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
+{
+    const img_problem *ip = s->ip;
+    s->ctype = n > 0 ? cands[0] : -1;
+    if (n > 1 && s->opt.redundancy[0] == '\0' && s->opt.fila == s->P - 1) {
+        fila *f = fila_new(ip, &s->plan);
+        if (f == NULL)
+            return TSR_ENOMEM;
+        /* a quick look at the first candidate tells whether the choice is
+         * worth its cost (about a second's worth of probes for the cubes);
+         * fewer probes per candidate would not tell the best pieces apart */
+        double best = estimate_candidate(s, f, cands[0], 200);
+        if (best > 2e7)
+            for (int i = 0; i < n && i < MAX_ESTIMATED; i++) {
+                double est = estimate_candidate(s, f, cands[i], 3000);
+                if (est >= 0 && (i == 0 || est < best)) {
+                    best = est;
+                    s->ctype = cands[i];
+                }
+            }
+        fila_free(f);
+    }
+    s->keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
+    if (s->keep == NULL)
+        return TSR_ENOMEM;
+    sym_filter_keep(ip, s->g, s->ctype, s->keep);
+    return 0;
+}
+
+/* A loose puzzle runs DLX alone: FILA fills every cell, and the filters,
+ * triggers and the redundancy filter assume fixed counts and no optional
+ * cell.  Settles their automatic values to off and refuses explicit ones,
+ * so the options in force read back to the same configuration. */
+static int loose_options(tsr_options *o, tsr_err *err)
+{
+    const char *bad = o->fila > 0        ? "fila"
+                      : o->goal > 0      ? "goal"
+                      : o->volume > 0 || o->volume == -2 ? "volume"
+                      : o->parity > 0    ? "parity"
+                      : o->vtrigger > 0  ? "vtrigger"
+                      : o->pfilter > 0   ? "pfilter"
+                      : o->fit > 0       ? "fit"
+                      : o->redundancy[0] != '\0' && strcmp(o->redundancy, "off") != 0
+                          ? "redundancy"
+                          : NULL;
+    if (bad != NULL)
+        return tsr_err_set(err, TSR_EINVAL,
+                           "option '%s' needs fixed piece counts and no optional cells", bad);
+    o->fila = o->volume = o->parity = o->vtrigger = o->pfilter = o->fit = 0;
+    if (o->nof < 0)
+        o->nof = 0; /* a FILA filter */
+    snprintf(o->redundancy, sizeof o->redundancy, "off");
+    return 0;
+}
+
+/* Fill in every automatic choice from the puzzle's size and shape. */
+static void choose_defaults(tsr_solver *s)
+{
+    tsr_options *o = &s->opt;
+    bool flat = s->ip->dims == 2;
+    if (o->fila < 0)
+        o->fila = s->ctype >= 0 ? s->P - 1 : s->P;
+    if (o->fila > s->P)
+        o->fila = s->P;
+    if (o->order[0] == '\0') {
+        /* DLX keeps min-fit; FILA fills 2D boards in order and estimates the
+         * most constrained cell in 3D, switching to the cheap order for the
+         * last three pieces */
+        if (flat)
+            snprintf(o->order, sizeof o->order, "s:f=%d", o->fila);
+        else if (o->fila > 3)
+            snprintf(o->order, sizeof o->order, "s:e=%d:f=3", o->fila);
+        else
+            snprintf(o->order, sizeof o->order, "s:f=%d", o->fila);
+    }
+    if (o->nof < 0)
+        o->nof = 1;
+    if (o->volume == -1)
+        o->volume = flat ? -2 : 0;
+    if (o->parity < 0)
+        o->parity = 0;
+    if (o->fit < 0)
+        o->fit = 0;
+}
+
+static int build_plan(tsr_solver *s, tsr_err *err)
+{
+    const img_problem *ip = s->ip;
+    int P = s->P;
+    s->heur = calloc((size_t)P + 2, 1);
+    s->angle = calloc((size_t)P + 2, sizeof *s->angle);
+    s->rank = calloc((size_t)P + 2, sizeof *s->rank);
+    s->ranks = malloc((size_t)(P + 2) * (size_t)(ip->ncells ? ip->ncells : 1) * sizeof(double));
+    s->fila_heur = calloc((size_t)P + 2, 1);
+    double *frank = malloc((size_t)(ip->ncells ? ip->ncells : 1) * sizeof(double));
+    if (!s->heur || !s->angle || !s->rank || !s->ranks || !s->fila_heur || !frank) {
+        free(frank);
+        return TSR_ENOMEM;
+    }
+    s->plan.rank = frank;
+    int rc = srch_parse_order(s->opt.order, P, s->heur, s->angle, err);
+    if (rc == 0)
+        rc = srch_check_fila_order(s->heur, s->angle, P, s->opt.fila, s->opt.order, err);
+    if (rc)
+        return rc;
+    char fila_order = 0;
+    double fila_angle = 0;
+    for (int p = 0; p <= P; p++) {
+        char h = s->heur[p];
+        if (is_ordered(h)) {
+            s->rank[p] = s->ranks + (size_t)p * ip->ncells;
+            compute_rank(ip, h, s->angle[p], s->rank[p]);
+        }
+        if (p <= s->opt.fila) {
+            s->fila_heur[p] = is_ordered(h) ? 'f' : h;
+            if (is_ordered(h)) {
+                fila_order = h; /* one only (srch_check_fila_order) */
+                fila_angle = s->angle[p];
+            }
+        }
+    }
+    compute_rank(ip, fila_order ? fila_order : 'f', fila_angle, frank);
+    if (fila_order == 0 || fila_order == 'f') {
+        int ax[3], ext[3];
+        f_axes(ip, ax, ext);
+        long box = (long)ext[0] * ext[1] * ext[2];
+        if (box <= FILA_MAX_BITS) {
+            s->plan.box = (int)box;
+            s->plan.stride[ax[2]] = 1;
+            s->plan.stride[ax[1]] = ext[ax[2]];
+            s->plan.stride[ax[0]] = ext[ax[2]] * ext[ax[1]];
+            memcpy(s->plan.ext, ext, sizeof ext);
+        }
+    }
+    s->plan.maxp = s->opt.fila;
+    s->plan.heur = s->fila_heur;
+    s->plan.nof = s->opt.nof > 0;
+    s->plan.goal = s->opt.goal;
+    if (s->opt.parity > 0 && s->parity != NULL) {
+        s->plan.parity_min = s->opt.parity;
+        s->plan.type_class = s->parity->type_class;
+        s->plan.class_radix = s->parity->class_radix;
+        s->plan.parity_ok = s->parity->ok;
+        s->plan.parity_words = s->parity->words;
+        s->plan.parity_range = s->parity->range;
+    }
+    return 0;
+}
+
+int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **out, tsr_err *err)
+{
+    return tsr_solver_prepare(pz, opt, NULL, out, err);
+}
+
+/* The caller's stop, latched: once it has asked to stop, every phase of
+ * the preparation sees it, and a phase that could only fail (a DLX
+ * matrix given up reads as out of memory) is known to have been stopped. */
+typedef struct prep_stop {
+    tsr_stop hook;
+    const tsr_stop *user;
+    bool stopped;
+} prep_stop;
+
+static int prep_stopped(void *ctx)
+{
+    prep_stop *p = ctx;
+    if (!p->stopped && p->user != NULL && p->user->stop != NULL)
+        p->stopped = p->user->stop(p->user->ctx) != 0;
+    return p->stopped;
+}
+
+int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_stop *user,
+                       tsr_solver **out, tsr_err *err)
+{
+    prep_stop ps = {{prep_stopped, NULL}, user, false};
+    ps.hook.ctx = &ps;
+    const tsr_stop *stop = &ps.hook;
+    *out = NULL;
+    int rc = tsr_puzzle_validate(pz, NULL, err);
+    if (rc)
+        return rc;
+    tsr_solver *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return TSR_ENOMEM;
+    s->pz = pz;
+    s->stop = stop;
+    if (opt)
+        s->opt = *opt;
+    else
+        tsr_options_init(&s->opt);
+    if (s->opt.goal < 0)
+        rc = tsr_err_set(err, TSR_EINVAL, "goal must not be negative");
+    if (rc == 0)
+        rc = img_compile(pz, MAX_IMAGES, stop, &s->ip, err);
+    if (rc == 0) {
+        s->P = s->ip->ncopies;
+        if (s->P >= FILA_MAX_COPIES)
+            rc = tsr_err_set(err, TSR_ETOOBIG, "too many pieces (%d)", s->P);
+    }
+    if (rc == 0 && s->opt.goal > s->P)
+        rc = tsr_err_set(err, TSR_EINVAL, "goal %d exceeds the %d pieces", s->opt.goal, s->P);
+    if (rc == 0 && !s->ip->exact)
+        rc = loose_options(&s->opt, err);
+    if (rc == 0)
+        rc = sym_build(s->ip, stop, &s->g);
+    int *cands = NULL, ncands = 0;
+    if (rc == 0) {
+        s->mode_mask = sym_mode_mask(s->g, s->opt.unique);
+        cands = malloc((size_t)(s->ip->ntypes ? s->ip->ntypes : 1) * sizeof *cands);
+        ncands = cands ? sym_filter_candidates(s->ip, s->g, s->opt.redundancy, cands, err)
+                       : TSR_ENOMEM;
+        if (ncands < 0)
+            rc = ncands;
+    }
+    if (rc == 0) {
+        s->ctype = ncands > 0 ? cands[0] : -1; /* for the defaults; settled below */
+        choose_defaults(s);
+        /* the parity table also settles at the root that a puzzle like the
+         * 35 hexominoes in a rectangle has no solution */
+        s->parity = s->ip->exact ? flt_parity_new(s->ip) : NULL;
+        rc = build_plan(s, err);
+    }
+    if (rc == 0)
+        rc = choose_constrained_piece(s, cands, ncands);
+    free(cands);
+    if (rc == 0) /* the options in force name the choice, so they reproduce it */
+        snprintf(s->opt.redundancy, sizeof s->opt.redundancy, "%s",
+                 s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off");
+    if (rc == 0)
+        rc = root_filters(s);
+    s->stop = NULL; /* ps lives on this stack */
+    if (ps.stopped)
+        rc = tsr_err_set(err, TSR_ECANCELED, "preparation stopped");
+    if (rc) {
+        tsr_solver_free(s);
+        return rc;
+    }
+    char order[256];
+    format_order(s->heur, s->angle, s->P, order, sizeof order);
+    const tsr_options *o = &s->opt;
+    char vol[32];
+    if (o->volume == -2)
+        snprintf(vol, sizeof vol, "once");
+    else if (o->volume > 0)
+        snprintf(vol, sizeof vol, "%d", o->volume);
+    else
+        snprintf(vol, sizeof vol, "off");
+    snprintf(s->config, sizeof s->config,
+             "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s "
+             "redundancy=%s group=%d images=%d/%d",
+             o->fila, order, o->nof ? "on" : "off", vol, o->vtrigger,
+             s->parity ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
+             s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off",
+             tsr_solver_group_order(s),
+             s->nalive, s->ip->nimages);
+    *out = s;
+    return 0;
+}
+
+const char *tsr_solver_config(const tsr_solver *s) { return s->config; }
+const tsr_options *tsr_solver_options(const tsr_solver *s) { return &s->opt; }
+int tsr_solver_nimages(const tsr_solver *s) { return s->ip->nimages; }
+int tsr_solver_ncopies(const tsr_solver *s) { return s->P; }
+int tsr_solver_group_order(const tsr_solver *s)
+{
+    int n = 0;
+    for (int e = 0; e < s->g->n; e++)
+        n += s->g->full[e];
+    return n;
+}
+
+int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *cells)
+{
+    const img_problem *ip = s->ip;
+    if (id < 0 || id >= ip->nimages)
+        return TSR_EINVAL;
+    const int *c = img_cells_of(ip, id);
+    int n = img_size(ip, id);
+    for (int i = 0; cells != NULL && i < n; i++)
+        cells[i] = ip->cells[c[i]];
+    *out = (tsr_placement){ip->types[ip->img_type[id]].piece, n, cells};
+    return 0;
+}

@@ -1,0 +1,87 @@
+/*
+ * search_impl.h - what the three files of the search driver share.
+ *
+ * prepare.c builds a tsr_solver (the plan), search.c runs it and
+ * estimate.c estimates a run before it is made.  They share the solver's
+ * layout, the state of a walk down the tree (the run's DLX levels and the
+ * estimator's descents take the same steps on it), the count of a leaf's
+ * solutions and the random numbers.  Not a public header.
+ */
+#ifndef TSR_SEARCH_IMPL_H
+#define TSR_SEARCH_IMPL_H
+
+#include <stdint.h>
+
+#include "engine/dlx.h"
+#include "engine/fila.h"
+#include "engine/filters.h"
+#include "engine/images.h"
+#include "engine/search.h"
+#include "engine/symmetry.h"
+
+/* A prepared solver: read only once tsr_solver_prepare returns, so any
+ * number of runs and estimates may share it. */
+struct tsr_solver {
+    const tsr_puzzle *pz;
+    tsr_options opt;
+    img_problem *ip;
+    sym_group *g;
+    uint64_t mode_mask;
+    int ctype;              /* type constrained by the redundancy filter, -1 */
+    unsigned char *keep;    /* redundancy filter flags */
+    unsigned char *alive;   /* images left after the root filters */
+    const tsr_stop *stop;   /* during tsr_solver_prepare only: its latch */
+    int nalive;
+    int P;                  /* piece copies */
+    char *heur;             /* [p], p = 0..P */
+    double *angle;
+    double **rank;          /* [p]: DLX cell ranks, NULL for min-fit */
+    double *ranks;          /* storage behind rank[] */
+    fila_plan plan;
+    char *fila_heur;
+    flt_parity *parity;
+    char config[512];
+};
+
+/* A walk down the tree from the root, what a run and an estimate both
+ * work on: the matrix of the images left after the root filters, FILA for
+ * the levels below the handoff (NULL when it takes none), the volume
+ * filter, the path and the filter stack, a leaf's buffers and the parity
+ * of the holes. */
+typedef struct srch_walk {
+    dlx *d;
+    fila *f;
+    flt_volume *vol;
+    int *path, depth;       /* images placed above FILA (a task's start images first) */
+    int *hidden, nhidden;   /* filter stack */
+    int *rows;              /* scratch of the parity filter */
+    int *sol, *scratch;     /* a leaf's images (srch_leaf_solutions) */
+    int hp, pstate;         /* the holes' parity, the parity classes left */
+} srch_walk;
+
+/* Build a walk at the root of s: 0 or TSR_ENOMEM.  Either way
+ * srch_walk_free releases it. */
+int srch_walk_init(srch_walk *w, const tsr_solver *s);
+void srch_walk_free(srch_walk *w);
+
+/* A leaf: the images placed above (path[0..depth)) and `extra` placed by
+ * FILA, gathered into sol[0..*n).  Returns what the leaf reports in the
+ * solver's mode: for a partial assembly (--goal) 1, as found; for a whole
+ * solution (sorted into its key) the number of solutions of its class in
+ * the mode when it is the class's canonical member (written to `expand`
+ * unless that is NULL), else 0; or a negative error code.  The search and
+ * the estimator both count leaves with it. */
+int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const int *extra,
+                        int nextra, int *sol, int *n, int *scratch, int *expand);
+
+/* xorshift64*: the random choices of sampling and of the estimator, taken
+ * at every node they visit, so inline. */
+static inline uint64_t srch_rng_step(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 2685821657736338717ull;
+}
+
+#endif
