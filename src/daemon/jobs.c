@@ -37,6 +37,8 @@
 
 #include "daemon/manager.h"
 
+int jm_action_wait_ms = JM_ACTION_WAIT_MS;
+
 void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
 {
     j->store_failures++;
@@ -639,6 +641,7 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     m->threads = cfg->backend ? cfg->backend->slots
                  : cfg->threads > 0 ? cfg->threads : tsr_cpu_count();
     m->started = base_now();
+    jm_action_wait_ms = cfg->action_wait_ms > 0 ? cfg->action_wait_ms : JM_ACTION_WAIT_MS;
     m->max_memory = cfg->max_memory < 0    ? 0
                     : cfg->max_memory > 0 ? cfg->max_memory
                                           : jm_default_max_memory();
