@@ -59,7 +59,8 @@ typedef struct jm_config {
 #define JM_ACTION_WAIT_MS 15000
 
 /* The default of jm_config.max_memory: half the memory this process may
- * use (the machine's, or its cgroup's limit when lower). */
+ * use: the machine's, or when lower the least memory limit of its own
+ * cgroup and that cgroup's ancestors (systemd's MemoryMax= included). */
 double jm_default_max_memory(void);
 
 typedef struct jm_manager jm_manager;
