@@ -28,6 +28,7 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@
 #include <unistd.h>
 
 #include "daemon/manager.h"
+
+int jm_action_wait_ms = JM_ACTION_WAIT_MS;
 
 void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
 {
@@ -471,20 +474,94 @@ static void *scheduler_main(void *arg)
 
 /* ---- start and stop ---------------------------------------------------------------- */
 
-double jm_default_max_memory(void)
+/* The byte count in a cgroup limit file, or 0 for none ("max", a missing
+ * or unreadable file). */
+static double read_limit(const char *file)
 {
-    double total = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    /* cgroup v2: "max" or a byte count */
-    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    FILE *f = fopen(file, "r");
     char line[64];
+    double limit = 0;
     if (f != NULL && fgets(line, sizeof line, f) != NULL) {
         char *end;
-        double limit = strtod(line, &end);
-        if (end != line && limit > 0 && (total <= 0 || limit < total))
-            total = limit;
+        limit = strtod(line, &end);
+        if (end == line || !(limit > 0))
+            limit = 0;
     }
     if (f != NULL)
         fclose(f);
+    return limit;
+}
+
+/* The smallest limit in ROOT/CG/FILE over the cgroup CG and each of its
+ * ancestors up to ROOT itself (0: none).  A service's limit is on its own
+ * cgroup (systemd's MemoryMax=), a slice's on an ancestor. */
+static double cgroup_limit(const char *root, const char *cg, const char *file)
+{
+    char dir[PATH_MAX], name[2 * PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", cg[0] == '/' ? cg : "/");
+    double least = 0;
+    for (;;) {
+        snprintf(name, sizeof name, "%s%s/%s", root, strcmp(dir, "/") == 0 ? "" : dir, file);
+        double v = read_limit(name);
+        if (v > 0 && (least == 0 || v < least))
+            least = v;
+        char *slash = strrchr(dir, '/');
+        if (slash == dir && dir[1] == '\0')
+            break;
+        if (slash == dir)
+            dir[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    return least;
+}
+
+/* This process's cgroup memory limit (bytes; 0: none found), from the
+ * cgroups /proc/self/cgroup names: the v2 line ("0::/path", memory.max
+ * under /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system) and
+ * the v1 memory controller's (memory.limit_in_bytes under
+ * /sys/fs/cgroup/memory; "unlimited" there is a huge number, which the
+ * machine's memory then undercuts). */
+static double cgroup_memory_limit(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (f == NULL)
+        return 0;
+    double least = 0;
+    char line[PATH_MAX + 128];
+    while (fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (c2 == NULL)
+            continue;
+        *c1 = *c2 = '\0';
+        const char *controllers = c1 + 1, *cg = c2 + 1;
+        double v = 0, w = 0;
+        if (strcmp(line, "0") == 0 && controllers[0] == '\0') {
+            v = cgroup_limit("/sys/fs/cgroup", cg, "memory.max");
+            w = cgroup_limit("/sys/fs/cgroup/unified", cg, "memory.max");
+        } else {
+            /* v1: "memory" is one of the comma-separated controllers */
+            char list[256];
+            snprintf(list, sizeof list, ",%s,", controllers);
+            if (strstr(list, ",memory,") != NULL)
+                v = cgroup_limit("/sys/fs/cgroup/memory", cg, "memory.limit_in_bytes");
+        }
+        if (w > 0 && (v == 0 || w < v))
+            v = w;
+        if (v > 0 && (least == 0 || v < least))
+            least = v;
+    }
+    fclose(f);
+    return least;
+}
+
+double jm_default_max_memory(void)
+{
+    double total = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    double limit = cgroup_memory_limit();
+    if (limit > 0 && (total <= 0 || limit < total))
+        total = limit;
     return total > 0 ? total / 2 : 0;
 }
 
@@ -639,6 +716,7 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     m->threads = cfg->backend ? cfg->backend->slots
                  : cfg->threads > 0 ? cfg->threads : tsr_cpu_count();
     m->started = base_now();
+    jm_action_wait_ms = cfg->action_wait_ms > 0 ? cfg->action_wait_ms : JM_ACTION_WAIT_MS;
     m->max_memory = cfg->max_memory < 0    ? 0
                     : cfg->max_memory > 0 ? cfg->max_memory
                                           : jm_default_max_memory();

@@ -52,10 +52,15 @@ typedef struct jm_config {
     const jm_backend *backend; /* NULL: the local pool */
     double max_memory;         /* bytes a job's solver may need (tsr_solver_check):
                                   0 = half the machine's memory, < 0 = no cap */
+    int action_wait_ms;        /* how long pause/cancel wait for the job's runner
+                                  before answering 202: 0 = JM_ACTION_WAIT_MS */
 } jm_config;
 
+#define JM_ACTION_WAIT_MS 15000
+
 /* The default of jm_config.max_memory: half the memory this process may
- * use (the machine's, or its cgroup's limit when lower). */
+ * use: the machine's, or when lower the least memory limit of its own
+ * cgroup and that cgroup's ancestors (systemd's MemoryMax= included). */
 double jm_default_max_memory(void);
 
 typedef struct jm_manager jm_manager;

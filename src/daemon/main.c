@@ -7,6 +7,11 @@
  *            [--mpi [--mpi-timeout S]]
  *   tesserad --check | --repair [--db PATH | --state-dir DIR]
  *
+ * $TESSERAD_ACTION_WAIT_MS, a knob for tests (docs/api.md): how long a
+ * pause or cancel waits for the job's runner before answering 202
+ * Accepted, in milliseconds from 1000 (whole seconds count); default 15000.
+ * A test needs a 202 without waiting 15 s per request.
+ *
  * Under mpirun with --mpi, rank 0 is the daemon and searches through the
  * cluster of every rank (daemon/cluster.c); the other ranks only serve it
  * and take no options of their own.
@@ -79,7 +84,8 @@ static const char *usage_text =
     "  --checkpoint-seconds S   seconds between checkpoints (default 5)\n"
     "  --max-memory SIZE        refuse a job whose search would need more memory (bytes,\n"
     "                           or with K, M, G, T; none: no cap; default: half of the\n"
-    "                           machine's or the cgroup's memory)\n"
+    "                           machine's memory or of its own cgroup's limit, the\n"
+    "                           lower; /healthz shows it as max_memory)\n"
     "  --mpi                    run jobs on the ranks of an MPI job (start with mpirun;\n"
     "                           --threads is then per rank; see docs/cluster.md)\n"
     "  --mpi-timeout S          seconds of silence after which a busy rank is given up\n"
@@ -216,7 +222,7 @@ static int repair_main(const char *db)
 /* The options, as given and then resolved (resolve_paths). */
 typedef struct settings {
     const char *listen, *db, *token, *state_dir, *www, *puzzles, *docs;
-    double threads, checkpoint, mpi_timeout, max_memory;
+    double threads, checkpoint, mpi_timeout, max_memory, action_wait_ms;
     bool mpi, check, repair;
     char statebuf[4096], dbbuf[4200];
 } settings;
@@ -280,6 +286,10 @@ static bool parse_options(int argc, char **argv, bool have_cluster, settings *st
             return *status = 2, false;
         }
     }
+    const char *wait = getenv("TESSERAD_ACTION_WAIT_MS");
+    if (wait != NULL && wait[0] != '\0' &&
+        parse_number("TESSERAD_ACTION_WAIT_MS", wait, 1000, 3600000, &st->action_wait_ms) != 0)
+        return *status = 2, false;
     if (optind < argc) {
         fprintf(stderr, "tesserad: unexpected argument \"%s\"\n%s", argv[optind], usage_text);
         return *status = 2, false;
@@ -372,7 +382,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     tsr_err err = {{0}};
     jm_config jc = {.db_path = st.db, .threads = (int)st.threads,
                     .checkpoint_seconds = st.checkpoint, .puzzles_dir = st.puzzles,
-                    .version = PACKAGE_VERSION, .max_memory = st.max_memory};
+                    .version = PACKAGE_VERSION, .max_memory = st.max_memory,
+                    .action_wait_ms = (int)st.action_wait_ms};
 #ifdef HAVE_MPI
     jm_backend backend;
     if (cl != NULL) {

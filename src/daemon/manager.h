@@ -23,7 +23,11 @@
 
 #define SOLUTION_BUFFER_BYTES (8 << 20) /* a batch this big asks for a checkpoint */
 #define SOLUTION_DELAY_S 1.0            /* and so does a solution waiting this long */
-#define ACTION_WAIT_MS 15000      /* how long pause/cancel wait for the runner */
+/* How long pause/cancel wait for the runner before answering 202 Accepted
+ * (milliseconds; api.c counts whole seconds): jm_config.action_wait_ms,
+ * set once by jm_open before any request. */
+extern int jm_action_wait_ms;
+#define ACTION_WAIT_MS jm_action_wait_ms
 /* A job whose checkpoint the store refused waits 1, 2, 4 ... seconds
  * before it runs again, at most this long: a full disk is usually freed
  * by a person, so a minute's delay is short against their reaction, and

@@ -626,8 +626,11 @@ static int not_empty(const char *path, const char *ctx, tsr_err *err)
     return 0;
 }
 
-/* ... nor a store whose directory cannot be written: WAL keeps files beside
- * the database. */
+/* ... nor a store that cannot be written: the file itself (SQLite would
+ * open it read-only and every write would fail later), or its directory
+ * (the lock file and the write-ahead log live beside the database).  Said
+ * before anything else touches the directory, so that a read-only one is
+ * named as such, not as a file that cannot be opened. */
 static int usable_file(const char *path, const char *ctx, tsr_err *err)
 {
     int r = not_empty(path, ctx, err);
@@ -642,10 +645,16 @@ static int usable_file(const char *path, const char *ctx, tsr_err *err)
         dir[1] = '\0';
     else
         *slash = '\0';
-    if (access(dir, W_OK) != 0)
-        return tsr_err_set(err, TSR_EIO, "store: %s: cannot write in the directory %s (%s): "
-                           "the store keeps its write-ahead log beside the database", ctx, dir,
-                           strerror(errno));
+    if (access(dir, W_OK) != 0) {
+        if (errno == ENOENT)
+            return tsr_err_set(err, TSR_EIO, "store: %s: there is no directory %s", ctx, dir);
+        return tsr_err_set(err, TSR_EIO, "store: %s: the directory %s is not writable (%s): the "
+                           "store keeps its lock file and write-ahead log beside the database",
+                           ctx, dir, strerror(errno));
+    }
+    if (access(path, W_OK) != 0 && errno != ENOENT)
+        return tsr_err_set(err, TSR_EIO, "store: %s: the file is read-only (%s): the store must "
+                           "be able to write it", ctx, strerror(errno));
     return 0;
 }
 
@@ -1791,6 +1800,11 @@ int sto_claim_take(const char *path, sto_claim **out, tsr_err *err)
     char lock[PATH_MAX];
     if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
         return tsr_err_set(err, TSR_ETOOBIG, "store: claim %s: path too long", path);
+    char ctx[320];
+    snprintf(ctx, sizeof ctx, "open %s", path);
+    int r = usable_file(path, ctx, err); /* before the lock file is tried */
+    if (r != 0)
+        return r;
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return tsr_err_set(err, TSR_EIO, "store: claim %s: cannot open %s: %s", path, lock,

@@ -132,7 +132,9 @@ void sto_close(sto_db *db);
  * outlives its holder; a stale .lock file is simply taken over.  SQLite's
  * own locking is left alone, so reader connections, sqlite3 and backups
  * keep working beside it.  TSR_EBUSY, naming the holder's pid, when
- * another process holds it. */
+ * another process holds it; TSR_EIO, before trying the lock file, for a
+ * store that cannot be written (a read-only file or directory) or an
+ * existing empty file. */
 typedef struct sto_claim sto_claim;
 int sto_claim_take(const char *path, sto_claim **out, tsr_err *err);
 void sto_claim_release(sto_claim *c); /* NULL is fine */

@@ -648,7 +648,11 @@ START_TEST(schema_checks)
     char missing[700];
     snprintf(missing, sizeof missing, "%s/no/such/dir/x.db", t.dir);
     ck_assert_int_eq(sto_open(missing, ENGINE, &db, &err), TSR_EIO);
-    ck_assert_msg(strstr(err.msg, "cannot write in the directory") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "there is no directory") != NULL, "%s", err.msg);
+    /* the claim says so too, before it tries the lock file there */
+    sto_claim *claim = NULL;
+    ck_assert_int_eq(sto_claim_take(missing, &claim, &err), TSR_EIO);
+    ck_assert_msg(strstr(err.msg, "there is no directory") != NULL, "%s", err.msg);
 
     /* An existing empty file is not a new store: refused, left as it was. */
     char empty[700];
