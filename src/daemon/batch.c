@@ -690,15 +690,16 @@ static json_t *summary_json(jm_manager *m, const sto_group *g, json_t *jobs_out)
     json_t *spec = json_loads(g->spec, 0, NULL);
     json_object_set_new(o, "spec", spec ? spec : json_null());
     json_object_set_new(o, "jobs", json_integer(n));
-    int unfinished = 0; /* members not yet in a final state */
+    int finished = 0; /* members in a final state */
     for (int s = 0; s < TSR_JOB_NSTATES; s++) {
         json_object_set_new(st, sto_state_name((enum sto_state)s), json_integer(states[s]));
-        if (!sto_state_final((enum sto_state)s))
-            unfinished += states[s];
+        if (sto_state_final((enum sto_state)s))
+            finished += states[s];
     }
     json_object_set_new(o, "states", st);
+    json_object_set_new(o, "finished", json_integer(finished));
     json_object_set_new(o, "solutions", json_integer(solutions));
-    json_object_set_new(o, "done", json_boolean(unfinished == 0));
+    json_object_set_new(o, "done", json_boolean(finished == n));
     return o;
 }
 

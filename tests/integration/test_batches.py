@@ -206,7 +206,7 @@ def main(t):
     cli(d, bid, total)
     d.restart()
     b = d.get("/api/v1/batches/%d" % bid).json
-    check(b.get("jobs") == 10 and b.get("solutions") == total and b.get("done") is True,
+    check(b.get("jobs") == 10 and b.get("finished") == 10 and b.get("solutions") == total and b.get("done") is True,
           "a batch and its members' counts outlive a restart", b)
     page = d.get("/api/v1/batches?limit=1").json
     check(len(page["batches"]) == 1 and page["next"] == page["batches"][0]["id"], "the list pages", page)

@@ -24,12 +24,11 @@ function listView(root) {
     const page = await getJSON('/api/v1/batches?limit=1000');
     clear(body);
     for (const b of page.batches) {
-      const fin = b.states.completed + b.states.cancelled + b.states.failed;
       body.append(h('tr', { 'data-testid': 'batch-row', 'data-batch-id': b.id },
         h('td', {}, h('a', { href: `#/batches/${b.id}`, text: `#${b.id}` })),
         h('td', {}, h('a', { href: `#/batches/${b.id}`, text: b.name || '(unnamed)' })),
         h('td', { class: 'num', text: fmtInt(b.jobs) }),
-        h('td', { class: 'num', text: `${fmtInt(fin)} / ${fmtInt(b.jobs)}` }),
+        h('td', { class: 'num', text: `${fmtInt(b.finished)} / ${fmtInt(b.jobs)}` }),
         h('td', { class: 'num', text: fmtInt(b.solutions) })));
     }
     note.textContent = page.batches.length ? '' : 'No batches yet.';
