@@ -7,12 +7,13 @@
  *                                    talk to the daemon (remote.c)
  *   tessera version | help
  *
- * Output goes to stdout (solutions, the summary); progress and errors go to
- * stderr.  Exit status: 0 done, 1 the search failed, 2 bad usage or input,
- * 130 interrupted (Ctrl-C: the search stops as the daemon's do, through the
- * pool's checkpoint, and the summary says how far it got).  Options given
- * on the command line override those of a JSON job file; the daemon
- * commands take --server and --token before the command name too.
+ * Solutions go to stdout, progress and errors to stderr; the summary goes
+ * to stdout with -q, else to stderr after the solutions (one JSON object
+ * with --json).  Exit status: 0 done, 1 the search failed, 2 bad usage or
+ * input, 130 interrupted (Ctrl-C: the search stops as the daemon's do,
+ * through the pool's checkpoint, and the summary says how far it got).
+ * Options given on the command line override those of a JSON job file; the
+ * daemon commands take --server and --token before the command name too.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -46,7 +47,8 @@ static const char *usage_text =
     "\n"
     "output:\n"
     "  -q, --quiet            print no solutions, only the summary\n"
-    "      --json             solutions as JSON lines; with -q the summary is one JSON object\n"
+    "      --json             solutions as JSON lines, the summary as one JSON object\n"
+    "                         (on stdout with -q, else on stderr after the solutions)\n"
     "      --polycube         solutions (or --goal partial assemblies) as polycube sub-puzzles\n"
     "      --stats            attempts and fits per number of pieces left, on the summary\n"
     "      --trace            print each placement of the DLX levels on stderr\n"
@@ -211,12 +213,15 @@ static void on_trace(void *ctx, int depth, const tsr_placement *pl)
 }
 
 
-/* cluster: the --mpi run's "cluster" object for the JSON summary, or NULL.
- * With -q --json the summary is one JSON object on stdout. */
+/* With --json the summary is one JSON object, whether the search finished,
+ * met its limit or was interrupted: on stdout with -q (it is all there is),
+ * else on stderr after the solutions, so that stdout stays one solution per
+ * line.  cluster: the --mpi run's "cluster" object, or NULL. */
 static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *opt,
                           const tsr_stats *st, const char *file, json_t *cluster)
 {
-    if (c->json && c->quiet) {
+    FILE *out = c->quiet ? stdout : stderr;
+    if (c->json) {
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(file));
         if (c->pz->name)
@@ -229,6 +234,10 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         json_object_set_new(o, "complete", json_boolean(!st->stopped && c->sample_trials == 0));
         json_object_set_new(o, "fraction", json_real(st->fraction));
         json_object_set_new(o, "interrupted", json_boolean(interrupted));
+        /* as the daemon's job object says it (docs/api.md) */
+        json_object_set_new(o, "limit_reached",
+                            json_boolean(st->stopped && !interrupted && opt->limit > 0 &&
+                                         st->solutions >= (uint64_t)opt->limit));
         json_object_set_new(o, "config", json_string(tsr_solver_config(s)));
         if (c->stats) {
             json_t *a = json_array(), *f = json_array();
@@ -241,12 +250,11 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         }
         if (cluster)
             json_object_set(o, "cluster", cluster);
-        json_dumpf(o, stdout, JSON_COMPACT);
-        fputc('\n', stdout);
+        json_dumpf(o, out, JSON_COMPACT);
+        fputc('\n', out);
         json_decref(o);
         return;
     }
-    FILE *out = c->quiet ? stdout : stderr;
     if (c->stats)
         for (int p = st->levels - 1; p >= 1; p--)
             fprintf(out, "pieces left %3d: attempts %llu fits %llu\n", p,
@@ -444,8 +452,9 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_stats st;
     int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
     json_t *cluster = NULL;
-    if (m == NULL) { /* a second Ctrl-C kills as usual */
-        struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND};
+    if (m == NULL) { /* a second Ctrl-C kills as usual; a write to a slow
+                      * pipe goes on rather than fail with EINTR */
+        struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND | SA_RESTART};
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
     }
@@ -456,7 +465,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
 #ifdef HAVE_MPI
     else if (m != NULL) /* threads: per rank, 0 for one per core of each node */
         rc = cli_mpi_search(m, text, len, s, opt.threads, &cb, &st,
-                            c.json && c.quiet ? &cluster : NULL, c.stats, &err);
+                            c.json ? &cluster : NULL, c.stats, &err);
 #endif
     else
         rc = pool_run(s, threads, &cb, &st);

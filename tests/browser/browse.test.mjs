@@ -136,8 +136,8 @@ test('a deep link opens solution 5, the jump field, Prev/Next keep the address',
   });
   assert.ok(top.bottom <= top.h, `at 390x844 the whole drawing is on the first screen (${JSON.stringify(top)})`);
   await page.setViewportSize(DESKTOP);
-  await shot(page, 'job-page-6x10-desktop');
-  await checkPhone(page, 'job-page-6x10-phone');
+  await shot(page, 'job-page-6x10-desktop', { firstScreen: true });
+  await checkPhone(page, 'job-page-6x10-phone', { firstScreen: true });
 }));
 
 test('the gallery pages through thumbnails and opens one; compare two solutions', { timeout: T(100) }, withPage(async (page) => {
@@ -230,8 +230,8 @@ test('the 35 hexominoes: distinct colours, gallery, screenshots', { timeout: T(1
   await eventually('35 pieces drawn', async () => (await groups.count()) === 35);
   const fills = await groups.evaluateAll((gs) => gs.map((g) => g.getAttribute('fill')));
   assert.equal(new Set(fills).size, 35, `35 pieces, 35 colours (${fills})`);
-  await shot(page, 'job-page-hexominoes-desktop');
-  await checkPhone(page, 'job-page-hexominoes-phone');
+  await shot(page, 'job-page-hexominoes-desktop', { firstScreen: true });
+  await checkPhone(page, 'job-page-hexominoes-phone', { firstScreen: true });
   await page.locator('[data-testid=tab-gallery]').click();
   await eventually('24 thumbnails', async () => (await page.locator('[data-testid=gallery-item]').count()) === 24);
   await shot(page, 'job-page-hexominoes-gallery');

@@ -2,8 +2,9 @@
 // solutions; the action buttons enabled exactly as the state allows; cancel
 // a running job from its row, then delete it, each after a confirmation
 // (declined once first: nothing happens).  The job page: a job its limit
-// stopped says so with the fraction it reached; a cancelled job runs again
-// as a new job with the same puzzle and options in one click.
+// stopped says so with the fraction it reached, and runs again; the page's
+// own Cancel and Delete ask first too; a cancelled job runs again as a new
+// job with the same puzzle and options in one click.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -166,4 +167,82 @@ test('job page: the limit-stopped state, and run again', { timeout: T(100) }, wi
   assert.deepEqual(p2.pieces, p1.pieces, 'the same pieces');
   assert.deepEqual(p2.board, p1.board, 'the same board');
   await shot(page, 'job-page-rerun');
+}));
+
+test('job page: Cancel and Delete ask first; a cancelled job runs again', { timeout: T(100) }, withPage(async (page) => {
+  const options = { unique: 'mirror', limit: 100000, threads: 1, priority: 2 };
+  const job = await submitJob({ puzzle: readPuzzle(LONG), options });
+  await waitJob(job.id, (j) => j.state === 'running', { what: `job ${job.id} running` });
+  await gotoRoute(page, `#/jobs/${job.id}`);
+  const header = page.locator('[data-testid=job-header]');
+  const dialog = page.locator('dialog[data-testid=confirm-dialog]');
+  const stateIs = (st) => eventually(`the job page shows ${st}`, async () => {
+    const v = await readJobWidgets(header);
+    assert.equal(v.state, st, JSON.stringify(v));
+    return v;
+  });
+  await stateIs('running');
+
+  // Cancel: asked first; "Keep the job" keeps it running
+  await header.locator('[data-testid=cancel]').click();
+  await dialog.waitFor({ state: 'visible' });
+  assert.match(await dialog.textContent(), new RegExp(`Cancel job ${job.id}`), 'the dialog names the job');
+  await shot(page, 'job-page-confirm-cancel');
+  await page.locator('[data-testid=confirm-cancel]').click();
+  await dialog.waitFor({ state: 'detached' });
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal((await getJob(job.id)).state, 'running', 'declined: the job still runs');
+  assert.equal((await readJobWidgets(header)).state, 'running', 'declined: the page says running');
+  await header.locator('[data-testid=cancel]').click();
+  await page.locator('[data-testid=confirm-ok]').click();
+  await stateIs('cancelled');
+  assert.equal((await getJob(job.id)).state, 'cancelled', 'API: cancelled');
+  await eventually('the buttons follow the cancelled state', async () => {
+    checkButtons(await readJobWidgets(header), 'cancelled', `job page ${job.id} (cancelled)`);
+    return true;
+  });
+
+  // Run again: the cancelled job's puzzle and options as a new job, opened at once
+  const rerun = header.locator('[data-testid=rerun]');
+  await rerun.waitFor({ state: 'visible' });
+  assert.ok(await rerun.isEnabled(), 'Run again is offered on a cancelled job');
+  await clearReady(page);
+  await rerun.click();
+  const id2 = await eventually('Run again opens the new job', async () => {
+    const m = (await page.evaluate(() => location.hash)).match(/^#\/jobs\/(\d+)$/);
+    return m && Number(m[1]) !== job.id ? Number(m[1]) : false;
+  });
+  trackJob(id2);
+  await waitReady(page, `job page ${id2}`);
+  const again = await getJob(id2);
+  assert.ok(['queued', 'running'].includes(again.state), `the new job runs (${again.state})`);
+  for (const [k, v] of Object.entries(options)) assert.equal(again.options[k], v, `the new job keeps ${k}`);
+  assert.equal(again.name, job.name, 'the same puzzle');
+  const p1 = (await api('GET', `/api/v1/jobs/${job.id}/puzzle`)).json, p2 = (await api('GET', `/api/v1/jobs/${id2}/puzzle`)).json;
+  assert.deepEqual(p2.pieces, p1.pieces, 'the same pieces');
+  assert.deepEqual(p2.board, p1.board, 'the same board');
+  assert.equal((await getJob(job.id)).state, 'cancelled', 'the cancelled job stays as it was');
+  assert.equal((await api('POST', `/api/v1/jobs/${id2}/cancel`)).status, 200, 'tidy: cancel the new job');
+
+  // Delete from the cancelled job's page: asked first, Escape steps back;
+  // confirmed, the job is gone and the page goes to the jobs list
+  await gotoRoute(page, `#/jobs/${job.id}`);
+  await stateIs('cancelled');
+  await header.locator('[data-testid=delete]').click();
+  await dialog.waitFor({ state: 'visible' });
+  assert.match(await dialog.textContent(), new RegExp(`Delete job ${job.id}`), 'the dialog names the job');
+  assert.match(await dialog.textContent(), /cannot be undone/, 'the delete dialog says it is for good');
+  await shot(page, 'job-page-confirm-delete');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal((await api('GET', `/api/v1/jobs/${job.id}`)).status, 200, 'Escape: the job is still there');
+  assert.equal(await page.evaluate(() => location.hash), `#/jobs/${job.id}`, 'Escape: still on the job page');
+  await header.locator('[data-testid=delete]').click();
+  await clearReady(page);
+  await page.locator('[data-testid=confirm-ok]').click();
+  await eventually('after Delete the jobs list opens', async () => (await page.evaluate(() => location.hash)) === '#/');
+  await waitReady(page, 'the jobs list');
+  const gone = await api('GET', `/api/v1/jobs/${job.id}`);
+  assert.equal(gone.status, 404, `API: job ${job.id} is gone (${gone.text})`);
+  assert.equal(await page.locator(`tr[data-testid=job-row][data-job-id="${job.id}"]`).count(), 0, 'no row for the deleted job');
 }));

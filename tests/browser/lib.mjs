@@ -282,11 +282,24 @@ export function slug(s) {
   return String(s).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
 }
 
-/** Save a full-page screenshot as ARTIFACTS/NAME.png. */
-export async function shot(page, name) {
+/**
+ * Save a full-page screenshot as ARTIFACTS/NAME.png.  With firstScreen,
+ * NAME.png is instead the first screen, exactly the viewport (1280x900,
+ * 390x844) scrolled to the top, as a visitor first sees the page; the whole
+ * page goes to NAME-full.png.
+ */
+export async function shot(page, name, { firstScreen = false } = {}) {
   const file = path.join(ARTIFACTS, `${slug(name)}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  log(`screenshot ${path.relative(process.cwd(), file)}`);
+  if (firstScreen) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: file, fullPage: false });
+    const full = path.join(ARTIFACTS, `${slug(name)}-full.png`);
+    await page.screenshot({ path: full, fullPage: true });
+    log(`screenshot ${path.relative(process.cwd(), file)} (first screen), ${path.relative(process.cwd(), full)}`);
+  } else {
+    await page.screenshot({ path: file, fullPage: true });
+    log(`screenshot ${path.relative(process.cwd(), file)}`);
+  }
   return file;
 }
 
@@ -322,9 +335,10 @@ export async function clearReady(page) {
 
 /**
  * At the phone viewport (390x844): no horizontal page overflow.  Takes a
- * screenshot `name` at that size and restores the desktop size.
+ * screenshot `name` at that size (shot's options) and restores the desktop
+ * size.
  */
-export async function checkPhone(page, name) {
+export async function checkPhone(page, name, shotOptions = {}) {
   await page.setViewportSize(PHONE);
   try {
     // let a resize handler and a frame run
@@ -342,7 +356,7 @@ export async function checkPhone(page, name) {
         `documentElement.scrollWidth ${v.scrollWidth} > innerWidth ${v.innerWidth}; elements past the right edge: ${v.widest.join(', ')}`);
       return v;
     }, { timeout: T(5) });
-    await shot(page, name);
+    await shot(page, name, shotOptions);
     return m;
   } finally {
     await page.setViewportSize(DESKTOP);

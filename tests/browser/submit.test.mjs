@@ -248,16 +248,34 @@ test('a pasted job keeps its options; the library choice is dropped', { timeout:
   const f = form(page);
   await f.library.selectOption('soma-cube.json');
   await waitTextareaHolds(f, 'soma-cube.json');
+  // paste: select all, then text typed in at once (as a paste inserts it)
+  const paste = async (text) => {
+    await f.text.focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(text);
+  };
+  // options a pasted job leaves out are the defaults, not the form's earlier values
+  await f.unique.selectOption('mirror');
+  await f.limit.fill('5');
+  await f.threads.fill('2');
+  await f.priority.fill('9');
+  await paste(JSON.stringify({ puzzle: readPuzzle('soma-cube.json'), options: { unique: 'raw' } }, null, 2));
+  await eventually('the options the pasted job leaves out are reset', async () => {
+    assert.equal(await f.unique.inputValue(), 'raw');
+    assert.equal(await f.limit.inputValue(), '0', 'limit: the default');
+    assert.equal(await f.threads.inputValue(), '0', 'threads: the default');
+    assert.equal(await f.priority.inputValue(), '0', 'priority: the default');
+    return true;
+  });
+  await f.priority.fill('9');
   const options = { unique: 'mirror', limit: 7, threads: 1 };
   const doc = JSON.stringify({ puzzle: readPuzzle('pentominoes-6x10.json'), options }, null, 2);
-  // paste: select all, then text typed in at once (as a paste inserts it)
-  await f.text.focus();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(doc);
+  await paste(doc);
   await eventually('the form shows the pasted options', async () => {
     assert.equal(await f.unique.inputValue(), 'mirror');
     assert.equal(await f.limit.inputValue(), '7');
     assert.equal(await f.threads.inputValue(), '1');
+    assert.equal(await f.priority.inputValue(), '0', 'priority, left out: the default');
     return true;
   });
   assert.equal(await f.library.inputValue(), '', 'the library no longer names what is in the box');
@@ -272,6 +290,7 @@ test('a pasted job keeps its options; the library choice is dropped', { timeout:
   await waitReady(page, `job page ${id}`);
   const job = await waitJob(id);
   for (const [k, v] of Object.entries(options)) assert.equal(job.options[k], v, `the job runs with ${k}=${v}`);
+  assert.equal(job.options.priority, 0, 'the job runs with the default priority');
   assert.equal(job.solutions, 7, 'stopped at the pasted limit');
 }));
 

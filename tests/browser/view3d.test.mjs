@@ -35,7 +35,7 @@ test('3D: names on hover, hide and isolate, the assembly stepper, explode', { ti
     assert.ok(im.colours > 12, `the view shows many colours (${im.colours})`);
     return im;
   });
-  await shot(page, 'job-page-tetris-desktop');
+  await shot(page, 'job-page-tetris-desktop', { firstScreen: true });
 
   // a piece's name on hover: the centre of the cube is some piece
   await canvas.scrollIntoViewIfNeeded();
@@ -126,5 +126,5 @@ test('3D: names on hover, hide and isolate, the assembly stepper, explode', { ti
   const r = await page.evaluate(() => { window.scrollTo(0, 0); const b = document.querySelector('canvas[data-testid=solution-3d]').getBoundingClientRect(); return { top: b.top, bottom: b.bottom }; });
   assert.ok(r.bottom <= 844, `at 390x844 the 3D view is on the first screen (${JSON.stringify(r)})`);
   await page.setViewportSize(DESKTOP);
-  await checkPhone(page, 'job-page-tetris-phone');
+  await checkPhone(page, 'job-page-tetris-phone', { firstScreen: true });
 }));

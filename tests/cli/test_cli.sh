@@ -47,25 +47,42 @@ check "3D text: labelled layers" '[ "$(grep -c "^z = [012]$" "$tmp/out")" -eq 6 
 # Ctrl-C (SIGINT) during a long solve: the summary so far, exit 130
 # (the one-sided 5x18 takes many minutes on one thread)
 long=$S/puzzles/onesided-pentominoes-5x18.json
-"$T" solve -q --threads=1 "$long" >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-sleep 2
-kill -INT $pid
-wait $pid; rc=$?
-check "SIGINT: exit 130" '[ $rc -eq 130 ]'
-check "SIGINT: the summary says how far it got" 'grep -q "^solutions: [0-9]* (rotations, interrupted at [0-9.]*% of the search)$" "$tmp/out"'
-check "SIGINT: nodes and time" 'grep -q "^nodes: [1-9]" "$tmp/out" && grep -q "^seconds: [1-9]" "$tmp/out"'
-"$T" solve -q --json --threads=1 "$long" >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-sleep 2
-kill -INT $pid
-wait $pid; rc=$?
-check "SIGINT --json: exit 130, one line" '[ $rc -eq 130 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ]'
-check "SIGINT --json: interrupted, incomplete, with the fraction" 'grep -q "\"interrupted\": *true" "$tmp/out" && grep -q "\"complete\": *false" "$tmp/out" && grep -q "\"fraction\": *0\.[0-9]" "$tmp/out" && grep -q "\"nodes\": *[1-9]" "$tmp/out"'
+interrupt() { # solve FLAGS... the long puzzle, Ctrl-C after 2 s; its exit status
+    "$T" solve --threads=1 "$@" "$long" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    sleep 2
+    kill -INT $pid
+    wait $pid
+}
+# json_count NAME FILE: a number of the compact JSON summary in FILE
+json_count() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$2"; }
+interrupt -q; rc=$?
+check "SIGINT -q: exit 130" '[ $rc -eq 130 ]'
+check "SIGINT -q: the summary says how far it got" 'grep -q "^solutions: [0-9]* (rotations, interrupted at [0-9.]*% of the search)$" "$tmp/out"'
+check "SIGINT -q: nodes and time" 'grep -q "^nodes: [1-9]" "$tmp/out" && grep -q "^seconds: [1-9]" "$tmp/out"'
+interrupt -q --json; rc=$?
+check "SIGINT -q --json: exit 130, one line" '[ $rc -eq 130 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ]'
+check "SIGINT -q --json: interrupted, incomplete, with the fraction" 'grep -q "\"interrupted\": *true" "$tmp/out" && grep -q "\"complete\": *false" "$tmp/out" && grep -q "\"fraction\": *0\.[0-9]" "$tmp/out" && grep -q "\"nodes\": *[1-9]" "$tmp/out"'
+# with the solutions printed: they stay on stdout, the summary follows on stderr
+interrupt; rc=$?
+check "SIGINT text: exit 130" '[ $rc -eq 130 ]'
+check "SIGINT text: the summary on stderr says how far it got" 'grep -q "^solutions: [1-9][0-9]* (rotations, interrupted at [0-9.]*% of the search)$" "$tmp/err" && grep -q "^nodes: [1-9]" "$tmp/err" && grep -q "^seconds: [1-9]" "$tmp/err"'
+check "SIGINT text: as many solutions printed as counted" '[ "$(grep -c "^# solution " "$tmp/out")" = "$(sed -n "s/^solutions: \([0-9]*\) .*/\1/p" "$tmp/err")" ]'
+check "SIGINT text: no summary on stdout" '! grep -q "^solutions: " "$tmp/out"'
+interrupt --json; rc=$?
+tail -n 1 "$tmp/err" >"$tmp/summary"
+check "SIGINT --json: exit 130" '[ $rc -eq 130 ]'
+check "SIGINT --json: stdout holds only solutions" '[ -s "$tmp/out" ] && ! grep -qv "^{\"pieces\"" "$tmp/out"'
+check "SIGINT --json: the summary is the last line of stderr, a JSON object" 'grep -q "^{\"file\":.*}$" "$tmp/summary" && ! grep -q "^solutions: " "$tmp/err"'
+check "SIGINT --json: interrupted, incomplete, with the fraction, nodes and time" 'grep -q "\"interrupted\":true" "$tmp/summary" && grep -q "\"complete\":false" "$tmp/summary" && grep -q "\"fraction\":0\.[0-9]" "$tmp/summary" && grep -q "\"nodes\":[1-9]" "$tmp/summary" && grep -q "\"seconds\":[1-9]" "$tmp/summary"'
+check "SIGINT --json: as many solutions printed as counted" '[ "$(wc -l <"$tmp/out")" -eq "$(json_count solutions "$tmp/summary")" ]'
 
 # JSON lines
-"$T" solve --json --limit=5 "$S/puzzles/soma-cube.json" >"$tmp/out" 2>/dev/null
-check "limit 5 json lines" '[ "$(grep -c "^{\"pieces\"" "$tmp/out")" -eq 5 ]'
+"$T" solve --json --limit=5 "$S/puzzles/soma-cube.json" >"$tmp/out" 2>"$tmp/err"
+check "limit 5 json lines" '[ "$(grep -c "^{\"pieces\"" "$tmp/out")" -eq 5 ] && [ "$(wc -l <"$tmp/out")" -eq 5 ]'
+check "limit 5: the JSON summary on stderr says the limit stopped it" '[ "$(json_count solutions "$tmp/err")" = 5 ] && grep -q "\"limit_reached\":true" "$tmp/err" && grep -q "\"complete\":false" "$tmp/err" && grep -q "\"interrupted\":false" "$tmp/err"'
+"$T" solve --json "$S/puzzles/soma-cube.json" >"$tmp/out" 2>"$tmp/err"
+check "soma json: 480 lines, the summary complete" '[ "$(wc -l <"$tmp/out")" -eq 480 ] && [ "$(json_count solutions "$tmp/err")" = 480 ] && grep -q "\"complete\":true" "$tmp/err" && grep -q "\"fraction\":1" "$tmp/err"'
 
 # polycube format input gives the same count as JSON
 "$T" solve -q --json "$S/puzzles/polycube/tetris-cube.txt" --limit=3 >"$tmp/out"

@@ -102,11 +102,16 @@ for p in soma-cube pentominoes-6x10; do
     check "$p: the same solutions" '[ -s "$tmp/ref" ] && cmp -s "$tmp/ref" "$tmp/mpi"'
 done
 
-# --limit: exactly N solutions, reported as stopped early
+# --limit: exactly N solutions, and the JSON summary (on stderr, after the
+# solutions) says the limit stopped the search, on all 3 ranks
 $MPIRUN -np 3 "$T" solve --mpi --json --threads=1 --limit=7 "$S/puzzles/tetris-cube.json" \
     >"$tmp/out" 2>"$tmp/err"
 check "limit: 7 solution lines" '[ "$(grep -c "^{\"pieces\"" "$tmp/out")" -eq 7 ]'
-check "limit: said stopped early" 'grep -q "stopped early" "$tmp/err"'
+check "limit: said stopped by the limit" 'grep -q "\"limit_reached\":true" "$tmp/err" && [ "$(field solutions "$tmp/err")" = 7 ]'
+check "limit: cluster of 3 ranks" 'grep -q "\"cluster\":{\"ranks\":3," "$tmp/err"'
+$MPIRUN -np 3 "$T" solve --mpi --threads=1 --limit=7 "$S/puzzles/tetris-cube.json" \
+    >"$tmp/out" 2>"$tmp/err"
+check "limit, text: said stopped early" 'grep -q "^solutions: 7 (rotations, stopped early at" "$tmp/err"'
 
 # only rank 0 prints; the per-rank table comes with --stats
 $MPIRUN -np 3 "$T" solve --mpi --stats --threads=1 "$S/puzzles/soma-cube.json" \

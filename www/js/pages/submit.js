@@ -181,16 +181,19 @@ export function mount(root) {
   }
 
   /** After loading or pasting a job document, show its options in the form
-   *  (the form's options are what is submitted). */
+   *  (the form's options are what is submitted).  An option the document
+   *  leaves out is the daemon's default, not what the form held before; a
+   *  bare puzzle leaves the form alone. */
   function adoptOptions(text) {
     let obj;
     try { obj = JSON.parse(text); } catch { return; }
-    const o = isPlainObject(obj) && isPlainObject(obj.options) ? obj.options : null;
-    if (!o) return;
-    if (['raw', 'rotations', 'mirror'].includes(o.unique)) unique.value = o.unique;
-    if (Number.isInteger(o.limit)) limit.value = String(o.limit);
-    if (Number.isInteger(o.threads)) threads.value = String(o.threads);
-    if (Number.isInteger(o.priority)) priority.value = String(o.priority);
+    if (!isPlainObject(obj) || !('puzzle' in obj || 'polycube' in obj)) return;
+    const o = isPlainObject(obj.options) ? obj.options : {};
+    unique.value = ['raw', 'rotations', 'mirror'].includes(o.unique) ? o.unique : 'rotations';
+    const int = (v) => String(Number.isInteger(v) ? v : 0);
+    limit.value = int(o.limit);
+    threads.value = int(o.threads);
+    priority.value = int(o.priority);
   }
 
   function resetPreview() {
