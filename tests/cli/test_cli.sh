@@ -60,13 +60,19 @@ interrupt() { # solve FLAGS... the long puzzle, Ctrl-C after $pause s; its exit 
 }
 # json_count NAME FILE: a number of the compact JSON summary in FILE
 json_count() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$2"; }
+# partial FILE: the JSON summary in FILE has a fraction strictly between 0
+# and 1 (a slow start may leave it small enough to print as 5e-05)
+partial() {
+    f=$(sed -n 's/.*"fraction": *\([-+.eE0-9]*\).*/\1/p' "$1")
+    [ -n "$f" ] && awk -v f="$f" 'BEGIN { exit !(f > 0 && f < 1) }'
+}
 interrupt -q; rc=$?
 check "SIGINT -q: exit 130" '[ $rc -eq 130 ]'
 check "SIGINT -q: the summary says how far it got" 'grep -q "^solutions: [0-9]* (rotations, interrupted at [0-9.]*% of the search)$" "$tmp/out"'
 check "SIGINT -q: nodes and time" 'grep -q "^nodes: [1-9]" "$tmp/out" && grep -q "^seconds: [1-9]" "$tmp/out"'
 interrupt -q --json; rc=$?
 check "SIGINT -q --json: exit 130, one line" '[ $rc -eq 130 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ]'
-check "SIGINT -q --json: interrupted, incomplete, with the fraction" 'grep -q "\"interrupted\": *true" "$tmp/out" && grep -q "\"complete\": *false" "$tmp/out" && grep -q "\"fraction\": *0\.[0-9]" "$tmp/out" && grep -q "\"nodes\": *[1-9]" "$tmp/out"'
+check "SIGINT -q --json: interrupted, incomplete, with the fraction" 'grep -q "\"interrupted\": *true" "$tmp/out" && grep -q "\"complete\": *false" "$tmp/out" && partial "$tmp/out" && grep -q "\"nodes\": *[1-9]" "$tmp/out"'
 # with the solutions printed: they stay on stdout, the summary follows on stderr
 interrupt; rc=$?
 check "SIGINT text: exit 130" '[ $rc -eq 130 ]'
@@ -78,7 +84,7 @@ tail -n 1 "$tmp/err" >"$tmp/summary"
 check "SIGINT --json: exit 130" '[ $rc -eq 130 ]'
 check "SIGINT --json: stdout holds only solutions" '[ -s "$tmp/out" ] && ! grep -qv "^{\"pieces\"" "$tmp/out"'
 check "SIGINT --json: the summary is the last line of stderr, a JSON object" 'grep -q "^{\"file\":.*}$" "$tmp/summary" && ! grep -q "^solutions: " "$tmp/err"'
-check "SIGINT --json: interrupted, incomplete, with the fraction, nodes and time" 'grep -q "\"interrupted\":true" "$tmp/summary" && grep -q "\"complete\":false" "$tmp/summary" && grep -q "\"fraction\":0\.[0-9]" "$tmp/summary" && grep -q "\"nodes\":[1-9]" "$tmp/summary" && grep -q "\"seconds\":[1-9]" "$tmp/summary"'
+check "SIGINT --json: interrupted, incomplete, with the fraction, nodes and time" 'grep -q "\"interrupted\":true" "$tmp/summary" && grep -q "\"complete\":false" "$tmp/summary" && partial "$tmp/summary" && grep -q "\"nodes\":[1-9]" "$tmp/summary" && grep -q "\"seconds\":[1-9]" "$tmp/summary"'
 check "SIGINT --json: as many solutions printed as counted" '[ "$(wc -l <"$tmp/out")" -eq "$(json_count solutions "$tmp/summary")" ]'
 
 # JSON lines
