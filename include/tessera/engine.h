@@ -177,8 +177,9 @@ void tsr_stats_free(tsr_stats *st);
  * `nodes` (fits), `solutions` the solutions it reports in the solver's
  * mode; low/high are a 95% range (solutions_high < 0: no descent reached a
  * solution, so nothing bounds the count).  Stops after `probes` descents or
- * `max_seconds`, whichever comes first; the same seed and a bound reached
- * by probes give the same estimate. */
+ * `max_seconds`, whichever comes first (a sample still running at twice
+ * `max_seconds` is cut short and left out); the same seed and a bound
+ * reached by probes give the same estimate. */
 typedef struct tsr_estimate {
     double nodes, nodes_low, nodes_high;
     double solutions, solutions_low, solutions_high;
@@ -194,8 +195,9 @@ typedef struct tsr_estimate {
 int tsr_solver_estimate(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
                         tsr_estimate *out);
 
-/* The same, asking stop(ctx) before each descent: nonzero ends it with
- * TSR_ECANCELED (a caller that must not wait, such as a job that ended). */
+/* The same, asking stop(ctx) before each descent and every few thousand
+ * nodes of an exhaustive tail: nonzero ends it at once with TSR_ECANCELED
+ * (a caller that must not wait, such as a job being paused). */
 int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_seconds, uint64_t seed,
                               int (*stop)(void *ctx), void *ctx, tsr_estimate *out);
 

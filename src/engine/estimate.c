@@ -41,6 +41,10 @@
  * estimate stays unbiased. */
 #define EST_PILOT_SAMPLES 200
 #define EST_TAIL_NODES 300.0
+/* A sample still running at EST_HARD_BOUND times the time bound is cut
+ * short and left out: one exhaustive tail of the 35 hexominoes can run for
+ * minutes. */
+#define EST_HARD_BOUND 2.0
 #define EST_BATCHES 30
 #define EST_T95 2.045 /* Student's t, 29 degrees of freedom */
 
@@ -54,6 +58,10 @@ typedef struct est_walk {
     long hits;               /* descents that reached a leaf reporting solutions */
     int tail;                /* pieces left where FILA descents search all */
     double level[FILA_MAX_BITS]; /* [p]: nodes with p pieces left, summed over samples */
+    int (*stop)(void *ctx);  /* the caller's: may end the walk anywhere */
+    void *stop_ctx;
+    double deadline;         /* base_now() past which a sample is cut short */
+    bool late;               /* the deadline cut a sample short */
 } est_walk;
 
 static uint64_t est_next(est_walk *w) { return srch_rng_step(&w->rng); }
@@ -72,13 +80,31 @@ static int est_fila_leaf(void *ctx, const int *images, int n)
     return est_leaf(ctx, images, n);
 }
 
+/* Must the walk end now: the caller asks it to, or the hard deadline has
+ * passed?  Polled between samples and descents and inside whole subtrees:
+ * one exhaustive tail can outlast the time bound many times over, and a
+ * job being paused must not wait for it. */
+static int est_stopped(void *ctx)
+{
+    est_walk *w = ctx;
+    if (w->stop != NULL && w->stop(w->stop_ctx))
+        return 1;
+    if (base_now() > w->deadline)
+        w->late = true;
+    return w->late;
+}
+
 /* FILA's part of a sample: `prod` is the product of the DLX degrees. */
 static int est_fila(est_walk *w, double prod)
 {
     int rc = fila_probe_begin(w->walk.f, w->walk.d);
-    fila_probe_hooks h = {w, est_fila_leaf, w->tail};
+    fila_probe_hooks h = {w, est_fila_leaf, w->tail, est_stopped};
     fila_descent fd = {0};
     for (int k = 0; k < EST_FILA_DESCENTS && rc == 0 && fd.err == 0; k++) {
+        if (est_stopped(w)) {
+            fd.err = TSR_ECANCELED;
+            break;
+        }
         fila_descend(w->walk.f, &w->rng, &h, &fd);
         w->descents++;
     }
@@ -252,6 +278,9 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
     est_walk w;
     double t0 = base_now();
     int rc = est_init(&w, s, seed);
+    w.stop = stop;
+    w.stop_ctx = ctx;
+    w.deadline = t0 + EST_HARD_BOUND * max_seconds;
     double nsum[EST_BATCHES] = {0}, ssum[EST_BATCHES] = {0}, ntot = 0, stot = 0;
     long count[EST_BATCHES] = {0}, n = 0;
     bool feasible = s->parity == NULL || flt_parity_ok(s->parity, w.walk.pstate, w.walk.hp);
@@ -259,19 +288,25 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
      * time (on a slow machine it would leave the estimate no probe) */
     for (long i = 0; i < EST_PILOT_SAMPLES && rc == 0 && feasible && base_now() - t0 < max_seconds / 4;
          i++)
-        rc = est_dlx(&w, 1.0);
+        rc = est_stopped(&w) ? TSR_ECANCELED : est_dlx(&w, 1.0);
     w.tail = est_choose_tail(&w);
     w.descents = w.hits = 0;
     while (rc == 0 && w.descents < probes && base_now() - t0 < max_seconds) {
-        if (stop != NULL && stop(ctx)) {
+        if (est_stopped(&w)) {
             rc = TSR_ECANCELED;
             break;
         }
         w.nodes = w.solutions = 0;
+        long descents = w.descents, hits = w.hits;
         if (feasible)
             rc = est_dlx(&w, 1.0);
         else
             w.descents++; /* the root itself is dead, as tsr_solver_run finds */
+        if (rc != 0) { /* a sample cut short counts for nothing */
+            w.descents = descents;
+            w.hits = hits;
+            break;
+        }
         nsum[n % EST_BATCHES] += w.nodes;
         ssum[n % EST_BATCHES] += w.solutions;
         count[n % EST_BATCHES]++;
@@ -279,6 +314,8 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
         stot += w.solutions;
         n++;
     }
+    if (rc == TSR_ECANCELED && w.late && !(stop != NULL && stop(ctx)))
+        rc = 0; /* out of time: what the finished samples say */
     if (rc == 0) {
         est_range(nsum, count, ntot, n, &out->nodes, &out->nodes_low, &out->nodes_high);
         est_range(ssum, count, stot, n, &out->solutions, &out->solutions_low,

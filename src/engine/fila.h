@@ -119,17 +119,22 @@ bool fila_can_build(const fila *f, const dlx *d);
  * the whole subtree there.  Its nodes and solutions, each weighted by the
  * product of the degrees above, are added to *out; `leaf` tells how many
  * solutions a leaf reports (images: those FILA placed, global ids), or a
- * negative error code, which ends up in out->err. */
+ * negative error code, which ends up in out->err.  `stop` (may be NULL) is
+ * asked every FILA_PROBE_POLL nodes of a whole subtree, whose size has no
+ * bound: nonzero ends the descent with TSR_ECANCELED in out->err. */
+#define FILA_PROBE_POLL 4096
 typedef struct fila_probe_hooks {
     void *ctx;
     int (*leaf)(void *ctx, const int *images, int n);
     int tail;
+    int (*stop)(void *ctx);
 } fila_probe_hooks;
 typedef struct fila_descent {
     double nodes, solutions;
     double level[FILA_MAX_BITS]; /* [p]: the nodes with p pieces left that the
                                     random part of the descents counted */
     long leaves;    /* leaves that reported solutions */
+    unsigned long steps; /* nodes visited in whole subtrees, for `stop` */
     int err;
 } fila_descent;
 int fila_probe_begin(fila *f, const dlx *d);

@@ -371,6 +371,12 @@ static void FLN(fila_enum)(fila *f, int p, MASK o, double w, int *gids, int ng,
                            const fila_probe_hooks *h, fila_descent *out)
 {
     const fila_plan *pl = f->plan;
+    if (out->err != 0)
+        return;
+    if (h->stop != NULL && ++out->steps % FILA_PROBE_POLL == 0 && h->stop(h->ctx)) {
+        out->err = TSR_ECANCELED;
+        return;
+    }
     if (p == pl->goal) {
         int m = h->leaf(h->ctx, gids, ng);
         if (m < 0)

@@ -11,6 +11,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tessera/tessera.h"
 
@@ -532,6 +533,58 @@ START_TEST(estimate_brackets_the_true_counts)
 }
 END_TEST
 
+/* The stop callback ends an estimate at once, wherever it is: in the 35
+ * hexominoes a descent's exhaustive tail can run for seconds, and a job
+ * being paused waits for its estimator (src/daemon/run.c). */
+typedef struct stop_after {
+    struct timespec start;
+    double after_s, raised_s, calls_after;
+} stop_after;
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static int stop_when_due(void *ctx)
+{
+    stop_after *a = ctx;
+    double t = since(&a->start);
+    if (t < a->after_s)
+        return 0;
+    if (a->raised_s == 0)
+        a->raised_s = t;
+    a->calls_after++;
+    return 1;
+}
+
+START_TEST(estimate_stops_at_once)
+{
+    tsr_puzzle *pz = load("hexominoes-parallelogram-15x14.json", NULL);
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, NULL, &s, &err), 0);
+    /* sanitizer builds (TSR_QUICK) run many times slower */
+    double bound = getenv("TSR_QUICK") ? 5.0 : 0.5;
+    for (int round = 0; round < 3; round++) {
+        stop_after a = {.after_s = 0.2 + 0.3 * round};
+        clock_gettime(CLOCK_MONOTONIC, &a.start);
+        tsr_estimate e;
+        int rc = tsr_solver_estimate_until(s, 1000000000L, 600, (uint64_t)round + 1, stop_when_due,
+                                           &a, &e);
+        double late = since(&a.start) - a.raised_s;
+        ck_assert_int_eq(rc, TSR_ECANCELED);
+        ck_assert_int_eq((int)a.calls_after, 1); /* asked once more, then gone */
+        ck_assert_msg(late < bound, "round %d: stopped %.3f s after it was asked (< %.1f s)",
+                      round, late, bound);
+    }
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(estimate_and_durations)
 {
     tsr_puzzle *pz = load("soma-cube.json", NULL);
@@ -580,6 +633,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, sampling_finds_solutions);
     tcase_add_test(tc, estimate_brackets_the_true_counts);
     tcase_add_test(tc, estimate_and_durations);
+    tcase_add_test(tc, estimate_stops_at_once);
     suite_add_tcase(s, tc);
     return s;
 }
