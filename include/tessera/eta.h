@@ -58,6 +58,12 @@ double tsr_eta_middle(double low, double high);
  * infinity or NaN.  Returns buf. */
 const char *tsr_duration_text(double seconds, char *buf, size_t size);
 
+/* A fraction done in one format everywhere (the dashboard's fmtPercent in
+ * www/js/format.js too): "42.1%", "99.9%" until it is 1; below a tenth of
+ * a percent four digits, "0.00001070%", so that a deep search is seen to
+ * move.  Returns buf. */
+const char *tsr_fraction_text(double fraction, char *buf, size_t size);
+
 /* An estimate with its range: "3h05m (2h10m to 4h20m)", just "3h05m" when
  * the ends read the same, "5.2 years to more than a century", "more than
  * a century"; "unknown" when low is negative.  Returns buf. */

@@ -193,6 +193,16 @@ static const char *eta_text(const json_t *progress)
     return t ? t : "?";
 }
 
+/* The time left in a word or two, as the dashboard's job list shows it:
+ * the estimate, or the daemon's text where there is no number ("more
+ * than a century"). */
+static const char *eta_short(char *buf, size_t size, const json_t *progress)
+{
+    const json_t *eta = json_object_get(progress, "eta");
+    const json_t *est = json_object_get(eta, "estimate_s");
+    return json_is_number(est) ? duration(buf, size, est) : eta_text(progress);
+}
+
 /* 950, 12.5k, 3.2M, ... */
 static const char *si(char *buf, size_t size, double v)
 {
@@ -226,11 +236,12 @@ static const char *rate_text(char *buf, size_t size, const json_t *job)
  * ", stopped at its limit of N solutions after F% of the search"; else "". */
 static const char *ending_text(char *buf, size_t size, const json_t *job)
 {
+    char pct[32];
     buf[0] = '\0';
     if (json_is_true(json_object_get(job, "limit_reached")))
-        snprintf(buf, size, ", stopped at its limit of %.0f solutions after %.1f%% of the search",
+        snprintf(buf, size, ", stopped at its limit of %.0f solutions after %s of the search",
                  num(json_object_get(job, "options"), "limit"),
-                 100 * num(json_object_get(job, "progress"), "fraction"));
+                 tsr_fraction_text(num(json_object_get(job, "progress"), "fraction"), pct, sizeof pct));
     return buf;
 }
 
@@ -342,15 +353,16 @@ static int cmd_submit(remote *r, const args *a)
 static void print_job(const json_t *job)
 {
     const json_t *pg = json_object_get(job, "progress"), *pz = json_object_get(job, "puzzle");
-    char b1[32], b2[32], b3[32], end[128];
+    char b1[32], b2[32], b3[32], end[128], pct[32];
     const char *state = str(job, "state");
     bool running = strcmp(state, "running") == 0;
     printf("job %lld: %s\n", (long long)num(job, "id"), str(job, "name"));
     printf("  state      %s%s\n", state, ending_text(end, sizeof end, job));
     if (is_final(state)) /* no time left to tell */
-        printf("  progress   %.1f%%\n", 100 * num(pg, "fraction"));
+        printf("  progress   %s\n", tsr_fraction_text(num(pg, "fraction"), pct, sizeof pct));
     else
-        printf("  progress   %.1f%%  eta %s\n", 100 * num(pg, "fraction"), eta_text(pg));
+        printf("  progress   %s  eta %s\n", tsr_fraction_text(num(pg, "fraction"), pct, sizeof pct),
+               eta_text(pg));
     printf("  nodes      %.0f in %s  (%s nodes/s%s)\n", num(pg, "nodes"),
            duration(b3, sizeof b3, json_object_get(pg, "seconds")),
            rate_text(b2, sizeof b2, job), running ? "" : " on average");
@@ -399,18 +411,17 @@ static void print_job(const json_t *job)
 static void print_job_row(const json_t *job)
 {
     const json_t *pg = json_object_get(job, "progress");
-    char rate[40] = "-", eta[32];
+    char rate[40] = "-", eta[32], pct[32];
     bool running = strcmp(str(job, "state"), "running") == 0;
     if (running) {
         si(rate, sizeof rate - 2, num(pg, "rate"));
         strcat(rate, "/s");
     }
     /* a rate and a time left only while running; "limit" marks a count cut short */
-    printf("%6lld  %-9s  %6.1f%%%s  %10.0f  %10s  %7s  %s\n", (long long)num(job, "id"),
-           str(job, "state"), 100 * num(pg, "fraction"),
+    printf("%6lld  %-9s  %7s%s  %10.0f  %10s  %7s  %s\n", (long long)num(job, "id"),
+           str(job, "state"), tsr_fraction_text(num(pg, "fraction"), pct, sizeof pct),
            json_is_true(json_object_get(job, "limit_reached")) ? " limit" : "      ",
-           num(job, "solutions"), rate,
-           running ? duration(eta, sizeof eta, json_object_get(pg, "eta_s")) : "-",
+           num(job, "solutions"), rate, running ? eta_short(eta, sizeof eta, pg) : "-",
            str(job, "name"));
 }
 
@@ -497,15 +508,15 @@ static void show(watcher *w, json_t *job)
     const json_t *pg = json_object_get(job, "progress");
     double f = num(pg, "fraction");
     f = f < 0 ? 0 : f > 1 ? 1 : f;
-    char bar[25], rate[32], eta[160] = "";
+    char bar[25], rate[32], eta[160] = "", pct[32];
     int filled = (int)(f * 24 + 0.5);
     for (int i = 0; i < 24; i++)
         bar[i] = i < filled ? '#' : '-';
     bar[24] = '\0';
     if (!is_final(state))
         snprintf(eta, sizeof eta, "  eta %s", eta_text(pg));
-    printf("%s[%s] %5.1f%%  %s nodes/s%s  %.0f solutions%s  %s%s", w->r->tty ? "\r\033[K" : "",
-           bar, 100 * f, rate_text(rate, sizeof rate, job),
+    printf("%s[%s] %6s  %s nodes/s%s  %.0f solutions%s  %s%s", w->r->tty ? "\r\033[K" : "",
+           bar, tsr_fraction_text(f, pct, sizeof pct), rate_text(rate, sizeof rate, job),
            strcmp(state, "running") == 0 ? "" : " on average", num(job, "solutions"), eta,
            state, w->r->tty ? "" : "\n");
     fflush(stdout);

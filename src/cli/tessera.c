@@ -190,11 +190,12 @@ static int on_progress(void *ctx, const tsr_stats *st)
         return 0;
     }
     double low = -1, high = -1;
-    char etabuf[128], elapsed[32];
+    char etabuf[128], elapsed[32], pct[32];
     tsr_eta_add(&c->eta, st->seconds, st->fraction);
     tsr_eta_range(&c->eta, st->nodes, rate, &low, &high);
-    fprintf(stderr, "%s%5.1f%%  %llu solutions  %llu nodes  %.3g nodes/s  %s elapsed  eta %s%s",
-            c->tty ? "\r\033[K" : "", 100 * st->fraction, (unsigned long long)st->solutions,
+    fprintf(stderr, "%s%6s  %llu solutions  %llu nodes  %.3g nodes/s  %s elapsed  eta %s%s",
+            c->tty ? "\r\033[K" : "", tsr_fraction_text(st->fraction, pct, sizeof pct),
+            (unsigned long long)st->solutions,
             (unsigned long long)st->nodes, rate, tsr_duration_text(st->seconds, elapsed, sizeof elapsed),
             tsr_duration_range(tsr_eta_middle(low, high), low, high, etabuf, sizeof etabuf),
             c->tty ? "" : "\n");
@@ -259,11 +260,12 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         for (int p = st->levels - 1; p >= 1; p--)
             fprintf(out, "pieces left %3d: attempts %llu fits %llu\n", p,
                     (unsigned long long)st->attempts[p], (unsigned long long)st->fits[p]);
-    char how[96] = "";
+    char how[96] = "", pct[32];
+    tsr_fraction_text(st->fraction, pct, sizeof pct);
     if (interrupted)
-        snprintf(how, sizeof how, ", interrupted at %.1f%% of the search", 100 * st->fraction);
+        snprintf(how, sizeof how, ", interrupted at %s of the search", pct);
     else if (st->stopped && c->sample_trials == 0)
-        snprintf(how, sizeof how, ", stopped early at %.1f%% of the search", 100 * st->fraction);
+        snprintf(how, sizeof how, ", stopped early at %s of the search", pct);
     else if (st->stopped)
         snprintf(how, sizeof how, ", stopped early");
     fprintf(out, "solutions: %llu (%s%s)\n", (unsigned long long)st->solutions,

@@ -112,6 +112,20 @@ const char *tsr_duration_text(double seconds, char *buf, size_t size)
     return buf;
 }
 
+const char *tsr_fraction_text(double f, char *buf, size_t size)
+{
+    double p = 100 * (f > 0 ? (f < 1 ? f : 1) : 0);
+    if (p > 0 && p < 0.1) { /* four significant digits, as JavaScript's toPrecision(4) */
+        int e = (int)floor(log10(p));
+        if (e >= -6)
+            snprintf(buf, size, "%.*f%%", 3 - e, p);
+        else
+            snprintf(buf, size, "%.3fe%d%%", p / pow(10, e), e);
+    } else
+        snprintf(buf, size, "%.1f%%", p >= 99.95 && f < 1 ? 99.9 : p);
+    return buf;
+}
+
 const char *tsr_duration_range(double estimate, double low, double high, char *buf, size_t size)
 {
     char e[32], a[32], b[32];

@@ -31,7 +31,7 @@ def cli_status(d, job):
         log("no tessera binary at %s: CLI checks skipped" % cli)
         return
     server = "--server=http://%s:%d" % (d.host, d.port)
-    pct = "%.1f%%" % (100 * job["progress"]["fraction"])
+    pct = tlib.fraction_text(job["progress"]["fraction"])
     for argv in ([cli, server, "status", str(job["id"])], [cli, "watch", server, str(job["id"])]):
         out = subprocess.run(argv, capture_output=True, timeout=60)
         text = out.stdout.decode()

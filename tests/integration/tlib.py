@@ -28,6 +28,7 @@ Environment:
 import atexit
 import http.client
 import json
+import math
 import os
 import re
 import shutil
@@ -52,6 +53,16 @@ LONG_PUZZLE = "pentominoes-6x10.json" if QUICK else "tetris-cube.json"
 LONG_OPTIONS = {"fila": 0} if QUICK else {}
 
 FINAL_STATES = ("completed", "cancelled", "failed")
+
+
+def fraction_text(f):
+    """A fraction done as the CLI and the dashboard print it
+    (tsr_fraction_text, fmtPercent): "42.1%", four digits below 0.1%."""
+    p = 100 * min(max(f, 0), 1)
+    if 0 < p < 0.1:
+        e = math.floor(math.log10(p))
+        return "%.*f%%" % (3 - e, p) if e >= -6 else "%.3fe%d%%" % (p / 10 ** e, e)
+    return "%.1f%%" % (99.9 if p >= 99.95 and f < 1 else p)
 ALL_STATES = ("queued", "running", "paused", "completed", "cancelled", "failed")
 
 

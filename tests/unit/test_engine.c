@@ -610,6 +610,12 @@ START_TEST(estimate_and_durations)
         tsr_duration_text(d[i].s, buf, sizeof buf);
         ck_assert_str_eq(buf, d[i].text);
     }
+    /* fractions as the dashboard's fmtPercent prints them */
+    const struct { double f; const char *text; } fr[] = {
+        {0, "0.0%"}, {0.4213, "42.1%"}, {0.99999, "99.9%"}, {1, "100.0%"},
+        {1.0703474e-7, "0.00001070%"}, {0.000123, "0.01230%"}, {3.2e-12, "3.200e-10%"}};
+    for (size_t i = 0; i < sizeof fr / sizeof *fr; i++)
+        ck_assert_str_eq(tsr_fraction_text(fr[i].f, buf, sizeof buf), fr[i].text);
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
 }
