@@ -174,7 +174,7 @@ static int checkpoint_wanted(void *ctx)
                jm_target_threads(r->m, r->j) != r->j->threads;
     pthread_mutex_unlock(&r->m->mu);
     pthread_mutex_lock(&r->sol_mu);
-    want = want || r->batch.len >= SOLUTION_BUFFER_BYTES ||
+    want = want || r->batch.records.len >= SOLUTION_BUFFER_BYTES ||
            (r->batch.found > 0 && base_now() - r->pending_since >= SOLUTION_DELAY_S);
     pthread_mutex_unlock(&r->sol_mu);
     return want;

@@ -1177,23 +1177,18 @@ int sto_batch_add(sto_batch *b, const int *images, int n, int count, int keep)
     b->found += count;
     if (keep == 0)
         return 0;
-    size_t need = b->len + 10 * ((size_t)n + 2);
-    if (need > b->cap) {
-        size_t ncap = b->cap ? 2 * b->cap : 4096;
-        while (ncap < need)
-            ncap *= 2;
-        unsigned char *d = realloc(b->data, ncap);
-        if (d == NULL) {
-            b->found -= count;
-            return TSR_ENOMEM;
-        }
-        b->data = d;
-        b->cap = ncap;
+    /* room for the longest record (10 bytes a varint), written in place */
+    base_buf *r = &b->records;
+    size_t longest = 10 * ((size_t)n + 2);
+    if (base_grow((void **)&r->data, &r->cap, r->len + longest - 1, 1, 4096, 0) != 0) {
+        b->found -= count;
+        return TSR_ENOMEM;
     }
-    put_varint(b->data, &b->len, (uint64_t)n);
-    put_varint(b->data, &b->len, (uint64_t)keep);
+    unsigned char *p = (unsigned char *)r->data;
+    put_varint(p, &r->len, (uint64_t)n);
+    put_varint(p, &r->len, (uint64_t)keep);
     for (int i = 0; i < n; i++)
-        put_varint(b->data, &b->len, (uint64_t)(images[i] - (i > 0 ? images[i - 1] : 0)));
+        put_varint(p, &r->len, (uint64_t)(images[i] - (i > 0 ? images[i - 1] : 0)));
     b->classes++;
     b->stored += keep;
     return 0;
@@ -1201,16 +1196,8 @@ int sto_batch_add(sto_batch *b, const int *images, int n, int count, int keep)
 
 int sto_batch_append(sto_batch *b, const sto_batch *more)
 {
-    if (b->len + more->len > b->cap) {
-        unsigned char *d = realloc(b->data, b->len + more->len);
-        if (d == NULL && b->len + more->len > 0)
-            return TSR_ENOMEM;
-        b->data = d;
-        b->cap = b->len + more->len;
-    }
-    if (more->len > 0)
-        memcpy(b->data + b->len, more->data, more->len);
-    b->len += more->len;
+    if (base_buf_add(&b->records, more->records.data, more->records.len) != 0)
+        return TSR_ENOMEM;
     b->classes += more->classes;
     b->stored += more->stored;
     b->found += more->found;
@@ -1220,7 +1207,7 @@ int sto_batch_append(sto_batch *b, const sto_batch *more)
 void sto_batch_free(sto_batch *b)
 {
     if (b != NULL) {
-        free(b->data);
+        base_buf_free(&b->records);
         *b = (sto_batch){0};
     }
 }
@@ -1282,16 +1269,17 @@ static uint32_t chunk_crc(int64_t job, int64_t first, const unsigned char *data,
 static int insert_chunks(sto_db *s, int64_t job, const sto_batch *b, int64_t *first,
                          const char *ctx, tsr_err *err)
 {
-    size_t pos = 0;
+    const unsigned char *data = (const unsigned char *)b->records.data;
+    size_t len = b->records.len, pos = 0;
     int64_t classes = 0, sols = 0;
     int r = 0;
-    while (r == 0 && pos < b->len) {
+    while (r == 0 && pos < len) {
         size_t start = pos;
         int64_t nsol = 0;
         int nclass = 0;
-        while (pos < b->len && nclass < STO_CHUNK_CLASSES) {
+        while (pos < len && nclass < STO_CHUNK_CLASSES) {
             int n, count;
-            if (!read_record(b->data, b->len, &pos, &n, &count, NULL))
+            if (!read_record(data, len, &pos, &n, &count, NULL))
                 return tsr_err_set(err, TSR_EINVAL, "store: %s: class %lld of the batch is "
                                    "malformed", ctx, (long long)(classes + nclass));
             nsol += count;
@@ -1304,9 +1292,9 @@ static int insert_chunks(sto_db *s, int64_t job, const sto_batch *b, int64_t *fi
         sqlite3_bind_int64(st, 2, *first);
         sqlite3_bind_int64(st, 3, nsol);
         sqlite3_bind_int(st, 4, nclass);
-        int rc = sqlite3_bind_blob64(st, 5, b->data + start, pos - start, SQLITE_STATIC);
+        int rc = sqlite3_bind_blob64(st, 5, data + start, pos - start, SQLITE_STATIC);
         if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int64(st, 6, chunk_crc(job, *first, b->data + start, pos - start));
+            rc = sqlite3_bind_int64(st, 6, chunk_crc(job, *first, data + start, pos - start));
         r = bound_step(s, st, rc, ctx, "insert chunk", err);
         *first += nsol;
         classes += nclass;
@@ -1326,13 +1314,8 @@ static int encode_images(sto_db *s, const sto_task *t, size_t *len, const char *
                          tsr_err *err)
 {
     size_t need = (size_t)t->nimages * 4;
-    if (need > s->cap) {
-        unsigned char *nb = realloc(s->buf, need);
-        if (nb == NULL)
-            return tsr_err_set(err, TSR_ENOMEM, "store: %s: task %d: out of memory", ctx, i);
-        s->buf = nb;
-        s->cap = need;
-    }
+    if (need > 0 && base_grow((void **)&s->buf, &s->cap, need - 1, 1, 4096, 0) != 0)
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: task %d: out of memory", ctx, i);
     for (int k = 0; k < t->nimages; k++) {
         uint32_t v = (uint32_t)t->images[k];
         unsigned char *p = s->buf + (size_t)k * 4;
@@ -1446,14 +1429,14 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
     if (batch == NULL)
         batch = &none;
     if (ntasks < 0 || (ntasks > 0 && tasks == NULL) || batch->classes < 0 || batch->stored < 0 ||
-        batch->found < batch->stored || (batch->len > 0 && batch->data == NULL))
+        batch->found < batch->stored || (batch->records.len > 0 && batch->records.data == NULL))
         return tsr_err_set(err, TSR_EINVAL, "store: %s: bad task array or solution batch", ctx);
     if (ntasks > STO_MAX_TASKS)
         return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %d tasks (at most %d)", ctx, ntasks,
                            STO_MAX_TASKS);
-    if (batch->len > STO_MAX_BATCH)
+    if (batch->records.len > STO_MAX_BATCH)
         return tsr_err_set(err, TSR_ETOOBIG, "store: %s: a batch of %zu bytes (at most %d)", ctx,
-                           batch->len, STO_MAX_BATCH);
+                           batch->records.len, STO_MAX_BATCH);
     if (new_state != NULL && !state_valid(*new_state))
         return tsr_err_set(err, TSR_EINVAL, "store: %s: bad state %d", ctx, (int)*new_state);
     if (new_state != NULL && sto_state_final(*new_state) && ntasks > 0)
@@ -1484,7 +1467,7 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
         r = insert_task(s, job, &tasks[i], i, ctx, err);
     /* I1: chunks numbered from the stored count, which moves with them */
     int64_t first = 1;
-    if (r == 0 && batch->len > 0 && (r = prep(s, S_JOB_STORED, &st, ctx, err)) == 0) {
+    if (r == 0 && batch->records.len > 0 && (r = prep(s, S_JOB_STORED, &st, ctx, err)) == 0) {
         sqlite3_bind_int64(st, 1, job);
         if (sqlite3_step(st) == SQLITE_ROW)
             first = sqlite3_column_int64(st, 0) + 1;
@@ -1492,9 +1475,9 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
             r = sql_err(s, sqlite3_errcode(s->db), err, ctx, "read stored count");
         release(st);
     }
-    if (r == 0 && batch->len > 0)
+    if (r == 0 && batch->records.len > 0)
         r = insert_chunks(s, job, batch, &first, ctx, err);
-    if (r == 0 && batch->len == 0 && (batch->classes != 0 || batch->stored != 0))
+    if (r == 0 && batch->records.len == 0 && (batch->classes != 0 || batch->stored != 0))
         r = tsr_err_set(err, TSR_EINVAL, "store: %s: an empty batch of %lld classes", ctx,
                         (long long)batch->classes);
     if (r == 0 && (r = prep(s, S_JOB_PROGRESS, &st, ctx, err)) == 0) {
@@ -1668,44 +1651,25 @@ void sto_classes_free(sto_classes *c)
     }
 }
 
-/* Make room for one more class of up to `n` ids in c (capacities in caps). */
-static int classes_grow(sto_classes *c, int caps[2], int n, const char *ctx, tsr_err *err)
+/* Make room for one more class of up to `n` ids in c: caps[] are the
+ * capacities of first, count, start (one longer: it ends the last class)
+ * and ids. */
+static int classes_grow(sto_classes *c, int caps[4], int n, const char *ctx, tsr_err *err)
 {
-    if (c->n + 1 >= caps[0]) {
-        int ncap = caps[0] ? 2 * caps[0] : 256;
-        int64_t *f = realloc(c->first, (size_t)ncap * sizeof *f);
-        if (f != NULL)
-            c->first = f;
-        int *k = realloc(c->count, (size_t)ncap * sizeof *k);
-        if (k != NULL)
-            c->count = k;
-        int *st = realloc(c->start, (size_t)(ncap + 1) * sizeof *st);
-        if (st != NULL)
-            c->start = st;
-        if (f == NULL || k == NULL || st == NULL)
-            return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-        caps[0] = ncap;
-    }
-    int used = c->start[c->n];
-    if (used + n > caps[1]) {
-        if (used > INT_MAX / 4)
-            return tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many image ids", ctx);
-        int ncap = caps[1] ? 2 * caps[1] : 4096;
-        while (ncap < used + n)
-            ncap *= 2;
-        int *ids = realloc(c->ids, (size_t)ncap * sizeof *ids);
-        if (ids == NULL)
-            return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-        c->ids = ids;
-        caps[1] = ncap;
-    }
-    return 0;
+    int used = c->start[c->n], r;
+    if (used > INT_MAX / 4)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many image ids", ctx);
+    if ((r = grow((void **)&c->first, &caps[0], c->n, sizeof *c->first, ctx, err)) != 0 ||
+        (r = grow((void **)&c->count, &caps[1], c->n, sizeof *c->count, ctx, err)) != 0 ||
+        (r = grow((void **)&c->start, &caps[2], c->n + 1, sizeof *c->start, ctx, err)) != 0)
+        return r;
+    return n > 0 ? grow((void **)&c->ids, &caps[3], used + n - 1, sizeof *c->ids, ctx, err) : 0;
 }
 
 /* Decode one chunk row, checking its check value and its totals, keeping
  * the classes that hold solutions in (after, last]. */
 static int decode_chunk(sqlite3_stmt *st, int64_t job, int64_t after, int64_t last,
-                        sto_classes *c, int caps[2], int *scratch, const char *ctx, tsr_err *err)
+                        sto_classes *c, int caps[4], int *scratch, const char *ctx, tsr_err *err)
 {
     int64_t first = sqlite3_column_int64(st, 0), nsol = sqlite3_column_int64(st, 1);
     int nclass = sqlite3_column_int(st, 2);
@@ -1764,7 +1728,7 @@ int sto_classes_read(sto_db *s, int64_t job, int64_t after, int limit, sto_class
     }
     sqlite3_stmt *st = NULL;
     int r = read_job_rows(s, job, S_CHUNKS_READ, &st, ctx, err);
-    int caps[2] = {0, 0};
+    int caps[4] = {0, 0, 1, 0}; /* start has its first element */
     if (r == 0) {
         sqlite3_bind_int64(st, 2, after + 1);
         sqlite3_bind_int64(st, 3, after + limit);
@@ -1906,7 +1870,7 @@ static int check_chunks(sto_db *s, double deadline, FILE *f, long *problems, con
         }
         next = first + sqlite3_column_int64(st, 1);
         sto_classes none = {0};
-        int caps[2] = {0, 0};
+        int caps[4] = {0, 0, 1, 0}; /* start has its first element */
         tsr_err e = {{0}};
         /* a cursor past every solution keeps none: only the checks run */
         int d = decode_chunk(st, job, INT64_MAX - 1, 0, &none, caps, scratch, ctx, &e);
@@ -2025,7 +1989,7 @@ static int sound_prefix(sto_db *s, int64_t job, int64_t stored, int *scratch, in
     while (r == 0 && *cut == INT64_MAX && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t first = sqlite3_column_int64(st, 0), nsol = sqlite3_column_int64(st, 1);
         sto_classes none = {0};
-        int caps[2] = {0, 0};
+        int caps[4] = {0, 0, 1, 0}; /* start has its first element */
         tsr_err e = {{0}};
         /* a cursor past every solution keeps none: only the checks run */
         int d = decode_chunk(st, job, INT64_MAX - 1, 0, &none, caps, scratch, ctx, &e);
