@@ -148,7 +148,7 @@ static int on_progress(void *ctx, const tsr_stats *st)
     account(r, st, &nodes, &fraction, &seconds);
     pthread_mutex_lock(&r->m->mu);
     jm_job *j = r->j;
-    if (st->nworkers != j->nworkers) {
+    if (st->nworkers != j->nworkers) { /* a resize to the pool's size, once a run: no growth */
         tsr_worker_stats *w = realloc(j->workers, (size_t)(st->nworkers + 1) * sizeof *w);
         if (w != NULL) {
             j->workers = w;

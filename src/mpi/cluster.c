@@ -107,7 +107,8 @@ struct clu_cluster {
     const tsr_callbacks *cb;
     int levels;
     tsr_task *q;           /* the queue, heaviest first */
-    int qn, qcap;
+    int qn;
+    size_t qcap;
     tsr_stats total;       /* of batches done in this search */
     uint64_t reported;     /* solutions passed to cb */
     long long limit;
@@ -744,7 +745,8 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
         st->fraction = 1;
     clu_free_tasks(c->q, c->qn);
     c->q = NULL;
-    c->qn = c->qcap = 0;
+    c->qn = 0;
+    c->qcap = 0;
     pthread_mutex_lock(&c->st_mu);
     c->rs[0].cpu_s = clu_cpu_now();
     pthread_mutex_unlock(&c->st_mu);

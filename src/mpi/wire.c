@@ -130,18 +130,10 @@ void clu_free_tasks(tsr_task *t, int n)
 }
 
 /* Append n tasks to *t (*n, *cap grown as needed), images copied. */
-int clu_add_tasks(tsr_task **t, int *n, int *cap, const tsr_task *src, int k)
+int clu_add_tasks(tsr_task **t, int *n, size_t *cap, const tsr_task *src, int k)
 {
-    if (*n + k > *cap) {
-        int ncap = *cap ? *cap : 64;
-        while (ncap < *n + k)
-            ncap *= 2;
-        tsr_task *nt = realloc(*t, (size_t)ncap * sizeof *nt);
-        if (nt == NULL)
-            return TSR_ENOMEM;
-        *t = nt;
-        *cap = ncap;
-    }
+    if (k > 0 && base_grow((void **)t, cap, (size_t)*n + k - 1, sizeof **t, 64, INT_MAX) != 0)
+        return TSR_ENOMEM;
     for (int i = 0; i < k; i++) {
         int *images = malloc((size_t)(src[i].n > 0 ? src[i].n : 1) * sizeof *images);
         if (images == NULL)
@@ -154,7 +146,7 @@ int clu_add_tasks(tsr_task **t, int *n, int *cap, const tsr_task *src, int k)
 }
 
 /* Tasks read from r, appended to *t. */
-int clu_get_tasks(reader *r, tsr_task **t, int *n, int *cap)
+int clu_get_tasks(reader *r, tsr_task **t, int *n, size_t *cap)
 {
     int k = clu_get_count(r, 16, true);
     for (int i = 0; i < k && !r->bad; i++) {

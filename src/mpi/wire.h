@@ -70,9 +70,9 @@ int clu_get_count(reader *r, size_t per, bool wide);
 /* Tasks: count, then per task n, weight, images (32-bit). */
 void clu_put_tasks(buf *b, const tsr_task *t, int n);
 /* Append copies of k tasks to *t (*n, *cap grown as needed). */
-int clu_add_tasks(tsr_task **t, int *n, int *cap, const tsr_task *src, int k);
+int clu_add_tasks(tsr_task **t, int *n, size_t *cap, const tsr_task *src, int k);
 /* Tasks read from r, appended to *t. */
-int clu_get_tasks(reader *r, tsr_task **t, int *n, int *cap);
+int clu_get_tasks(reader *r, tsr_task **t, int *n, size_t *cap);
 void clu_free_tasks(tsr_task *t, int n);
 
 /* Statistics: levels, attempts and fits per level, nodes, solutions,

@@ -313,7 +313,8 @@ static int wk_batch(wk *w)
     reader r = {w->in.p, w->in.n, 0, false};
     w->batch = clu_get64(&r);
     tsr_task *tasks = NULL;
-    int ntasks = 0, cap = 0;
+    int ntasks = 0;
+    size_t cap = 0;
     int rc = clu_get_tasks(&r, &tasks, &ntasks, &cap);
     w->steal = w->stop = w->gave_back = false;
     w->sols.n = w->spare.n = 0;
