@@ -767,6 +767,25 @@ void sto_jobs_free(sto_job *jobs, int n)
     free(jobs);
 }
 
+#ifdef TSR_DEBUG
+/* I4 for a job just inserted (debug builds, configure --enable-debug): its
+ * id is within the AUTOINCREMENT mark of the jobs table, below which ids
+ * are never handed out again. */
+static int job_id_sane(sto_db *s, int64_t id, const char *ctx, tsr_err *err)
+{
+    static const char sql[] = "SELECT seq FROM sqlite_sequence WHERE name = 'jobs'";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sql_err(s, sqlite3_errcode(s->db), err, ctx, "invariant check");
+    int r = 0;
+    if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 0) < id)
+        r = tsr_err_set(err, TSR_EIO, "store: %s: I4 broken: job %lld is past the jobs table's "
+                        "AUTOINCREMENT mark", ctx, (long long)id);
+    sqlite3_finalize(st);
+    return r;
+}
+#endif
+
 /* Insert one queued job (in batch `batch` unless it is 0); not a
  * transaction of its own beyond the statement's. */
 static int insert_job(sto_db *s, const char *puzzle, const char *options, int priority,
@@ -797,6 +816,10 @@ static int insert_job(sto_db *s, const char *puzzle, const char *options, int pr
     r = bound_step(s, st, rc, ctx, "insert job", err);
     if (r == 0)
         *id = sqlite3_last_insert_rowid(s->db);
+#ifdef TSR_DEBUG
+    if (r == 0)
+        r = job_id_sane(s, *id, ctx, err);
+#endif
     return r;
 }
 
@@ -1380,38 +1403,82 @@ static int check_progress(const sto_progress *p, const char *ctx, size_t *slen, 
 }
 
 #ifdef TSR_DEBUG
-/* I1 and I3 for one job, read back inside the writing transaction (debug
- * builds, configure --enable-debug): the chunks number 1..stored without
- * gap or overlap, and a job in a final state has no frontier.  A breach is
- * a bug of this file: it fails the commit with the facts. */
-static int job_sane(sto_db *s, int64_t job, const char *ctx, tsr_err *err)
+/* What the invariant checks read of one job (debug builds, configure
+ * --enable-debug), inside the writing transaction. */
+typedef struct job_facts {
+    int64_t stored, solutions, frontier;
+    int64_t held, last; /* solutions the chunks hold; the last one's number */
+    int64_t crcs;       /* sum of the check values of the chunks up to `upto` */
+    enum sto_state state;
+} job_facts;
+
+static int job_facts_read(sto_db *s, int64_t job, int64_t upto, job_facts *f, const char *ctx,
+                          tsr_err *err)
 {
     static const char sql[] =
-        "SELECT j.stored, j.state,"
+        "SELECT j.stored, j.solutions, j.state,"
         " (SELECT COALESCE(SUM(nsol), 0) FROM chunks WHERE job = j.id),"
         " (SELECT COALESCE(MAX(first + nsol - 1), 0) FROM chunks WHERE job = j.id),"
-        " (SELECT COUNT(*) FROM frontier WHERE job = j.id)"
-        " FROM jobs j WHERE j.id = ?";
+        " (SELECT COUNT(*) FROM frontier WHERE job = j.id),"
+        " (SELECT COALESCE(SUM(crc), 0) FROM chunks WHERE job = j.id AND first <= ?2)"
+        " FROM jobs j WHERE j.id = ?1";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return sql_err(s, sqlite3_errcode(s->db), err, ctx, "invariant check");
     sqlite3_bind_int64(st, 1, job);
+    sqlite3_bind_int64(st, 2, upto);
     int r = 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t stored = sqlite3_column_int64(st, 0), sum = sqlite3_column_int64(st, 2),
-                last = sqlite3_column_int64(st, 3), frontier = sqlite3_column_int64(st, 4);
-        const char *state = (const char *)sqlite3_column_text(st, 1);
-        bool final = tsr_job_state_final(state);
-        if (sum != stored || last != stored)
-            r = tsr_err_set(err, TSR_EIO, "store: %s: I1 broken for job %lld: stored %lld, "
-                            "chunks hold %lld up to number %lld", ctx, (long long)job,
-                            (long long)stored, (long long)sum, (long long)last);
-        else if (final && frontier > 0)
-            r = tsr_err_set(err, TSR_EIO, "store: %s: I3 broken for job %lld: %s with %lld "
-                            "frontier tasks", ctx, (long long)job, state, (long long)frontier);
-    }
+    if (sqlite3_step(st) != SQLITE_ROW ||
+        sto_state_parse((const char *)sqlite3_column_text(st, 2), &f->state) != 0)
+        r = tsr_err_set(err, TSR_EIO, "store: %s: invariant check: no job %lld", ctx,
+                        (long long)job);
+    f->stored = sqlite3_column_int64(st, 0);
+    f->solutions = sqlite3_column_int64(st, 1);
+    f->held = sqlite3_column_int64(st, 3);
+    f->last = sqlite3_column_int64(st, 4);
+    f->frontier = sqlite3_column_int64(st, 5);
+    f->crcs = sqlite3_column_int64(st, 6);
     sqlite3_finalize(st);
     return r;
+}
+
+/* The invariants after a checkpoint of job `job` that wrote `ntasks` tasks
+ * and batch b, read back inside its transaction; `before` was read at its
+ * start with every chunk counted in crcs.  A breach is a bug of this file:
+ * it fails the commit with the facts.
+ *   I1  the chunks number 1..stored without gap or overlap;
+ *   I2  the frontier is the ntasks tasks written, and the counts moved by
+ *       this batch exactly: one whole checkpoint, nothing of another;
+ *   I3  a job in a final state has no frontier;
+ *   I4  the chunks that numbered solutions 1..before->stored are still
+ *       there, unchanged (their check values cover job, number and data). */
+static int checkpoint_sane(sto_db *s, int64_t job, const job_facts *before, int ntasks,
+                           const sto_batch *b, const char *ctx, tsr_err *err)
+{
+    job_facts f;
+    int r = job_facts_read(s, job, before->stored, &f, ctx, err);
+    if (r != 0)
+        return r;
+    long long id = (long long)job;
+    if (f.held != f.stored || f.last != f.stored)
+        return tsr_err_set(err, TSR_EIO, "store: %s: I1 broken for job %lld: stored %lld, chunks "
+                           "hold %lld up to number %lld", ctx, id, (long long)f.stored,
+                           (long long)f.held, (long long)f.last);
+    if (f.frontier != ntasks || f.stored != before->stored + b->stored ||
+        f.solutions != before->solutions + b->found)
+        return tsr_err_set(err, TSR_EIO, "store: %s: I2 broken for job %lld: %lld frontier tasks "
+                           "for %d written, stored %lld -> %lld and found %lld -> %lld for a "
+                           "batch of %lld of %lld", ctx, id, (long long)f.frontier, ntasks,
+                           (long long)before->stored, (long long)f.stored,
+                           (long long)before->solutions, (long long)f.solutions,
+                           (long long)b->stored, (long long)b->found);
+    if (sto_state_final(f.state) && f.frontier > 0)
+        return tsr_err_set(err, TSR_EIO, "store: %s: I3 broken for job %lld: %s with %lld "
+                           "frontier tasks", ctx, id, state_names[f.state], (long long)f.frontier);
+    if (f.crcs != before->crcs)
+        return tsr_err_set(err, TSR_EIO, "store: %s: I4 broken for job %lld: the chunks of "
+                           "solutions 1..%lld changed", ctx, id, (long long)before->stored);
+    return 0;
 }
 #endif
 
@@ -1457,6 +1524,11 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
         r = tsr_err_set(err, TSR_EINVAL,
                         "store: %s: the job was started by engine version %d, this is version %d",
                         ctx, version, s->engine_version);
+#ifdef TSR_DEBUG
+    job_facts before;
+    if (r == 0)
+        r = job_facts_read(s, job, INT64_MAX, &before, ctx, err);
+#endif
 
     sqlite3_stmt *st = NULL;
     if (r == 0 && (r = prep(s, S_FRONTIER_CLEAR, &st, ctx, err)) == 0) {
@@ -1498,7 +1570,7 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
     }
 #ifdef TSR_DEBUG
     if (r == 0)
-        r = job_sane(s, job, ctx, err);
+        r = checkpoint_sane(s, job, &before, ntasks, batch, ctx, err);
 #endif
     return tx_end(s, r, ctx, err);
 }
