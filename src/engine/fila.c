@@ -6,6 +6,11 @@
  * 128-bit one.  A context serves one search run and is rebuilt at every
  * handoff from DLX, reusing its buffers.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__BMI2__) || defined(__AVX2__)
@@ -571,6 +576,15 @@ bool fila_can_build(const fila *f, const dlx *d)
     return shapes <= FILA_MAX_SHAPES;
 }
 
+#ifdef TSR_DEBUG
+/* fila_impl.h's invariant where a search starts and ends: nothing placed. */
+static bool search_sane(const fila *f)
+{
+    return f->V <= 64 ? fila_sane64(f, f->top, fila_start64(f), f->avail)
+                      : fila_sane128(f, f->top, fila_start128(f), f->avail);
+}
+#endif
+
 int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks,
                 const unsigned char *forced)
 {
@@ -599,6 +613,9 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     f->top = f->solve_top = f->cur = p;
     f->w_top = w;
     f->dirty = false;
+#ifdef TSR_DEBUG
+    assert(search_sane(f));
+#endif
     if (f->V <= 64) {
         if (f->nforced > 0)
             fila_replay64(f, p, fila_start64(f), w);
@@ -610,6 +627,9 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         else
             fila_solve_at128(f, p, fila_start128(f), f->avail);
     }
+#ifdef TSR_DEBUG
+    assert(search_sane(f)); /* the recursion undid every placement, stopped or not */
+#endif
     return f->stop;
 }
 

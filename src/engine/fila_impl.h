@@ -236,6 +236,33 @@ static MASK FLN(fila_start)(const fila *f)
     return o;
 }
 
+#ifdef TSR_DEBUG
+/* The invariant of the recursion (debug builds, configure --enable-debug)
+ * at a node with p pieces left, occupancy o and the shapes with copies
+ * left in avail: o is the start's occupancy (closed cells, bits beyond the
+ * region) plus the images placed above the node, stack[p .. top), which
+ * overlap neither it nor each other; N[s] copies of shape s are left, p in
+ * all, and avail has bit s exactly when N[s] > 0.  It costs O(top + Q), so
+ * it runs where the tick hook does and around a search, not at each node. */
+static bool FLN(fila_sane)(const fila *f, int p, MASK o, uint64_t avail)
+{
+    MASK want = FLN(fila_start)(f);
+    for (int k = p; k < f->top; k++) {
+        MASK m = f->FLN(imask)[f->stack[k]];
+        if (want & m)
+            return false;
+        want |= m;
+    }
+    int left = 0;
+    for (int s = 0; s < f->Q; s++) {
+        if (f->N[s] < 0 || ((avail >> s & 1) != 0) != (f->N[s] > 0))
+            return false;
+        left += f->N[s];
+    }
+    return o == want && left == p && (f->Q == 64 || avail >> f->Q == 0);
+}
+#endif
+
 /* Box numbering: the holes with the fewest open neighbours, all cells at
  * once.  Each direction gives the set of cells whose neighbour that way is
  * a hole; a bit-sliced counter (c2 c1 c0) adds the six sets. */
@@ -613,6 +640,9 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
         /* stop is clear here (a child that set it ended the loop), so
          * only the tick can set it before this child's subtree */
         if ((++f->tick & FILA_TICK_MASK) == 0) {
+#ifdef TSR_DEBUG
+            assert(FLN(fila_sane)(f, p - 1, o | em[k], left));
+#endif
             f->cur = p; /* the levels cur .. solve_top are live */
             if (f->hooks->tick(f->hooks->ctx))
                 f->stop = f->event = 1;
