@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #endif
 
+#include "base/base.h"
 #include "engine/fila.h"
 
 typedef unsigned __int128 u128;
@@ -79,10 +80,13 @@ struct fila {
     uint32_t *uoff, *ooff;
     uint64_t *upres, *opres;      /* per list set: shapes it has images for */
     int *uimg, *oimg;
-    long nu, no, cap_u, cap_o;
+    long nu, no;
     /* typed masks */
     uint64_t *imask64, *umask64, *omask64, nbm64[FILA_MAX_BITS], onbm64[FILA_MAX_BITS];
     u128 *imask128, *umask128, *omask128, nbm128[FILA_MAX_BITS], onbm128[FILA_MAX_BITS];
+    /* capacities (base_grow) of the entry arrays: one each, so that a
+     * context built at one width and then the other grows the right one */
+    size_t cap_uimg, cap_oimg, cap_umask64, cap_omask64, cap_umask128, cap_omask128;
     /* the neighbours whose occupancy picks a bit's list set: nbm/onbm with
      * NOF, nothing without (so the ILSI is 0 without a test) */
     uint64_t uzm64[FILA_MAX_BITS], ozm64[FILA_MAX_BITS];

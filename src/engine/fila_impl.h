@@ -40,24 +40,17 @@ static inline unsigned ext128(u128 v, u128 m)
 #endif
 
 /* Append one list set for bit b: every image in imgs[0..n) (grouped by
- * shape, ascending) whose neighbour mask avoids z. */
-static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, MASK **emask,
-                     long *ne, long *cap, const int *imgs, const uint64_t *nm, int n, unsigned z)
+ * shape, ascending) whose neighbour mask avoids z.  The entries' images
+ * and masks grow in *eimg and *emask (capacities *capi and *capm), the
+ * masks with room for FILA_PAD more past the last entry. */
+static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, size_t *capi,
+                     MASK **emask, size_t *capm, long *ne, const int *imgs, const uint64_t *nm,
+                     int n, unsigned z)
 {
-    if (*ne + n > *cap) {
-        long ncap = *cap ? *cap : 4096;
-        while (ncap < *ne + n)
-            ncap *= 2;
-        int *ip = realloc(*eimg, (size_t)ncap * sizeof *ip);
-        if (ip != NULL)
-            *eimg = ip;
-        MASK *mp = realloc(*emask, (size_t)(ncap + FILA_PAD) * sizeof *mp);
-        if (mp != NULL)
-            *emask = mp;
-        if (ip == NULL || mp == NULL)
-            return TSR_ENOMEM; /* both arrays stay valid at the old capacity */
-        *cap = ncap;
-    }
+    size_t end = (size_t)*ne + (size_t)n; /* entries, should all of imgs fit */
+    if ((n > 0 && base_grow((void **)eimg, capi, end - 1, sizeof **eimg, 4096, 0) != 0) ||
+        base_grow((void **)emask, capm, end + FILA_PAD - 1, sizeof **emask, 4096, 0) != 0)
+        return TSR_ENOMEM;
     int s = 0;
     for (int i = 0; i < n; i++) {
         int img = imgs[i];
@@ -180,8 +173,9 @@ static int FLN(fila_build)(fila *f)
             unsigned fm = f->freen[b], z = 0;
             do {
                 rc = FLN(emit)(f, f->uoff + ((size_t)f->ubase[b] + z) * (Q + 1),
-                               f->upres + f->ubase[b] + z, &f->uimg,
-                               &f->FLN(umask), &f->nu, &f->cap_u, imgs, f->nmask_scratch, n, z);
+                               f->upres + f->ubase[b] + z, &f->uimg, &f->cap_uimg,
+                               &f->FLN(umask), &f->FLN(cap_umask), &f->nu, imgs,
+                               f->nmask_scratch, n, z);
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
         }
@@ -211,8 +205,9 @@ static int FLN(fila_build)(fila *f)
             unsigned fm = f->ofreen[b], z = 0;
             do {
                 rc = FLN(emit)(f, f->ooff + ((size_t)f->obase[b] + z) * (Q + 1),
-                               f->opres + f->obase[b] + z, &f->oimg,
-                               &f->FLN(omask), &f->no, &f->cap_o, imgs, f->nmask_scratch, n, z);
+                               f->opres + f->obase[b] + z, &f->oimg, &f->cap_oimg,
+                               &f->FLN(omask), &f->FLN(cap_omask), &f->no, imgs,
+                               f->nmask_scratch, n, z);
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
         }
