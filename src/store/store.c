@@ -1429,15 +1429,17 @@ static int job_facts_read(sto_db *s, int64_t job, int64_t upto, job_facts *f, co
     sqlite3_bind_int64(st, 2, upto);
     int r = 0;
     if (sqlite3_step(st) != SQLITE_ROW ||
-        sto_state_parse((const char *)sqlite3_column_text(st, 2), &f->state) != 0)
+        sto_state_parse((const char *)sqlite3_column_text(st, 2), &f->state) != 0) {
         r = tsr_err_set(err, TSR_EIO, "store: %s: invariant check: no job %lld", ctx,
                         (long long)job);
-    f->stored = sqlite3_column_int64(st, 0);
-    f->solutions = sqlite3_column_int64(st, 1);
-    f->held = sqlite3_column_int64(st, 3);
-    f->last = sqlite3_column_int64(st, 4);
-    f->frontier = sqlite3_column_int64(st, 5);
-    f->crcs = sqlite3_column_int64(st, 6);
+    } else {
+        f->stored = sqlite3_column_int64(st, 0);
+        f->solutions = sqlite3_column_int64(st, 1);
+        f->held = sqlite3_column_int64(st, 3);
+        f->last = sqlite3_column_int64(st, 4);
+        f->frontier = sqlite3_column_int64(st, 5);
+        f->crcs = sqlite3_column_int64(st, 6);
+    }
     sqlite3_finalize(st);
     return r;
 }
@@ -1525,7 +1527,7 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
                         "store: %s: the job was started by engine version %d, this is version %d",
                         ctx, version, s->engine_version);
 #ifdef TSR_DEBUG
-    job_facts before;
+    job_facts before = {0};
     if (r == 0)
         r = job_facts_read(s, job, INT64_MAX, &before, ctx, err);
 #endif
