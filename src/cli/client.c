@@ -320,20 +320,22 @@ static int read_to_end(conn *c, sink_fn sink, void *ctx)
 
 /* ---- sinks ---------------------------------------------------------------------- */
 
+/* What a sink gathers: its bytes, kept NUL-terminated, and at most `max`
+ * of them (the error names the url). */
 typedef struct growbuf {
-    char *data;
-    size_t len, cap, max;
+    base_buf bytes;
+    size_t max;
     tsr_err *err;
     const char *url;
 } growbuf;
 
 static int grow(growbuf *b, size_t extra)
 {
-    if (extra > b->max || b->len > b->max - extra)
+    if (extra > b->max || b->bytes.len > b->max - extra)
         return tsr_err_set(b->err, TSR_ETOOBIG, "%s: the answer is larger than %zu MiB", b->url,
                            b->max >> 20);
-    /* room for the bytes and a NUL */
-    if (base_grow((void **)&b->data, &b->cap, b->len + extra, 1, 4096, 0) != 0)
+    base_buf *bb = &b->bytes; /* room for the bytes and a NUL */
+    if (base_grow((void **)&bb->data, &bb->cap, bb->len + extra, 1, 4096, 0) != 0)
         return tsr_err_set(b->err, TSR_ENOMEM, "out of memory");
     return 0;
 }
@@ -344,9 +346,9 @@ static int buffer_sink(void *ctx, const char *data, size_t n)
     int rc = grow(b, n);
     if (rc)
         return rc;
-    memcpy(b->data + b->len, data, n);
-    b->len += n;
-    b->data[b->len] = '\0';
+    memcpy(b->bytes.data + b->bytes.len, data, n);
+    b->bytes.len += n;
+    b->bytes.data[b->bytes.len] = '\0';
     return 0;
 }
 
@@ -365,22 +367,22 @@ typedef struct sse {
 static int sse_dispatch(sse *s)
 {
     int rc = 0;
-    if (s->data.len > 0) {
-        s->data.data[--s->data.len] = '\0'; /* the LF after the last data line */
-        cli_sse_event ev = {s->event[0] ? s->event : "message", s->data.data, s->id};
+    if (s->data.bytes.len > 0) {
+        s->data.bytes.data[--s->data.bytes.len] = '\0'; /* the LF after the last data line */
+        cli_sse_event ev = {s->event[0] ? s->event : "message", s->data.bytes.data, s->id};
         if (s->fn(s->ctx, &ev) != 0)
             rc = tsr_err_set(s->data.err, TSR_ECANCELED, "stopped reading the event stream");
     }
-    s->data.len = 0;
+    s->data.bytes.len = 0;
     s->event[0] = '\0';
     return rc;
 }
 
 static int sse_line(sse *s)
 {
-    const char *l = s->line.data ? s->line.data : "";
-    size_t n = s->line.len;
-    s->line.len = 0;
+    const char *l = s->line.bytes.data ? s->line.bytes.data : "";
+    size_t n = s->line.bytes.len;
+    s->line.bytes.len = 0;
     if (n == 0)
         return sse_dispatch(s);
     if (l[0] == ':')
@@ -395,9 +397,9 @@ static int sse_line(sse *s)
         int rc = grow(&s->data, vlen + 1);
         if (rc)
             return rc;
-        memcpy(s->data.data + s->data.len, v, vlen);
-        s->data.len += vlen;
-        s->data.data[s->data.len++] = '\n';
+        memcpy(s->data.bytes.data + s->data.bytes.len, v, vlen);
+        s->data.bytes.len += vlen;
+        s->data.bytes.data[s->data.bytes.len++] = '\n';
     } else if (flen == 5 && memcmp(l, "event", 5) == 0) {
         snprintf(s->event, sizeof s->event, "%.*s", (int)vlen, v);
     } else if (flen == 2 && memcmp(l, "id", 2) == 0 && memchr(v, '\0', vlen) == NULL) {
@@ -444,9 +446,9 @@ static int lines_sink(void *ctx, const char *data, size_t n)
             return rc;
         if (nl) {
             rc = buffer_sink(&ls->line, "", 0); /* NUL-terminated for fn */
-            if (rc == 0 && ls->fn(ls->ctx, ls->line.data, ls->line.len) != 0)
+            if (rc == 0 && ls->fn(ls->ctx, ls->line.bytes.data, ls->line.bytes.len) != 0)
                 rc = tsr_err_set(ls->line.err, TSR_ECANCELED, "stopped reading the lines");
-            ls->line.len = 0;
+            ls->line.bytes.len = 0;
             if (rc)
                 return rc;
             k++;
@@ -591,16 +593,16 @@ static int exchange(const cli_http *h, const char *method, const char *path,
         if (es != NULL && is_event_stream(resp)) {
             es->line = es->data = b;
             rc = read_body(&c, &hd, sse_sink, es);
-            free(es->line.data);
-            free(es->data.data);
+            base_buf_free(&es->line.bytes);
+            base_buf_free(&es->data.bytes);
         } else if (ls != NULL && resp->status == 200) {
             ls->line = b;
             ls->line.max = MAX_JSON_LINE;
             rc = read_body(&c, &hd, lines_sink, ls);
-            if (rc == 0 && ls->line.len > 0) /* a last line without its LF */
+            if (rc == 0 && ls->line.bytes.len > 0) /* a last line without its LF */
                 rc = tsr_err_set(err, TSR_EIO, "%s: the answer ends in the middle of a line",
                                  h->url.text);
-            free(ls->line.data);
+            base_buf_free(&ls->line.bytes);
         } else if (hd.has_length && hd.length > max) {
             rc = tsr_err_set(err, TSR_ETOOBIG, "%s: the answer is larger than %zu MiB",
                              h->url.text, max >> 20);
@@ -609,14 +611,14 @@ static int exchange(const cli_http *h, const char *method, const char *path,
         }
     }
     close(fd);
-    if (rc == 0 && b.data == NULL)
+    if (rc == 0 && b.bytes.data == NULL)
         rc = buffer_sink(&b, "", 0); /* always a NUL-terminated body */
     if (rc && rc != TSR_ECANCELED) {
-        free(b.data);
+        free(b.bytes.data);
         return rc;
     }
-    resp->body = b.data;
-    resp->len = b.len;
+    resp->body = b.bytes.data;
+    resp->len = b.bytes.len;
     return rc;
 }
 

@@ -148,7 +148,7 @@ static int on_progress(void *ctx, const tsr_stats *st)
     account(r, st, &nodes, &fraction, &seconds);
     pthread_mutex_lock(&r->m->mu);
     jm_job *j = r->j;
-    if (st->nworkers != j->nworkers) {
+    if (st->nworkers != j->nworkers) { /* a resize to the pool's size, once a run: no growth */
         tsr_worker_stats *w = realloc(j->workers, (size_t)(st->nworkers + 1) * sizeof *w);
         if (w != NULL) {
             j->workers = w;
@@ -174,7 +174,7 @@ static int checkpoint_wanted(void *ctx)
                jm_target_threads(r->m, r->j) != r->j->threads;
     pthread_mutex_unlock(&r->m->mu);
     pthread_mutex_lock(&r->sol_mu);
-    want = want || r->batch.len >= SOLUTION_BUFFER_BYTES ||
+    want = want || r->batch.records.len >= SOLUTION_BUFFER_BYTES ||
            (r->batch.found > 0 && base_now() - r->pending_since >= SOLUTION_DELAY_S);
     pthread_mutex_unlock(&r->sol_mu);
     return want;

@@ -6,12 +6,18 @@
  * 128-bit one.  A context serves one search run and is rebuilt at every
  * handoff from DLX, reusing its buffers.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__BMI2__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
+#include "base/base.h"
 #include "engine/fila.h"
 
 typedef unsigned __int128 u128;
@@ -74,10 +80,13 @@ struct fila {
     uint32_t *uoff, *ooff;
     uint64_t *upres, *opres;      /* per list set: shapes it has images for */
     int *uimg, *oimg;
-    long nu, no, cap_u, cap_o;
+    long nu, no;
     /* typed masks */
     uint64_t *imask64, *umask64, *omask64, nbm64[FILA_MAX_BITS], onbm64[FILA_MAX_BITS];
     u128 *imask128, *umask128, *omask128, nbm128[FILA_MAX_BITS], onbm128[FILA_MAX_BITS];
+    /* capacities (base_grow) of the entry arrays: one each, so that a
+     * context built at one width and then the other grows the right one */
+    size_t cap_uimg, cap_oimg, cap_umask64, cap_omask64, cap_umask128, cap_omask128;
     /* the neighbours whose occupancy picks a bit's list set: nbm/onbm with
      * NOF, nothing without (so the ILSI is 0 without a test) */
     uint64_t uzm64[FILA_MAX_BITS], ozm64[FILA_MAX_BITS];
@@ -571,6 +580,15 @@ bool fila_can_build(const fila *f, const dlx *d)
     return shapes <= FILA_MAX_SHAPES;
 }
 
+#ifdef TSR_DEBUG
+/* fila_impl.h's invariant where a search starts and ends: nothing placed. */
+static bool search_sane(const fila *f)
+{
+    return f->V <= 64 ? fila_sane64(f, f->top, fila_start64(f), f->avail)
+                      : fila_sane128(f, f->top, fila_start128(f), f->avail);
+}
+#endif
+
 int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks,
                 const unsigned char *forced)
 {
@@ -599,6 +617,9 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     f->top = f->solve_top = f->cur = p;
     f->w_top = w;
     f->dirty = false;
+#ifdef TSR_DEBUG
+    assert(search_sane(f));
+#endif
     if (f->V <= 64) {
         if (f->nforced > 0)
             fila_replay64(f, p, fila_start64(f), w);
@@ -610,6 +631,9 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         else
             fila_solve_at128(f, p, fila_start128(f), f->avail);
     }
+#ifdef TSR_DEBUG
+    assert(search_sane(f)); /* the recursion undid every placement, stopped or not */
+#endif
     return f->stop;
 }
 

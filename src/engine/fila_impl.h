@@ -40,24 +40,17 @@ static inline unsigned ext128(u128 v, u128 m)
 #endif
 
 /* Append one list set for bit b: every image in imgs[0..n) (grouped by
- * shape, ascending) whose neighbour mask avoids z. */
-static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, MASK **emask,
-                     long *ne, long *cap, const int *imgs, const uint64_t *nm, int n, unsigned z)
+ * shape, ascending) whose neighbour mask avoids z.  The entries' images
+ * and masks grow in *eimg and *emask (capacities *capi and *capm), the
+ * masks with room for FILA_PAD more past the last entry. */
+static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, size_t *capi,
+                     MASK **emask, size_t *capm, long *ne, const int *imgs, const uint64_t *nm,
+                     int n, unsigned z)
 {
-    if (*ne + n > *cap) {
-        long ncap = *cap ? *cap : 4096;
-        while (ncap < *ne + n)
-            ncap *= 2;
-        int *ip = realloc(*eimg, (size_t)ncap * sizeof *ip);
-        if (ip != NULL)
-            *eimg = ip;
-        MASK *mp = realloc(*emask, (size_t)(ncap + FILA_PAD) * sizeof *mp);
-        if (mp != NULL)
-            *emask = mp;
-        if (ip == NULL || mp == NULL)
-            return TSR_ENOMEM; /* both arrays stay valid at the old capacity */
-        *cap = ncap;
-    }
+    size_t end = (size_t)*ne + (size_t)n; /* entries, should all of imgs fit */
+    if ((n > 0 && base_grow((void **)eimg, capi, end - 1, sizeof **eimg, 4096, 0) != 0) ||
+        base_grow((void **)emask, capm, end + FILA_PAD - 1, sizeof **emask, 4096, 0) != 0)
+        return TSR_ENOMEM;
     int s = 0;
     for (int i = 0; i < n; i++) {
         int img = imgs[i];
@@ -180,8 +173,9 @@ static int FLN(fila_build)(fila *f)
             unsigned fm = f->freen[b], z = 0;
             do {
                 rc = FLN(emit)(f, f->uoff + ((size_t)f->ubase[b] + z) * (Q + 1),
-                               f->upres + f->ubase[b] + z, &f->uimg,
-                               &f->FLN(umask), &f->nu, &f->cap_u, imgs, f->nmask_scratch, n, z);
+                               f->upres + f->ubase[b] + z, &f->uimg, &f->cap_uimg,
+                               &f->FLN(umask), &f->FLN(cap_umask), &f->nu, imgs,
+                               f->nmask_scratch, n, z);
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
         }
@@ -211,8 +205,9 @@ static int FLN(fila_build)(fila *f)
             unsigned fm = f->ofreen[b], z = 0;
             do {
                 rc = FLN(emit)(f, f->ooff + ((size_t)f->obase[b] + z) * (Q + 1),
-                               f->opres + f->obase[b] + z, &f->oimg,
-                               &f->FLN(omask), &f->no, &f->cap_o, imgs, f->nmask_scratch, n, z);
+                               f->opres + f->obase[b] + z, &f->oimg, &f->cap_oimg,
+                               &f->FLN(omask), &f->FLN(cap_omask), &f->no, imgs,
+                               f->nmask_scratch, n, z);
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
         }
@@ -235,6 +230,33 @@ static MASK FLN(fila_start)(const fila *f)
             o &= ~((MASK)1 << b);
     return o;
 }
+
+#ifdef TSR_DEBUG
+/* The invariant of the recursion (debug builds, configure --enable-debug)
+ * at a node with p pieces left, occupancy o and the shapes with copies
+ * left in avail: o is the start's occupancy (closed cells, bits beyond the
+ * region) plus the images placed above the node, stack[p .. top), which
+ * overlap neither it nor each other; N[s] copies of shape s are left, p in
+ * all, and avail has bit s exactly when N[s] > 0.  It costs O(top + Q), so
+ * it runs where the tick hook does and around a search, not at each node. */
+static bool FLN(fila_sane)(const fila *f, int p, MASK o, uint64_t avail)
+{
+    MASK want = FLN(fila_start)(f);
+    for (int k = p; k < f->top; k++) {
+        MASK m = f->FLN(imask)[f->stack[k]];
+        if (want & m)
+            return false;
+        want |= m;
+    }
+    int left = 0;
+    for (int s = 0; s < f->Q; s++) {
+        if (f->N[s] < 0 || ((avail >> s & 1) != 0) != (f->N[s] > 0))
+            return false;
+        left += f->N[s];
+    }
+    return o == want && left == p && (f->Q == 64 || avail >> f->Q == 0);
+}
+#endif
 
 /* Box numbering: the holes with the fewest open neighbours, all cells at
  * once.  Each direction gives the set of cells whose neighbour that way is
@@ -619,6 +641,9 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
         /* stop is clear here (a child that set it ended the loop), so
          * only the tick can set it before this child's subtree */
         if ((++f->tick & FILA_TICK_MASK) == 0) {
+#ifdef TSR_DEBUG
+            assert(FLN(fila_sane)(f, p - 1, o | em[k], left));
+#endif
             f->cur = p; /* the levels cur .. solve_top are live */
             if (f->hooks->tick(f->hooks->ctx))
                 f->stop = f->event = 1;

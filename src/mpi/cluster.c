@@ -96,7 +96,7 @@ struct clu_cluster {
     outmsg *outs;
     int nouts;
     size_t capouts;
-    unsigned char **grave; /* buffers of receives cut short by a lost rank */
+    char **grave; /* buffers of receives cut short by a lost rank */
     int ngrave;
     size_t capgrave;
     int64_t next_batch;
@@ -107,7 +107,8 @@ struct clu_cluster {
     const tsr_callbacks *cb;
     int levels;
     tsr_task *q;           /* the queue, heaviest first */
-    int qn, qcap;
+    int qn;
+    size_t qcap;
     tsr_stats total;       /* of batches done in this search */
     uint64_t reported;     /* solutions passed to cb */
     long long limit;
@@ -154,25 +155,26 @@ static int send_to(clu_cluster *c, int k, int tag, const buf *b)
 {
     if (b->oom)
         return TSR_ENOMEM;
-    if (b->n > (size_t)INT_MAX)
+    size_t n = b->bytes.len;
+    if (n > (size_t)INT_MAX)
         return TSR_ETOOBIG;
     if (k == 0)
         return clu_mb_put(&c->to_local, tag, b);
     if (base_grow((void **)&c->outs, &c->capouts, (size_t)c->nouts, sizeof *c->outs, 16, 0) != 0)
         return TSR_ENOMEM;
-    unsigned char *p = malloc(b->n ? b->n : 1);
+    unsigned char *p = malloc(n ? n : 1);
     if (p == NULL)
         return TSR_ENOMEM;
-    if (b->n > 0)
-        memcpy(p, b->p, b->n);
+    if (n > 0)
+        memcpy(p, b->bytes.data, n);
     outmsg *o = &c->outs[c->nouts++];
     o->p = p;
-    MPI_Isend(p, (int)b->n, MPI_BYTE, k, tag, MPI_COMM_WORLD, &o->req);
+    MPI_Isend(p, (int)n, MPI_BYTE, k, tag, MPI_COMM_WORLD, &o->req);
     pthread_mutex_lock(&c->st_mu);
     c->rs[0].msgs_sent++;
-    c->rs[0].bytes_sent += b->n;
+    c->rs[0].bytes_sent += n;
     c->rs[k].msgs_recv++;
-    c->rs[k].bytes_recv += b->n;
+    c->rs[k].bytes_recv += n;
     pthread_mutex_unlock(&c->st_mu);
     return 0;
 }
@@ -180,7 +182,7 @@ static int send_to(clu_cluster *c, int k, int tag, const buf *b)
 /* A message of one 64-bit word (STEAL, STOP) or a double (PING). */
 static int send_word(clu_cluster *c, int k, int tag, int64_t v)
 {
-    c->out.n = 0;
+    c->out.bytes.len = 0;
     c->out.oom = false;
     clu_put64(&c->out, v);
     return send_to(c, k, tag, &c->out);
@@ -188,7 +190,7 @@ static int send_word(clu_cluster *c, int k, int tag, int64_t v)
 
 static int send_ping(clu_cluster *c, int k)
 {
-    c->out.n = 0;
+    c->out.bytes.len = 0;
     c->out.oom = false;
     clu_put_double(&c->out, c->timeout_s);
     return send_to(c, k, TAG_PING, &c->out);
@@ -223,7 +225,7 @@ static void batch_over(clu_cluster *c, int k, enum peer_state next)
     clu_free_tasks(p->tasks, p->ntasks);
     p->tasks = NULL;
     p->ntasks = 0;
-    p->sols.n = 0;
+    p->sols.bytes.len = 0;
     p->asked = p->stopped = false;
     p->prog.nodes = 0;
     p->prog.fraction = 0;
@@ -259,7 +261,7 @@ static void lose(clu_cluster *c, int k)
         /* MPI may still write into its buffer: freed only at clu_close */
         if (base_grow((void **)&c->grave, &c->capgrave, (size_t)c->ngrave, sizeof *c->grave, 8,
                       0) == 0)
-            c->grave[c->ngrave++] = p->rx.p;
+            c->grave[c->ngrave++] = p->rx.bytes.data;
         p->rx = (buf){0};
     }
     if (p->state == PEER_BUSY) {
@@ -292,7 +294,7 @@ static int hand_out(clu_cluster *c, int k, int nworkers)
     while (n < c->qn && (n == 0 || w + c->q[n].weight <= share))
         w += c->q[n++].weight;
     int64_t id = ++c->next_batch;
-    c->out.n = 0;
+    c->out.bytes.len = 0;
     c->out.oom = false;
     clu_put64(&c->out, id);
     clu_put_tasks(&c->out, c->q, n);
@@ -312,7 +314,7 @@ static int hand_out(clu_cluster *c, int k, int nworkers)
     p->since = p->heard = base_now();
     pthread_mutex_unlock(&c->st_mu);
     p->asked = p->stopped = false;
-    p->sols.n = 0;
+    p->sols.bytes.len = 0;
     p->prog.nodes = 0;
     p->prog.fraction = 0;
     set_peer_state(c, k, PEER_BUSY);
@@ -328,7 +330,7 @@ static int hand_out(clu_cluster *c, int k, int nworkers)
  * (reported or not). */
 static uint64_t report_solutions(clu_cluster *c, const buf *sols, bool *bad)
 {
-    reader r = {sols->p, sols->n, 0, false};
+    reader r = clu_reader(sols);
     uint64_t count = 0;
     int ncopies = tsr_solver_ncopies(c->s);
     if (c->ids == NULL) { /* room for one class and its solutions, once */
@@ -434,9 +436,9 @@ static void on_done(clu_cluster *c, int k, reader *r)
 /* One message from `from`. */
 static void on_message(clu_cluster *c, int from, int tag, const buf *in)
 {
-    count_recv(c, from, in->n);
+    count_recv(c, from, in->bytes.len);
     peer *p = &c->peers[from];
-    reader r = {in->p, in->n, 0, false};
+    reader r = clu_reader(in);
     if (tag == TAG_HELLO) {
         int pid = (int)clu_get64(&r);
         size_t n = r.n - r.pos < 63 ? r.n - r.pos : 63;
@@ -496,7 +498,7 @@ static int build_job_message(clu_cluster *c)
 {
     const clu_job *job = c->job;
     buf *b = &c->jobmsg;
-    b->n = 0;
+    b->bytes.len = 0;
     b->oom = false;
     size_t olen = strlen(job->options);
     clu_put64(b, job->key);
@@ -618,7 +620,7 @@ static int search(clu_cluster *c, const tsr_task *tasks, int ntasks, const tsr_p
                 send_word(c, k, TAG_STOP, p->batch);
                 p->stopped = true;
             } else if (p->state == PEER_BUSY && !p->asked &&
-                       (ckpt || p->sols.n >= PENDING_MAX || t - p->since >= BATCH_MAX_S)) {
+                       (ckpt || p->sols.bytes.len >= PENDING_MAX || t - p->since >= BATCH_MAX_S)) {
                 send_word(c, k, TAG_STEAL, p->batch);
                 p->asked = true;
             }
@@ -744,7 +746,8 @@ int clu_search(clu_cluster *c, const clu_job *job, const tsr_solver *s, const ts
         st->fraction = 1;
     clu_free_tasks(c->q, c->qn);
     c->q = NULL;
-    c->qn = c->qcap = 0;
+    c->qn = 0;
+    c->qcap = 0;
     pthread_mutex_lock(&c->st_mu);
     c->rs[0].cpu_s = clu_cpu_now();
     pthread_mutex_unlock(&c->st_mu);
@@ -941,16 +944,16 @@ void clu_close(clu_cluster *c)
     free(c->outs);
     for (int k = 0; k < c->nranks; k++) {
         clu_free_tasks(c->peers[k].tasks, c->peers[k].ntasks);
-        free(c->peers[k].sols.p);
-        free(c->peers[k].rx.p);
+        base_buf_free(&c->peers[k].sols.bytes);
+        base_buf_free(&c->peers[k].rx.bytes);
         tsr_stats_free(&c->peers[k].prog);
     }
     free(c->peers);
     free(c->rs);
     free(c->ws);
-    free(c->in.p);
-    free(c->out.p);
-    free(c->jobmsg.p);
+    base_buf_free(&c->in.bytes);
+    base_buf_free(&c->out.bytes);
+    base_buf_free(&c->jobmsg.bytes);
     free(c->ids);
     free(c->members);
     free(c->pl);

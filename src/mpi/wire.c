@@ -41,20 +41,19 @@ void clu_nap(long *ns)
 
 void clu_put_bytes(buf *b, const void *v, size_t k)
 {
-    if (b->oom || k == 0)
-        return;
-    if (base_grow((void **)&b->p, &b->cap, b->n + k - 1, 1, 256, 0) != 0) {
+    if (!b->oom && base_buf_add(&b->bytes, v, k) != 0)
         b->oom = true;
-        return;
-    }
-    memcpy(b->p + b->n, v, k);
-    b->n += k;
 }
 
 void clu_put64(buf *b, int64_t v) { clu_put_bytes(b, &v, sizeof v); }
 void clu_put32(buf *b, int32_t v) { clu_put_bytes(b, &v, sizeof v); }
 void clu_put_double(buf *b, double d) { clu_put_bytes(b, &d, sizeof d); }
 
+
+reader clu_reader(const buf *b)
+{
+    return (reader){(const unsigned char *)b->bytes.data, b->bytes.len, 0, false};
+}
 
 const unsigned char *clu_get_bytes(reader *r, size_t k)
 {
@@ -130,18 +129,10 @@ void clu_free_tasks(tsr_task *t, int n)
 }
 
 /* Append n tasks to *t (*n, *cap grown as needed), images copied. */
-int clu_add_tasks(tsr_task **t, int *n, int *cap, const tsr_task *src, int k)
+int clu_add_tasks(tsr_task **t, int *n, size_t *cap, const tsr_task *src, int k)
 {
-    if (*n + k > *cap) {
-        int ncap = *cap ? *cap : 64;
-        while (ncap < *n + k)
-            ncap *= 2;
-        tsr_task *nt = realloc(*t, (size_t)ncap * sizeof *nt);
-        if (nt == NULL)
-            return TSR_ENOMEM;
-        *t = nt;
-        *cap = ncap;
-    }
+    if (k > 0 && base_grow((void **)t, cap, (size_t)*n + k - 1, sizeof **t, 64, INT_MAX) != 0)
+        return TSR_ENOMEM;
     for (int i = 0; i < k; i++) {
         int *images = malloc((size_t)(src[i].n > 0 ? src[i].n : 1) * sizeof *images);
         if (images == NULL)
@@ -154,7 +145,7 @@ int clu_add_tasks(tsr_task **t, int *n, int *cap, const tsr_task *src, int k)
 }
 
 /* Tasks read from r, appended to *t. */
-int clu_get_tasks(reader *r, tsr_task **t, int *n, int *cap)
+int clu_get_tasks(reader *r, tsr_task **t, int *n, size_t *cap)
 {
     int k = clu_get_count(r, 16, true);
     for (int i = 0; i < k && !r->bad; i++) {
@@ -285,8 +276,9 @@ bool clu_poll_msg(int source, int *from, int *tag)
 /* Make room for an n-byte message in b (contents dropped). */
 int clu_room(buf *b, int n)
 {
-    b->n = 0;
-    return n > 0 ? base_grow((void **)&b->p, &b->cap, (size_t)n - 1, 1, (size_t)n, 0) : 0;
+    base_buf *bb = &b->bytes;
+    bb->len = 0;
+    return n > 0 ? base_grow((void **)&bb->data, &bb->cap, (size_t)n - 1, 1, (size_t)n, 0) : 0;
 }
 
 /* Start receiving the first message waiting from `from` (found by
@@ -304,8 +296,8 @@ int clu_start_recv(int from, int *tag, buf *b, MPI_Request *req)
     *tag = ms.MPI_TAG;
     if (clu_room(b, nbytes) != 0)
         return TSR_ENOMEM;
-    MPI_Irecv(b->p, nbytes, MPI_BYTE, ms.MPI_SOURCE, ms.MPI_TAG, MPI_COMM_WORLD, req);
-    b->n = (size_t)nbytes;
+    MPI_Irecv(b->bytes.data, nbytes, MPI_BYTE, ms.MPI_SOURCE, ms.MPI_TAG, MPI_COMM_WORLD, req);
+    b->bytes.len = (size_t)nbytes;
     return 0;
 }
 
@@ -344,12 +336,13 @@ int clu_recv_msg(int from, buf *b, double patience)
 
 int clu_mb_put(mailbox *mb, int tag, const buf *b)
 {
-    mbmsg *m = malloc(sizeof *m + b->n);
+    size_t n = b->bytes.len;
+    mbmsg *m = malloc(sizeof *m + n);
     if (m == NULL)
         return TSR_ENOMEM;
-    *m = (mbmsg){NULL, tag, b->n};
-    if (b->n > 0)
-        memcpy(m->p, b->p, b->n);
+    *m = (mbmsg){NULL, tag, n};
+    if (n > 0)
+        memcpy(m->p, b->bytes.data, n);
     pthread_mutex_lock(&mb->mu);
     if (mb->tail)
         mb->tail->next = m;
@@ -387,8 +380,8 @@ int clu_mb_take(mailbox *mb, int *tag, buf *b)
     *tag = m->tag;
     int rc = clu_room(b, (int)m->n);
     if (rc == 0 && m->n > 0)
-        memcpy(b->p, m->p, m->n);
-    b->n = rc == 0 ? m->n : 0;
+        memcpy(b->bytes.data, m->p, m->n);
+    b->bytes.len = rc == 0 ? m->n : 0;
     free(m);
     return rc;
 }

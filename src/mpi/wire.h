@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/base.h"
 #include "mpi/cluster.h"
 
 enum { TAG_HELLO = 1, TAG_JOB, TAG_WORK, TAG_STEAL, TAG_STOP, TAG_PING, TAG_EXIT,
@@ -40,10 +41,10 @@ enum { TAG_HELLO = 1, TAG_JOB, TAG_WORK, TAG_STEAL, TAG_STOP, TAG_PING, TAG_EXIT
 
 #define PROG_S 1.0 /* a busy worker's progress (and heartbeat) interval */
 
-/* A growable message; a failed allocation is sticky (oom), checked once. */
+/* A message: its bytes, and whether writing them ran out of memory
+ * (sticky, so a writer checks once, before sending). */
 typedef struct buf {
-    unsigned char *p;
-    size_t n, cap;
+    base_buf bytes;
     bool oom;
 } buf;
 
@@ -63,6 +64,8 @@ const unsigned char *clu_get_bytes(reader *r, size_t k);
 int64_t clu_get64(reader *r);
 int32_t clu_get32(reader *r);
 double clu_get_double(reader *r);
+/* A reader over the message in b. */
+reader clu_reader(const buf *b);
 /* A count of items of at least `per` bytes each (64-bit when wide), checked
  * against what is left of the message. */
 int clu_get_count(reader *r, size_t per, bool wide);
@@ -70,9 +73,9 @@ int clu_get_count(reader *r, size_t per, bool wide);
 /* Tasks: count, then per task n, weight, images (32-bit). */
 void clu_put_tasks(buf *b, const tsr_task *t, int n);
 /* Append copies of k tasks to *t (*n, *cap grown as needed). */
-int clu_add_tasks(tsr_task **t, int *n, int *cap, const tsr_task *src, int k);
+int clu_add_tasks(tsr_task **t, int *n, size_t *cap, const tsr_task *src, int k);
 /* Tasks read from r, appended to *t. */
-int clu_get_tasks(reader *r, tsr_task **t, int *n, int *cap);
+int clu_get_tasks(reader *r, tsr_task **t, int *n, size_t *cap);
 void clu_free_tasks(tsr_task *t, int n);
 
 /* Statistics: levels, attempts and fits per level, nodes, solutions,

@@ -67,11 +67,11 @@ typedef struct wk {
 
 static int wk_send(wk *w, int tag, const buf *b)
 {
-    if (b->n > (size_t)INT_MAX)
+    if (b->bytes.len > (size_t)INT_MAX)
         return TSR_ETOOBIG;
     if (w->outbox)
         return clu_mb_put(w->outbox, tag, b);
-    MPI_Send(b->p, (int)b->n, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
+    MPI_Send(b->bytes.data, (int)b->bytes.len, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
     return 0;
 }
 
@@ -110,9 +110,9 @@ static int wk_flush(wk *w)
     w->sols = w->spare; /* holds the header already */
     pthread_mutex_unlock(&w->mu);
     int rc = out.oom ? TSR_ENOMEM : 0;
-    if (rc == 0 && out.n > 8)
+    if (rc == 0 && out.bytes.len > 8)
         rc = wk_send(w, TAG_SOL, &out);
-    out.n = 0;
+    out.bytes.len = 0;
     clu_put64(&out, w->batch); /* the header of the next SOL */
     w->spare = out;
     w->last_flush = base_now();
@@ -130,7 +130,7 @@ static bool wk_read(wk *w)
             break;
         }
         w->heard = base_now();
-        reader r = {w->in.p, w->in.n, 0, false};
+        reader r = clu_reader(&w->in);
         if (tag == TAG_EXIT) {
             w->exit = w->stop = true;
             w->no_finalize = clu_get64(&r) != 0;
@@ -148,7 +148,7 @@ static int wk_checkpoint_wanted(void *ctx)
 {
     wk *w = ctx;
     pthread_mutex_lock(&w->mu);
-    size_t buffered = w->sols.n;
+    size_t buffered = w->sols.bytes.len;
     pthread_mutex_unlock(&w->mu);
     if (buffered > 8 && (buffered >= FLUSH_BYTES || base_now() - w->last_flush >= FLUSH_S))
         wk_flush(w);
@@ -161,7 +161,7 @@ static int wk_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
     (void)st;
     wk *w = ctx;
     if (w->steal && !w->stop) {
-        w->back.n = 0;
+        w->back.bytes.len = 0;
         clu_put_tasks(&w->back, tasks, ntasks);
         if (w->back.oom)
             return TSR_ENOMEM; /* ends the batch with an error: rank 0 fails the search */
@@ -174,7 +174,7 @@ static int wk_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
 static int wk_progress(void *ctx, const tsr_stats *st)
 {
     wk *w = ctx;
-    w->out.n = 0;
+    w->out.bytes.len = 0;
     w->out.oom = false;
     clu_put64(&w->out, w->batch);
     clu_put_double(&w->out, clu_cpu_now());
@@ -266,7 +266,7 @@ static void wk_job(wk *w)
 {
     w->batch = -1; /* no batch: no heartbeat while an old build ends */
     wk_build_wait(w);
-    reader r = {w->in.p, w->in.n, 0, false};
+    reader r = clu_reader(&w->in);
     clu_get64(&r); /* the job's key: rank 0 keeps track of who has which */
     int threads = (int)clu_get64(&r);
     w->timeout_s = clu_get_double(&r);
@@ -310,13 +310,14 @@ static void wk_job(wk *w)
 /* WORK: search a batch and answer DONE. */
 static int wk_batch(wk *w)
 {
-    reader r = {w->in.p, w->in.n, 0, false};
+    reader r = clu_reader(&w->in);
     w->batch = clu_get64(&r);
     tsr_task *tasks = NULL;
-    int ntasks = 0, cap = 0;
+    int ntasks = 0;
+    size_t cap = 0;
     int rc = clu_get_tasks(&r, &tasks, &ntasks, &cap);
     w->steal = w->stop = w->gave_back = false;
-    w->sols.n = w->spare.n = 0;
+    w->sols.bytes.len = w->spare.bytes.len = 0;
     clu_put64(&w->sols, w->batch);
     clu_put64(&w->spare, w->batch);
     w->last_flush = base_now();
@@ -340,21 +341,22 @@ static int wk_batch(wk *w)
     int frc = wk_flush(w);
     if (rc == 0)
         rc = frc;
-    w->out.n = 0;
+    w->out.bytes.len = 0;
     w->out.oom = false;
     clu_put64(&w->out, w->batch);
     clu_put64(&w->out, rc);
     clu_put_double(&w->out, clu_cpu_now());
     clu_put_stats(&w->out, &st);
     if (rc == 0 && w->gave_back)
-        clu_put_bytes(&w->out, w->back.p, w->back.n);
+        clu_put_bytes(&w->out, w->back.bytes.data, w->back.bytes.len);
     else
         clu_put64(&w->out, 0); /* no tasks */
     /* a failed batch says why in a last field */
     const char *why = rc == 0 ? "" : w->s == NULL && w->job_msg[0] ? w->job_msg : tsr_strerror(rc);
     clu_put_bytes(&w->out, why, strlen(why));
     if (w->out.oom) { /* say at least that the batch failed */
-        w->out = (buf){w->out.p, 0, w->out.cap, false};
+        w->out.bytes.len = 0;
+        w->out.oom = false;
         clu_put64(&w->out, w->batch);
         clu_put64(&w->out, TSR_ENOMEM);
     }
@@ -413,11 +415,11 @@ static int serve(wk *wp, tsr_err *err)
     wk_build_wait(&w);
     tsr_solver_free(w.s);
     tsr_puzzle_free(w.pz);
-    free(w.sols.p);
-    free(w.spare.p);
-    free(w.back.p);
-    free(w.in.p);
-    free(w.out.p);
+    base_buf_free(&w.sols.bytes);
+    base_buf_free(&w.spare.bytes);
+    base_buf_free(&w.back.bytes);
+    base_buf_free(&w.in.bytes);
+    base_buf_free(&w.out.bytes);
     pthread_mutex_destroy(&w.mu);
     wp->no_finalize = w.no_finalize;
     return rc;

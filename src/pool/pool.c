@@ -26,6 +26,7 @@
  * work left, and every solution of the work done has been reported.
  */
 #include <assert.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -108,17 +109,13 @@ static int deque_push(deque *q, const int *images, int n, double weight)
             memmove(q->items, q->items + q->head, (size_t)live * sizeof *q->items);
         q->head = 0;
         q->tail = live;
-        if (q->tail == q->cap) {
-            int ncap = q->cap ? q->cap * 2 : 64;
-            task *t = realloc(q->items, (size_t)ncap * sizeof *t);
-            if (t == NULL) {
-                pthread_mutex_unlock(&q->mu);
-                free(copy);
-                return TSR_ENOMEM;
-            }
-            q->items = t;
-            q->cap = ncap;
+        size_t cap = (size_t)q->cap; /* grows only if compacting freed nothing */
+        if (base_grow((void **)&q->items, &cap, (size_t)live, sizeof *q->items, 64, INT_MAX) != 0) {
+            pthread_mutex_unlock(&q->mu);
+            free(copy);
+            return TSR_ENOMEM;
         }
+        q->cap = (int)cap;
     }
     q->items[q->tail++] = (task){n, copy, weight};
     pthread_mutex_unlock(&q->mu);

@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "puzzle/polycube.h"
 #include "tessera/puzzle.h"
 
@@ -59,7 +60,8 @@
 struct pc_piece {
     char *name;
     tsr_cell *cells;
-    int ncells, cap;
+    int ncells;
+    size_t cap;
     bool fixed;
     int line;  /* where it was defined, for messages */
     int block; /* the layout block that defines it; 0 for a C: line */
@@ -77,7 +79,8 @@ struct parser {
     int block_first;    /* first piece index the current block may define */
     int row;            /* rows read in the current block */
     struct pc_piece *pieces;
-    int npieces, cap;
+    int npieces;
+    size_t cap;
     int *map; /* open-addressing hash of names: piece index or -1 */
     size_t map_cap;
 };
@@ -229,14 +232,9 @@ static int new_piece(struct parser *p, const char *name, bool fixed)
     int rc = grow_map(p);
     if (rc < 0)
         return rc;
-    if (p->npieces == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 16;
-        struct pc_piece *v = realloc(p->pieces, (size_t)cap * sizeof *v);
-        if (!v)
-            return no_memory(p);
-        p->pieces = v;
-        p->cap = cap;
-    }
+    rc = base_grow((void **)&p->pieces, &p->cap, (size_t)p->npieces, sizeof *p->pieces, 16, 0);
+    if (rc != 0)
+        return no_memory(p);
     char *copy = strdup(name);
     if (!copy)
         return no_memory(p);
@@ -261,18 +259,12 @@ static int add_cell(struct parser *p, struct pc_piece *pc, tsr_cell c)
                     c.x, c.y, c.z, pc->name, p->dim[0], p->dim[1], p->dim[2]);
     /* a stationary piece shapes the board, so it may be as large as the board */
     int limit = pc->fixed ? TSR_MAX_CELLS : TSR_MAX_PIECE_CELLS;
-    if (pc->ncells == pc->cap) {
-        if (pc->cap >= limit)
-            return fail(p, TSR_ETOOBIG, "piece '%s' has more than %d cells", pc->name, limit);
-        int cap = pc->cap ? 2 * pc->cap : 8;
-        if (cap > limit)
-            cap = limit;
-        tsr_cell *v = realloc(pc->cells, (size_t)cap * sizeof *v);
-        if (!v)
-            return no_memory(p);
-        pc->cells = v;
-        pc->cap = cap;
-    }
+    int rc = base_grow((void **)&pc->cells, &pc->cap, (size_t)pc->ncells, sizeof *pc->cells, 8,
+                       (size_t)limit);
+    if (rc == TSR_ETOOBIG)
+        return fail(p, TSR_ETOOBIG, "piece '%s' has more than %d cells", pc->name, limit);
+    if (rc != 0)
+        return no_memory(p);
     pc->cells[pc->ncells++] = c;
     return 0;
 }

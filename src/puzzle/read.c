@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "tessera/puzzle.h"
 
 #define MAX_FILE_BYTES ((size_t)16 << 20)
@@ -56,12 +57,16 @@ static int io_error(tsr_err *err, const char *name, int errnum)
 /* Reads all of f into a new buffer; *len excludes the NUL added after it. */
 static int slurp(FILE *f, const char *name, char **text, size_t *len, tsr_err *err)
 {
-    size_t cap = 64 * 1024, n = 0;
-    char *buf = malloc(cap + 1);
-    if (!buf)
-        return tsr_err_set(err, TSR_ENOMEM, "%s: out of memory", name);
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
     for (;;) {
-        n += fread(buf + n, 1, cap - n, f);
+        /* Room for a byte more and the NUL: one byte past the cap is
+         * enough to know the file is too big. */
+        if (base_grow((void **)&buf, &cap, n + 1, 1, 64 * 1024, MAX_FILE_BYTES + 2) != 0) {
+            free(buf);
+            return tsr_err_set(err, TSR_ENOMEM, "%s: out of memory", name);
+        }
+        n += fread(buf + n, 1, cap - 1 - n, f);
         if (n > MAX_FILE_BYTES) {
             free(buf);
             return tsr_err_set(err, TSR_ETOOBIG, "%s: larger than %zu MiB", name,
@@ -74,16 +79,6 @@ static int slurp(FILE *f, const char *name, char **text, size_t *len, tsr_err *e
         }
         if (feof(f))
             break;
-        if (n == cap) {
-            /* One byte past the cap is enough to know the file is too big. */
-            cap = cap * 2 > MAX_FILE_BYTES ? MAX_FILE_BYTES + 1 : cap * 2;
-            char *bigger = realloc(buf, cap + 1);
-            if (!bigger) {
-                free(buf);
-                return tsr_err_set(err, TSR_ENOMEM, "%s: out of memory", name);
-            }
-            buf = bigger;
-        }
     }
     buf[n] = '\0';
     *text = buf;

@@ -776,6 +776,25 @@ void sto_jobs_free(sto_job *jobs, int n)
     free(jobs);
 }
 
+#ifdef TSR_DEBUG
+/* I4 for a job just inserted (debug builds, configure --enable-debug): its
+ * id is within the AUTOINCREMENT mark of the jobs table, below which ids
+ * are never handed out again. */
+static int job_id_sane(sto_db *s, int64_t id, const char *ctx, tsr_err *err)
+{
+    static const char sql[] = "SELECT seq FROM sqlite_sequence WHERE name = 'jobs'";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sql_err(s, sqlite3_errcode(s->db), err, ctx, "invariant check");
+    int r = 0;
+    if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 0) < id)
+        r = tsr_err_set(err, TSR_EIO, "store: %s: I4 broken: job %lld is past the jobs table's "
+                        "AUTOINCREMENT mark", ctx, (long long)id);
+    sqlite3_finalize(st);
+    return r;
+}
+#endif
+
 /* Insert one queued job (in batch `batch` unless it is 0); not a
  * transaction of its own beyond the statement's. */
 static int insert_job(sto_db *s, const char *puzzle, const char *options, int priority,
@@ -806,6 +825,10 @@ static int insert_job(sto_db *s, const char *puzzle, const char *options, int pr
     r = bound_step(s, st, rc, ctx, "insert job", err);
     if (r == 0)
         *id = sqlite3_last_insert_rowid(s->db);
+#ifdef TSR_DEBUG
+    if (r == 0)
+        r = job_id_sane(s, *id, ctx, err);
+#endif
     return r;
 }
 
@@ -1186,23 +1209,18 @@ int sto_batch_add(sto_batch *b, const int *images, int n, int count, int keep)
     b->found += count;
     if (keep == 0)
         return 0;
-    size_t need = b->len + 10 * ((size_t)n + 2);
-    if (need > b->cap) {
-        size_t ncap = b->cap ? 2 * b->cap : 4096;
-        while (ncap < need)
-            ncap *= 2;
-        unsigned char *d = realloc(b->data, ncap);
-        if (d == NULL) {
-            b->found -= count;
-            return TSR_ENOMEM;
-        }
-        b->data = d;
-        b->cap = ncap;
+    /* room for the longest record (10 bytes a varint), written in place */
+    base_buf *r = &b->records;
+    size_t longest = 10 * ((size_t)n + 2);
+    if (base_grow((void **)&r->data, &r->cap, r->len + longest - 1, 1, 4096, 0) != 0) {
+        b->found -= count;
+        return TSR_ENOMEM;
     }
-    put_varint(b->data, &b->len, (uint64_t)n);
-    put_varint(b->data, &b->len, (uint64_t)keep);
+    unsigned char *p = (unsigned char *)r->data;
+    put_varint(p, &r->len, (uint64_t)n);
+    put_varint(p, &r->len, (uint64_t)keep);
     for (int i = 0; i < n; i++)
-        put_varint(b->data, &b->len, (uint64_t)(images[i] - (i > 0 ? images[i - 1] : 0)));
+        put_varint(p, &r->len, (uint64_t)(images[i] - (i > 0 ? images[i - 1] : 0)));
     b->classes++;
     b->stored += keep;
     return 0;
@@ -1210,16 +1228,8 @@ int sto_batch_add(sto_batch *b, const int *images, int n, int count, int keep)
 
 int sto_batch_append(sto_batch *b, const sto_batch *more)
 {
-    if (b->len + more->len > b->cap) {
-        unsigned char *d = realloc(b->data, b->len + more->len);
-        if (d == NULL && b->len + more->len > 0)
-            return TSR_ENOMEM;
-        b->data = d;
-        b->cap = b->len + more->len;
-    }
-    if (more->len > 0)
-        memcpy(b->data + b->len, more->data, more->len);
-    b->len += more->len;
+    if (base_buf_add(&b->records, more->records.data, more->records.len) != 0)
+        return TSR_ENOMEM;
     b->classes += more->classes;
     b->stored += more->stored;
     b->found += more->found;
@@ -1229,7 +1239,7 @@ int sto_batch_append(sto_batch *b, const sto_batch *more)
 void sto_batch_free(sto_batch *b)
 {
     if (b != NULL) {
-        free(b->data);
+        base_buf_free(&b->records);
         *b = (sto_batch){0};
     }
 }
@@ -1291,16 +1301,17 @@ static uint32_t chunk_crc(int64_t job, int64_t first, const unsigned char *data,
 static int insert_chunks(sto_db *s, int64_t job, const sto_batch *b, int64_t *first,
                          const char *ctx, tsr_err *err)
 {
-    size_t pos = 0;
+    const unsigned char *data = (const unsigned char *)b->records.data;
+    size_t len = b->records.len, pos = 0;
     int64_t classes = 0, sols = 0;
     int r = 0;
-    while (r == 0 && pos < b->len) {
+    while (r == 0 && pos < len) {
         size_t start = pos;
         int64_t nsol = 0;
         int nclass = 0;
-        while (pos < b->len && nclass < STO_CHUNK_CLASSES) {
+        while (pos < len && nclass < STO_CHUNK_CLASSES) {
             int n, count;
-            if (!read_record(b->data, b->len, &pos, &n, &count, NULL))
+            if (!read_record(data, len, &pos, &n, &count, NULL))
                 return tsr_err_set(err, TSR_EINVAL, "store: %s: class %lld of the batch is "
                                    "malformed", ctx, (long long)(classes + nclass));
             nsol += count;
@@ -1313,9 +1324,9 @@ static int insert_chunks(sto_db *s, int64_t job, const sto_batch *b, int64_t *fi
         sqlite3_bind_int64(st, 2, *first);
         sqlite3_bind_int64(st, 3, nsol);
         sqlite3_bind_int(st, 4, nclass);
-        int rc = sqlite3_bind_blob64(st, 5, b->data + start, pos - start, SQLITE_STATIC);
+        int rc = sqlite3_bind_blob64(st, 5, data + start, pos - start, SQLITE_STATIC);
         if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int64(st, 6, chunk_crc(job, *first, b->data + start, pos - start));
+            rc = sqlite3_bind_int64(st, 6, chunk_crc(job, *first, data + start, pos - start));
         r = bound_step(s, st, rc, ctx, "insert chunk", err);
         *first += nsol;
         classes += nclass;
@@ -1335,13 +1346,8 @@ static int encode_images(sto_db *s, const sto_task *t, size_t *len, const char *
                          tsr_err *err)
 {
     size_t need = (size_t)t->nimages * 4;
-    if (need > s->cap) {
-        unsigned char *nb = realloc(s->buf, need);
-        if (nb == NULL)
-            return tsr_err_set(err, TSR_ENOMEM, "store: %s: task %d: out of memory", ctx, i);
-        s->buf = nb;
-        s->cap = need;
-    }
+    if (need > 0 && base_grow((void **)&s->buf, &s->cap, need - 1, 1, 4096, 0) != 0)
+        return tsr_err_set(err, TSR_ENOMEM, "store: %s: task %d: out of memory", ctx, i);
     for (int k = 0; k < t->nimages; k++) {
         uint32_t v = (uint32_t)t->images[k];
         unsigned char *p = s->buf + (size_t)k * 4;
@@ -1406,38 +1412,84 @@ static int check_progress(const sto_progress *p, const char *ctx, size_t *slen, 
 }
 
 #ifdef TSR_DEBUG
-/* I1 and I3 for one job, read back inside the writing transaction (debug
- * builds, configure --enable-debug): the chunks number 1..stored without
- * gap or overlap, and a job in a final state has no frontier.  A breach is
- * a bug of this file: it fails the commit with the facts. */
-static int job_sane(sto_db *s, int64_t job, const char *ctx, tsr_err *err)
+/* What the invariant checks read of one job (debug builds, configure
+ * --enable-debug), inside the writing transaction. */
+typedef struct job_facts {
+    int64_t stored, solutions, frontier;
+    int64_t held, last; /* solutions the chunks hold; the last one's number */
+    int64_t crcs;       /* sum of the check values of the chunks up to `upto` */
+    enum sto_state state;
+} job_facts;
+
+static int job_facts_read(sto_db *s, int64_t job, int64_t upto, job_facts *f, const char *ctx,
+                          tsr_err *err)
 {
     static const char sql[] =
-        "SELECT j.stored, j.state,"
+        "SELECT j.stored, j.solutions, j.state,"
         " (SELECT COALESCE(SUM(nsol), 0) FROM chunks WHERE job = j.id),"
         " (SELECT COALESCE(MAX(first + nsol - 1), 0) FROM chunks WHERE job = j.id),"
-        " (SELECT COUNT(*) FROM frontier WHERE job = j.id)"
-        " FROM jobs j WHERE j.id = ?";
+        " (SELECT COUNT(*) FROM frontier WHERE job = j.id),"
+        " (SELECT COALESCE(SUM(crc), 0) FROM chunks WHERE job = j.id AND first <= ?2)"
+        " FROM jobs j WHERE j.id = ?1";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return sql_err(s, sqlite3_errcode(s->db), err, ctx, "invariant check");
     sqlite3_bind_int64(st, 1, job);
+    sqlite3_bind_int64(st, 2, upto);
     int r = 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t stored = sqlite3_column_int64(st, 0), sum = sqlite3_column_int64(st, 2),
-                last = sqlite3_column_int64(st, 3), frontier = sqlite3_column_int64(st, 4);
-        const char *state = (const char *)sqlite3_column_text(st, 1);
-        bool final = tsr_job_state_final(state);
-        if (sum != stored || last != stored)
-            r = tsr_err_set(err, TSR_EIO, "store: %s: I1 broken for job %lld: stored %lld, "
-                            "chunks hold %lld up to number %lld", ctx, (long long)job,
-                            (long long)stored, (long long)sum, (long long)last);
-        else if (final && frontier > 0)
-            r = tsr_err_set(err, TSR_EIO, "store: %s: I3 broken for job %lld: %s with %lld "
-                            "frontier tasks", ctx, (long long)job, state, (long long)frontier);
+    if (sqlite3_step(st) != SQLITE_ROW ||
+        sto_state_parse((const char *)sqlite3_column_text(st, 2), &f->state) != 0) {
+        r = tsr_err_set(err, TSR_EIO, "store: %s: invariant check: no job %lld", ctx,
+                        (long long)job);
+    } else {
+        f->stored = sqlite3_column_int64(st, 0);
+        f->solutions = sqlite3_column_int64(st, 1);
+        f->held = sqlite3_column_int64(st, 3);
+        f->last = sqlite3_column_int64(st, 4);
+        f->frontier = sqlite3_column_int64(st, 5);
+        f->crcs = sqlite3_column_int64(st, 6);
     }
     sqlite3_finalize(st);
     return r;
+}
+
+/* The invariants after a checkpoint of job `job` that wrote `ntasks` tasks
+ * and batch b, read back inside its transaction; `before` was read at its
+ * start with every chunk counted in crcs.  A breach is a bug of this file:
+ * it fails the commit with the facts.
+ *   I1  the chunks number 1..stored without gap or overlap;
+ *   I2  the frontier is the ntasks tasks written, and the counts moved by
+ *       this batch exactly: one whole checkpoint, nothing of another;
+ *   I3  a job in a final state has no frontier;
+ *   I4  the chunks that numbered solutions 1..before->stored are still
+ *       there, unchanged (their check values cover job, number and data). */
+static int checkpoint_sane(sto_db *s, int64_t job, const job_facts *before, int ntasks,
+                           const sto_batch *b, const char *ctx, tsr_err *err)
+{
+    job_facts f;
+    int r = job_facts_read(s, job, before->stored, &f, ctx, err);
+    if (r != 0)
+        return r;
+    long long id = (long long)job;
+    if (f.held != f.stored || f.last != f.stored)
+        return tsr_err_set(err, TSR_EIO, "store: %s: I1 broken for job %lld: stored %lld, chunks "
+                           "hold %lld up to number %lld", ctx, id, (long long)f.stored,
+                           (long long)f.held, (long long)f.last);
+    if (f.frontier != ntasks || f.stored != before->stored + b->stored ||
+        f.solutions != before->solutions + b->found)
+        return tsr_err_set(err, TSR_EIO, "store: %s: I2 broken for job %lld: %lld frontier tasks "
+                           "for %d written, stored %lld -> %lld and found %lld -> %lld for a "
+                           "batch of %lld of %lld", ctx, id, (long long)f.frontier, ntasks,
+                           (long long)before->stored, (long long)f.stored,
+                           (long long)before->solutions, (long long)f.solutions,
+                           (long long)b->stored, (long long)b->found);
+    if (sto_state_final(f.state) && f.frontier > 0)
+        return tsr_err_set(err, TSR_EIO, "store: %s: I3 broken for job %lld: %s with %lld "
+                           "frontier tasks", ctx, id, state_names[f.state], (long long)f.frontier);
+    if (f.crcs != before->crcs)
+        return tsr_err_set(err, TSR_EIO, "store: %s: I4 broken for job %lld: the chunks of "
+                           "solutions 1..%lld changed", ctx, id, (long long)before->stored);
+    return 0;
 }
 #endif
 
@@ -1455,14 +1507,14 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
     if (batch == NULL)
         batch = &none;
     if (ntasks < 0 || (ntasks > 0 && tasks == NULL) || batch->classes < 0 || batch->stored < 0 ||
-        batch->found < batch->stored || (batch->len > 0 && batch->data == NULL))
+        batch->found < batch->stored || (batch->records.len > 0 && batch->records.data == NULL))
         return tsr_err_set(err, TSR_EINVAL, "store: %s: bad task array or solution batch", ctx);
     if (ntasks > STO_MAX_TASKS)
         return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %d tasks (at most %d)", ctx, ntasks,
                            STO_MAX_TASKS);
-    if (batch->len > STO_MAX_BATCH)
+    if (batch->records.len > STO_MAX_BATCH)
         return tsr_err_set(err, TSR_ETOOBIG, "store: %s: a batch of %zu bytes (at most %d)", ctx,
-                           batch->len, STO_MAX_BATCH);
+                           batch->records.len, STO_MAX_BATCH);
     if (new_state != NULL && !state_valid(*new_state))
         return tsr_err_set(err, TSR_EINVAL, "store: %s: bad state %d", ctx, (int)*new_state);
     if (new_state != NULL && sto_state_final(*new_state) && ntasks > 0)
@@ -1483,6 +1535,11 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
         r = tsr_err_set(err, TSR_EINVAL,
                         "store: %s: the job was started by engine version %d, this is version %d",
                         ctx, version, s->engine_version);
+#ifdef TSR_DEBUG
+    job_facts before = {0};
+    if (r == 0)
+        r = job_facts_read(s, job, INT64_MAX, &before, ctx, err);
+#endif
 
     sqlite3_stmt *st = NULL;
     if (r == 0 && (r = prep(s, S_FRONTIER_CLEAR, &st, ctx, err)) == 0) {
@@ -1493,7 +1550,7 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
         r = insert_task(s, job, &tasks[i], i, ctx, err);
     /* I1: chunks numbered from the stored count, which moves with them */
     int64_t first = 1;
-    if (r == 0 && batch->len > 0 && (r = prep(s, S_JOB_STORED, &st, ctx, err)) == 0) {
+    if (r == 0 && batch->records.len > 0 && (r = prep(s, S_JOB_STORED, &st, ctx, err)) == 0) {
         sqlite3_bind_int64(st, 1, job);
         if (sqlite3_step(st) == SQLITE_ROW)
             first = sqlite3_column_int64(st, 0) + 1;
@@ -1501,9 +1558,9 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
             r = sql_err(s, sqlite3_errcode(s->db), err, ctx, "read stored count");
         release(st);
     }
-    if (r == 0 && batch->len > 0)
+    if (r == 0 && batch->records.len > 0)
         r = insert_chunks(s, job, batch, &first, ctx, err);
-    if (r == 0 && batch->len == 0 && (batch->classes != 0 || batch->stored != 0))
+    if (r == 0 && batch->records.len == 0 && (batch->classes != 0 || batch->stored != 0))
         r = tsr_err_set(err, TSR_EINVAL, "store: %s: an empty batch of %lld classes", ctx,
                         (long long)batch->classes);
     if (r == 0 && (r = prep(s, S_JOB_PROGRESS, &st, ctx, err)) == 0) {
@@ -1524,7 +1581,7 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
     }
 #ifdef TSR_DEBUG
     if (r == 0)
-        r = job_sane(s, job, ctx, err);
+        r = checkpoint_sane(s, job, &before, ntasks, batch, ctx, err);
 #endif
     return tx_end(s, r, ctx, err);
 }
@@ -1677,44 +1734,25 @@ void sto_classes_free(sto_classes *c)
     }
 }
 
-/* Make room for one more class of up to `n` ids in c (capacities in caps). */
-static int classes_grow(sto_classes *c, int caps[2], int n, const char *ctx, tsr_err *err)
+/* Make room for one more class of up to `n` ids in c: caps[] are the
+ * capacities of first, count, start (one longer: it ends the last class)
+ * and ids. */
+static int classes_grow(sto_classes *c, int caps[4], int n, const char *ctx, tsr_err *err)
 {
-    if (c->n + 1 >= caps[0]) {
-        int ncap = caps[0] ? 2 * caps[0] : 256;
-        int64_t *f = realloc(c->first, (size_t)ncap * sizeof *f);
-        if (f != NULL)
-            c->first = f;
-        int *k = realloc(c->count, (size_t)ncap * sizeof *k);
-        if (k != NULL)
-            c->count = k;
-        int *st = realloc(c->start, (size_t)(ncap + 1) * sizeof *st);
-        if (st != NULL)
-            c->start = st;
-        if (f == NULL || k == NULL || st == NULL)
-            return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-        caps[0] = ncap;
-    }
-    int used = c->start[c->n];
-    if (used + n > caps[1]) {
-        if (used > INT_MAX / 4)
-            return tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many image ids", ctx);
-        int ncap = caps[1] ? 2 * caps[1] : 4096;
-        while (ncap < used + n)
-            ncap *= 2;
-        int *ids = realloc(c->ids, (size_t)ncap * sizeof *ids);
-        if (ids == NULL)
-            return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-        c->ids = ids;
-        caps[1] = ncap;
-    }
-    return 0;
+    int used = c->start[c->n], r;
+    if (used > INT_MAX / 4)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: too many image ids", ctx);
+    if ((r = grow((void **)&c->first, &caps[0], c->n, sizeof *c->first, ctx, err)) != 0 ||
+        (r = grow((void **)&c->count, &caps[1], c->n, sizeof *c->count, ctx, err)) != 0 ||
+        (r = grow((void **)&c->start, &caps[2], c->n + 1, sizeof *c->start, ctx, err)) != 0)
+        return r;
+    return n > 0 ? grow((void **)&c->ids, &caps[3], used + n - 1, sizeof *c->ids, ctx, err) : 0;
 }
 
 /* Decode one chunk row, checking its check value and its totals, keeping
  * the classes that hold solutions in (after, last]. */
 static int decode_chunk(sqlite3_stmt *st, int64_t job, int64_t after, int64_t last,
-                        sto_classes *c, int caps[2], int *scratch, const char *ctx, tsr_err *err)
+                        sto_classes *c, int caps[4], int *scratch, const char *ctx, tsr_err *err)
 {
     int64_t first = sqlite3_column_int64(st, 0), nsol = sqlite3_column_int64(st, 1);
     int nclass = sqlite3_column_int(st, 2);
@@ -1773,7 +1811,7 @@ int sto_classes_read(sto_db *s, int64_t job, int64_t after, int limit, sto_class
     }
     sqlite3_stmt *st = NULL;
     int r = read_job_rows(s, job, S_CHUNKS_READ, &st, ctx, err);
-    int caps[2] = {0, 0};
+    int caps[4] = {0, 0, 1, 0}; /* start has its first element */
     if (r == 0) {
         sqlite3_bind_int64(st, 2, after + 1);
         sqlite3_bind_int64(st, 3, after + limit);
@@ -1920,7 +1958,7 @@ static int check_chunks(sto_db *s, double deadline, FILE *f, long *problems, con
         }
         next = first + sqlite3_column_int64(st, 1);
         sto_classes none = {0};
-        int caps[2] = {0, 0};
+        int caps[4] = {0, 0, 1, 0}; /* start has its first element */
         tsr_err e = {{0}};
         /* a cursor past every solution keeps none: only the checks run */
         int d = decode_chunk(st, job, INT64_MAX - 1, 0, &none, caps, scratch, ctx, &e);
@@ -2039,7 +2077,7 @@ static int sound_prefix(sto_db *s, int64_t job, int64_t stored, int *scratch, in
     while (r == 0 && *cut == INT64_MAX && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t first = sqlite3_column_int64(st, 0), nsol = sqlite3_column_int64(st, 1);
         sto_classes none = {0};
-        int caps[2] = {0, 0};
+        int caps[4] = {0, 0, 1, 0}; /* start has its first element */
         tsr_err e = {{0}};
         /* a cursor past every solution keeps none: only the checks run */
         int d = decode_chunk(st, job, INT64_MAX - 1, 0, &none, caps, scratch, ctx, &e);

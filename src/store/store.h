@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/base.h"
 #include "tessera/error.h"
 
 /* The schema this build writes (PRAGMA user_version) and the SQLite
@@ -242,13 +243,11 @@ typedef struct sto_task {
 } sto_task;
 
 /* A batch of solutions for one checkpoint: class records back to back in
- * data[0..len) (cap bytes allocated), `classes` records standing for
- * `stored` solutions, and `found` solutions found in all (the job's
- * options may keep only some).  A zeroed batch is empty; free with
- * sto_batch_free. */
+ * `records`, `classes` records standing for `stored` solutions, and `found`
+ * solutions found in all (the job's options may keep only some).  A zeroed
+ * batch is empty; free with sto_batch_free. */
 typedef struct sto_batch {
-    unsigned char *data;
-    size_t len, cap;
+    base_buf records;
     int64_t classes, stored, found;
 } sto_batch;
 

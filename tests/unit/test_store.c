@@ -724,11 +724,11 @@ START_TEST(checkpoint_atomic)
      * whose last record is cut short. */
     sto_batch broken;
     batch_of(&broken, STO_CHUNK_CLASSES + 3, 0);
-    broken.len--;
+    broken.records.len--;
     ck_assert_int_eq(sto_checkpoint(db, job, bad, 3, &broken, &p2, &paused, &err), TSR_EINVAL);
     ck_assert_msg(strstr(err.msg, "is malformed") != NULL, "%s", err.msg);
     unchanged(db, job, t.path, "a malformed batch");
-    broken.len++;
+    broken.records.len++;
     broken.classes++; /* totals that do not match the records */
     ck_assert_int_eq(sto_checkpoint(db, job, bad, 3, &broken, &p2, &paused, &err), TSR_EINVAL);
     ck_assert_msg(strstr(err.msg, "the batch holds") != NULL, "%s", err.msg);
@@ -753,7 +753,7 @@ START_TEST(checkpoint_atomic)
     ck_assert_int_eq(sto_checkpoint(db, job, good, 1, NULL, &ph, NULL, &err), TSR_ETOOBIG);
     ck_assert_msg(strstr(err.msg, "statistics document is larger than 16777216 bytes") != NULL,
                   "%s", err.msg);
-    sto_batch hs = {(unsigned char *)huge, (size_t)STO_MAX_BATCH + 1, 0, 1, 1, 1};
+    sto_batch hs = {{huge, (size_t)STO_MAX_BATCH + 1, 0}, 1, 1, 1};
     ck_assert_int_eq(sto_checkpoint(db, job, bad, 2, &hs, &p2, NULL, &err), TSR_ETOOBIG);
     unchanged(db, job, t.path, "huge batch");
     int64_t id;
@@ -802,7 +802,7 @@ START_TEST(batch_records)
     ck_assert_int_eq(sto_batch_add(&b, neg, 2, 1, 1), TSR_EINVAL);
     ck_assert_int_eq(sto_batch_add(&b, dup, 1, 0, 0), TSR_EINVAL);  /* count 0 */
     ck_assert_int_eq(sto_batch_add(&b, dup, 1, 2, 3), TSR_EINVAL);  /* keep > count */
-    ck_assert(b.len == 0 && b.found == 0);
+    ck_assert(b.records.len == 0 && b.found == 0);
     int wide[] = {0, 127, 128, 16384, INT_MAX - 1, INT_MAX};
     ck_assert_int_eq(sto_batch_add(&b, wide, 6, 48, 48), 0);
     ck_assert_int_eq(sto_batch_add(&b, NULL, 0, 1, 1), 0);          /* an empty assembly */
