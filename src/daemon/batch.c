@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "daemon/manager.h"
 #include "geom/geom.h"
 #include "tessera/job.h"
@@ -321,6 +322,7 @@ static bool make_variants(jm_manager *m, json_t *body, const tsr_puzzle *pz,
     board_sym *sym = calloc(1, sizeof *sym);
     member *mv = NULL;
     int nm = 0;
+    size_t capm = 0;
     bool ok = false;
     if (!fixed || !opt_sorted || !free_cells || !placed || !scratch || !sym) {
         srv_reply_error(rep, 500, "out of memory");
@@ -367,12 +369,10 @@ static bool make_variants(jm_manager *m, json_t *body, const tsr_puzzle *pz,
                             STO_MAX_GROUP, STO_MAX_GROUP);
             break;
         }
-        member *grown = realloc(mv, (size_t)(nm + 1) * sizeof *mv);
-        if (grown == NULL) {
+        if (base_grow((void **)&mv, &capm, (size_t)nm, sizeof *mv, 16, 0) != 0) {
             srv_reply_error(rep, 500, "out of memory");
             break;
         }
-        mv = grown;
         memset(&mv[nm], 0, sizeof *mv);
         nm++;
         tsr_cell c = geo_min_corner(placed, nh);

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "daemon/manager.h"
 
 int jm_action_wait_ms = JM_ACTION_WAIT_MS;
@@ -101,14 +102,9 @@ jm_job *jm_find(jm_manager *m, int64_t id)
 
 int jm_add_job(jm_manager *m, jm_job *j)
 {
-    if (m->njobs == m->capjobs) {
-        int ncap = m->capjobs ? 2 * m->capjobs : 64;
-        jm_job **p = realloc(m->jobs, (size_t)ncap * sizeof *p);
-        if (p == NULL)
-            return TSR_ENOMEM;
-        m->jobs = p;
-        m->capjobs = ncap;
-    }
+    int rc = base_grow((void **)&m->jobs, &m->capjobs, (size_t)m->njobs, sizeof *m->jobs, 64, 0);
+    if (rc)
+        return rc;
     int i = m->njobs;
     while (i > 0 && m->jobs[i - 1]->id > j->id) { /* ids only grow: normally no move */
         m->jobs[i] = m->jobs[i - 1];
@@ -585,12 +581,11 @@ static void load_library(jm_manager *m, const char *dir)
         tsr_err err;
         if (tsr_puzzle_load_file(path, &pz, NULL, &err) != 0)
             continue;
-        library_entry *lib = realloc(m->library, (size_t)(m->nlibrary + 1) * sizeof *lib);
-        if (lib == NULL) {
+        if (base_grow((void **)&m->library, &m->caplibrary, (size_t)m->nlibrary,
+                      sizeof *m->library, 16, 0) != 0) {
             tsr_puzzle_free(pz);
             break;
         }
-        m->library = lib;
         jm_job facts = {0};
         jm_describe(&facts, pz);
         json_t *s = json_object();

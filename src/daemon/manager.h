@@ -105,7 +105,8 @@ struct jm_manager {
     sto_claim *claim;         /* the store file is this process's (store.h) */
     sto_db *db, *rdb;
     jm_job **jobs;            /* sorted by id */
-    int njobs, capjobs;
+    int njobs;
+    size_t capjobs;
     bool shutdown;
     pthread_t scheduler;
     bool has_scheduler;
@@ -118,6 +119,7 @@ struct jm_manager {
     uint64_t dec_clock;
     library_entry *library;
     int nlibrary;
+    size_t caplibrary;
 };
 
 /* jobs.c: the life cycle.  What an action does to a job: refuse it (409),

@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "base/base.h"
 #include "tessera/puzzle.h"
 
 #define MAX_DOC_BYTES ((size_t)16 << 20)
@@ -289,7 +290,8 @@ static int opt_enum(reader *r, const json_t *obj, const char *key, const char *c
 /* Cells being collected for the board or one piece. */
 typedef struct cellvec {
     tsr_cell *v;
-    int n, cap;
+    int n;
+    size_t cap;
 } cellvec;
 
 /* What differs between a board shape and a piece shape. */
@@ -321,14 +323,8 @@ static int cells_push(reader *r, cellvec *cv, const shape_kind *k, tsr_cell c)
 {
     if (cv->n >= k->limit)
         return fail(r, TSR_ETOOBIG, "%s has more than %d cells", k->what, k->limit);
-    if (cv->n == cv->cap) {
-        int ncap = cv->cap ? 2 * cv->cap : 64;
-        tsr_cell *v = realloc(cv->v, (size_t)ncap * sizeof *v);
-        if (v == NULL)
-            return fail(r, TSR_ENOMEM, "out of memory");
-        cv->v = v;
-        cv->cap = ncap;
-    }
+    if (base_grow((void **)&cv->v, &cv->cap, (size_t)cv->n, sizeof *cv->v, 64, 0) != 0)
+        return fail(r, TSR_ENOMEM, "out of memory");
     cv->v[cv->n++] = c;
     return 0;
 }
