@@ -844,27 +844,41 @@ int sto_job_create(sto_db *s, const char *puzzle, const char *options, int prior
     return insert_job(s, puzzle, options, priority, 0, id, ctx, err);
 }
 
-int sto_job_get(sto_db *s, int64_t id, sto_job *out, tsr_err *err)
+/* One row by id: `what` names it ("job", "batch") in messages, `read`
+ * fills *out (zeroed first) from the row. */
+static int get_by_id(sto_db *s, enum stmt_id which, const char *what, int64_t id, void *out,
+                     size_t size, int (*read)(sqlite3_stmt *, void *, const char *, tsr_err *),
+                     tsr_err *err)
 {
     char ctx[64];
-    snprintf(ctx, sizeof ctx, "get job %lld", (long long)id);
+    snprintf(ctx, sizeof ctx, "get %s %lld", what, (long long)id);
     if (out == NULL || s == NULL)
         return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
-    memset(out, 0, sizeof *out);
+    memset(out, 0, size);
     sqlite3_stmt *st = NULL;
-    int r = prep(s, S_JOB_GET, &st, ctx, err);
+    int r = prep(s, which, &st, ctx, err);
     if (r != 0)
         return r;
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
-        r = read_job_row(st, out, ctx, err);
+        r = read(st, out, ctx, err);
     else if (rc == SQLITE_DONE)
-        r = tsr_err_set(err, TSR_EINVAL, "store: no job %lld", (long long)id);
+        r = tsr_err_set(err, TSR_EINVAL, "store: no %s %lld", what, (long long)id);
     else
         r = sql_err(s, rc, err, ctx, "select");
     release(st);
     return r;
+}
+
+static int read_job_any(sqlite3_stmt *st, void *out, const char *ctx, tsr_err *err)
+{
+    return read_job_row(st, out, ctx, err);
+}
+
+int sto_job_get(sto_db *s, int64_t id, sto_job *out, tsr_err *err)
+{
+    return get_by_id(s, S_JOB_GET, "job", id, out, sizeof *out, read_job_any, err);
 }
 
 int sto_job_list(sto_db *s, const enum sto_state *filter, int64_t after_id, int limit,
@@ -1107,27 +1121,14 @@ static int read_group_row(sqlite3_stmt *st, sto_group *g, const char *ctx, tsr_e
     return 0;
 }
 
+static int read_group_any(sqlite3_stmt *st, void *out, const char *ctx, tsr_err *err)
+{
+    return read_group_row(st, out, ctx, err);
+}
+
 int sto_group_get(sto_db *s, int64_t id, sto_group *out, tsr_err *err)
 {
-    char ctx[64];
-    snprintf(ctx, sizeof ctx, "get batch %lld", (long long)id);
-    if (out == NULL || s == NULL)
-        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
-    memset(out, 0, sizeof *out);
-    sqlite3_stmt *st = NULL;
-    int r = prep(s, S_BATCH_GET, &st, ctx, err);
-    if (r != 0)
-        return r;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        r = read_group_row(st, out, ctx, err);
-    else if (rc == SQLITE_DONE)
-        r = tsr_err_set(err, TSR_EINVAL, "store: no batch %lld", (long long)id);
-    else
-        r = sql_err(s, rc, err, ctx, "select");
-    release(st);
-    return r;
+    return get_by_id(s, S_BATCH_GET, "batch", id, out, sizeof *out, read_group_any, err);
 }
 
 int sto_group_list(sto_db *s, int64_t after_id, int limit, sto_group **out, int *n,
@@ -2005,24 +2006,42 @@ static int check_chunks(sto_db *s, double deadline, FILE *f, long *problems, con
     return r;
 }
 
-int sto_check(const char *path, bool full, double max_seconds, char **report, tsr_err *err)
+/* Open an existing store for --check or --repair (no CREATE: a missing or
+ * empty file is an error, not a new store) and read its schema version.
+ * *out is set even on failure, for sto_close. */
+static int open_offline(const char *path, bool write, sto_db **out, int *version,
+                        const char *ctx, tsr_err *err)
 {
-    *report = NULL;
-    char ctx[320];
-    snprintf(ctx, sizeof ctx, "check %s", path);
+    *out = NULL;
+    *version = 0;
     if (access(path, F_OK) != 0)
         return tsr_err_set(err, TSR_EIO, "store: %s: %s", ctx, strerror(errno));
     int r = not_empty(path, ctx, err);
     if (r != 0)
         return r;
-    sto_db *s = calloc(1, sizeof *s);
+    sto_db *s = *out = calloc(1, sizeof *s);
     if (s == NULL)
         return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-    int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-    int version = 0;
+    int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
+    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
     r = rc == SQLITE_OK ? 0 : sql_err(s, rc, err, ctx, "open");
-    if (r == 0)
-        r = identify(s, &version, ctx, err);
+    if (r == 0 && write && sqlite3_db_readonly(s->db, "main") == 1)
+        r = tsr_err_set(err, TSR_EIO, "store: %s: the file is read-only", ctx);
+    if (r == 0 && write)
+        sqlite3_busy_timeout(s->db, STO_BUSY_TIMEOUT_MS);
+    return r == 0 ? identify(s, version, ctx, err) : r;
+}
+
+int sto_check(const char *path, bool full, double max_seconds, char **report, tsr_err *err)
+{
+    *report = NULL;
+    char ctx[320];
+    snprintf(ctx, sizeof ctx, "check %s", path);
+    sto_db *s;
+    int version;
+    int r = open_offline(path, false, &s, &version, ctx, err);
+    if (s == NULL)
+        return r;
     char *text = NULL;
     size_t len = 0;
     FILE *f = r == 0 ? open_memstream(&text, &len) : NULL;
@@ -2256,24 +2275,11 @@ int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err)
     *report = NULL;
     char ctx[320];
     snprintf(ctx, sizeof ctx, "repair %s", path);
-    if (access(path, F_OK) != 0)
-        return tsr_err_set(err, TSR_EIO, "store: %s: %s", ctx, strerror(errno));
-    int r = not_empty(path, ctx, err);
-    if (r != 0)
-        return r;
-    sto_db *s = calloc(1, sizeof *s);
+    sto_db *s;
+    int version;
+    int r = open_offline(path, true, &s, &version, ctx, err);
     if (s == NULL)
-        return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-    /* no CREATE: a missing file is an error, not a new store */
-    int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-    int version = 0;
-    r = rc == SQLITE_OK ? 0 : sql_err(s, rc, err, ctx, "open");
-    if (r == 0 && sqlite3_db_readonly(s->db, "main") == 1)
-        r = tsr_err_set(err, TSR_EIO, "store: %s: the file is read-only", ctx);
-    if (r == 0) {
-        sqlite3_busy_timeout(s->db, STO_BUSY_TIMEOUT_MS);
-        r = identify(s, &version, ctx, err);
-    }
+        return r;
     if (r == 0 && version == 0)
         r = tsr_err_set(err, TSR_EINVAL, "store: %s: the file holds no store yet: nothing to "
                         "repair", ctx);
