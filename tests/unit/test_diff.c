@@ -39,9 +39,12 @@
  * Loose family: a random board is cut as above, then some cells off the
  * fixed pieces become optional, a few entries get count
  * ranges around their count (min may be 0), and sometimes an extra entry
- * with a range from 0 is added; the cut stays a solution.  Configurations
- * the engine refuses for loose puzzles (FILA, filters, triggers, a named
- * redundancy piece) must be refused with an error.  Classes are counted with union-find.
+ * with a range from 0 is added; the cut stays a solution.  Half the
+ * optional sets are closed under the board's symmetries, so that the
+ * redundancy filter (on for loose puzzles, automatic or on a named piece
+ * of at most one copy) has symmetries to break.  Configurations
+ * the engine refuses for loose puzzles (FILA, filters, triggers) must be
+ * refused with an error.  Classes are counted with union-find.
  *
  * Engine.  Every puzzle is solved in each mode under many configurations
  * (default, DLX only, FILA from the root and from one level below with
@@ -938,6 +941,45 @@ static const struct {
     {4, {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 0, 1}}}, /* other screw */
 };
 
+/* Make the optional set a union of orbits of the board's symmetries (the
+ * lattice transforms that map the board onto itself), so that the
+ * symmetries survive and the redundancy filter has work to do; cells under
+ * fixed pieces stay required, which may break some of them again. */
+static void close_optional(tsr_puzzle *pz, const bool *under_fixed)
+{
+    xform all[48];
+    make_xforms(all);
+    tsr_cell lo = min_corner(pz->cells, pz->ncells), img[MAXB], opt[MAXB];
+    int nopt = pz->noptional;
+    memcpy(opt, pz->optional, (size_t)nopt * sizeof *opt);
+    for (int k = 1; k < 48; k++) {
+        for (int i = 0; i < pz->ncells; i++)
+            img[i] = xf_apply(&all[k], pz->cells[i]);
+        tsr_cell tlo = min_corner(img, pz->ncells);
+        tsr_cell off = {lo.x - tlo.x, lo.y - tlo.y, lo.z - tlo.z};
+        bool sym = true;
+        for (int i = 0; i < pz->ncells && sym; i++) {
+            tsr_cell q = {img[i].x + off.x, img[i].y + off.y, img[i].z + off.z};
+            sym = false;
+            for (int j = 0; j < pz->ncells && !sym; j++)
+                sym = same_cells(&q, &pz->cells[j], 1);
+        }
+        for (int o = 0; o < nopt && sym; o++) {
+            tsr_cell q = xf_apply(&all[k], opt[o]);
+            q = (tsr_cell){q.x + off.x, q.y + off.y, q.z + off.z};
+            int at = -1;
+            for (int j = 0; j < pz->ncells && at < 0; j++)
+                if (same_cells(&q, &pz->cells[j], 1))
+                    at = j;
+            bool dup = under_fixed[at];
+            for (int j = 0; j < pz->noptional && !dup; j++)
+                dup = same_cells(&pz->optional[j], &q, 1);
+            if (!dup)
+                ck_assert_int_eq(tsr_puzzle_add_optional_cell(pz, q), 0);
+        }
+    }
+}
+
 /* Loosen a puzzle whose cut is a solution, keeping it one: optional cells
  * (a few random cells, or as many as a piece has, never under a fixed
  * piece), count ranges
@@ -982,6 +1024,8 @@ static void make_loose(tsr_puzzle *pz, rng *r)
         ck_assert_int_ge(e, 0);
         pz->pieces[e].count_min = 0;
     }
+    if (pz->noptional > 0 && rnd(r, 2))
+        close_optional(pz, under_fixed);
 }
 
 /* Draw a puzzle of the family; returns it with its reference, retrying
@@ -1310,12 +1354,13 @@ static bool make_options(int k, const ref *R, enum tsr_unique mode, tsr_options 
 }
 
 /* Does the engine accept these options for a loose puzzle?  Only DLX, with
- * no filter, trigger or named redundancy piece (automatic values are fine). */
+ * no volume, parity or fit filter or trigger (automatic values are fine);
+ * the redundancy filter, automatic or on a named piece of at most one
+ * copy, is accepted. */
 static bool loose_ok(const tsr_options *o)
 {
     return o->fila <= 0 && (o->volume == -1 || o->volume == 0) && o->parity <= 0 &&
-           o->vtrigger <= 0 && o->pfilter <= 0 && o->fit <= 0 &&
-           (o->redundancy[0] == '\0' || strcmp(o->redundancy, "off") == 0);
+           o->vtrigger <= 0 && o->pfilter <= 0 && o->fit <= 0;
 }
 
 /* ---- checking the engine's solutions ------------------------------------------------ */
@@ -1405,6 +1450,21 @@ static int on_solution(void *ctx, const tsr_solution *s)
 #undef BAD
 }
 
+/* Loose puzzles whose runs used the redundancy filter (it removed images
+ * in the default configuration), per family run: the coverage the new
+ * paths get, printed with the family's summary. */
+static int loose_filtered;
+
+/* Images the root removed, read back from the configuration string. */
+static int images_removed(const tsr_solver *sv)
+{
+    const char *at = strstr(tsr_solver_config(sv), "images=");
+    int alive = 0, total = 0;
+    if (at == NULL || sscanf(at, "images=%d/%d", &alive, &total) != 2)
+        return 0;
+    return total - alive;
+}
+
 /* Solve pz in every mode and configuration; print each mismatch.  Returns
  * the number of mismatches. */
 static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, int serial)
@@ -1431,6 +1491,8 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
             } else if (rc != 0) {
                 snprintf(msg, sizeof msg, "tsr_solver_new failed (%d): %s", rc, err.msg);
             } else {
+                if (!tsr_puzzle_is_exact(pz) && k == 0 && mode == 0)
+                    loose_filtered += images_removed(sv) > 0;
                 memset(seen, 0, (size_t)R->nt + 1);
                 echeck ec = {R, (enum tsr_unique)mode, seen, 0, ""};
                 tsr_callbacks cb = {0};
@@ -1501,6 +1563,7 @@ START_TEST(family)
     enum family fam = (enum family)_i;
     uint64_t seed = (uint64_t)env_long("TSR_DIFF_SEED", 0);
     int n = puzzles_per_family(fam), bad = 0, failed_puzzles = 0;
+    loose_filtered = 0;
     long long totals[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
         ref *R = NULL;
@@ -1518,6 +1581,9 @@ START_TEST(family)
     }
     fprintf(stderr, "%s: %d puzzles, %lld/%lld/%lld raw/rotations/mirror solutions, %d failing\n",
             family_names[fam], n, totals[0], totals[1], totals[2], failed_puzzles);
+    if (fam == F_LOOSE)
+        fprintf(stderr, "%s: the redundancy filter removed images in %d puzzles\n",
+                family_names[fam], loose_filtered);
     ck_assert_msg(bad == 0, "%s: %d mismatches on %d of %d puzzles (see stderr)", family_names[fam], bad,
                   failed_puzzles, n);
 }
