@@ -24,12 +24,18 @@ flt_volume *flt_volume_new(const img_problem *ip);
 void flt_volume_free(flt_volume *v);
 
 /* Trigger: can every connected region of open cells be filled, volume-wise,
- * by some of the pieces left? */
+ * by some of the pieces left?  A piece is face-connected, so it lies in one
+ * region, and the pieces in a region of r open required cells and t open
+ * cells in all have a volume in [r, t], made of at most need copies of
+ * each type (r == t in an exact puzzle; a region of optional cells alone
+ * needs nothing).  In a loose puzzle the copies still required must also
+ * fit in the open cells.  With a piece that is not face-connected the
+ * check answers yes. */
 bool flt_volume_ok(flt_volume *v, const dlx *d);
 
 /* Filter: hide every available image after whose placement some region
- * touching it has a volume the remaining pieces cannot make.  Returns the
- * number hidden (pushed onto stack[*n...]). */
+ * touching it has a volume the remaining pieces cannot make (as above).
+ * Returns the number hidden (pushed onto stack[*n...]). */
 int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n);
 
 /* ---- fit ---- */

@@ -311,27 +311,28 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
     return 0;
 }
 
-/* A loose puzzle runs DLX alone: FILA fills every cell, and the volume,
- * parity and fit filters and triggers assume fixed counts and no optional
- * cell.  Settles their automatic values to off and refuses explicit ones,
- * so the options in force read back to the same configuration.  The
- * redundancy filter stays: a full symmetry maps a solution to a solution
- * with the same tally, optional cells to optional cells, and a piece of at
- * most one copy is in a solution once or not at all (symmetry.h). */
+/* A loose puzzle runs DLX alone: FILA fills every cell, and the parity
+ * and fit filters and the parity trigger assume fixed counts and no
+ * optional cell.  Settles their automatic values to off and refuses
+ * explicit ones, so the options in force read back to the same
+ * configuration.  What stays: the redundancy filter (a full symmetry maps
+ * a solution to a solution with the same tally, optional cells to optional
+ * cells, and a piece of at most one copy is in a solution once or not at
+ * all: symmetry.h), and the volume filter and trigger, which ask of each
+ * region some sum of the pieces left between its required and its open
+ * cells (filters.h). */
 static int loose_options(tsr_options *o, tsr_err *err)
 {
     const char *bad = o->fila > 0        ? "fila"
                       : o->goal > 0      ? "goal"
-                      : o->volume > 0 || o->volume == -2 ? "volume"
                       : o->parity > 0    ? "parity"
-                      : o->vtrigger > 0  ? "vtrigger"
                       : o->pfilter > 0   ? "pfilter"
                       : o->fit > 0       ? "fit"
                                          : NULL;
     if (bad != NULL)
         return tsr_err_set(err, TSR_EINVAL,
                            "option '%s' needs fixed piece counts and no optional cells", bad);
-    o->fila = o->volume = o->parity = o->vtrigger = o->pfilter = o->fit = 0;
+    o->fila = o->parity = o->pfilter = o->fit = 0;
     if (o->nof < 0)
         o->nof = 0; /* a FILA filter */
     return 0;

@@ -1277,6 +1277,7 @@ static const cfg configs[] = {
     {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},
     {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},
     {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO},            /* volume trigger */
+    {0, NULL, KEEP, 1, KEEP, 1, KEEP, KEEP, RED_LAST},               /* both, named piece */
     {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO},            /* parity filter */
     {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO},         /* fit filter */
     {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},          /* DLX, ranked cells */
@@ -1354,13 +1355,12 @@ static bool make_options(int k, const ref *R, enum tsr_unique mode, tsr_options 
 }
 
 /* Does the engine accept these options for a loose puzzle?  Only DLX, with
- * no volume, parity or fit filter or trigger (automatic values are fine);
- * the redundancy filter, automatic or on a named piece of at most one
- * copy, is accepted. */
+ * no parity or fit filter or parity trigger (automatic values are fine);
+ * the redundancy filter (automatic or on a named piece of at most one
+ * copy) and the volume filter and trigger are accepted. */
 static bool loose_ok(const tsr_options *o)
 {
-    return o->fila <= 0 && (o->volume == -1 || o->volume == 0) && o->parity <= 0 &&
-           o->vtrigger <= 0 && o->pfilter <= 0 && o->fit <= 0;
+    return o->fila <= 0 && o->parity <= 0 && o->pfilter <= 0 && o->fit <= 0;
 }
 
 /* ---- checking the engine's solutions ------------------------------------------------ */
@@ -1450,10 +1450,11 @@ static int on_solution(void *ctx, const tsr_solution *s)
 #undef BAD
 }
 
-/* Loose puzzles whose runs used the redundancy filter (it removed images
- * in the default configuration), per family run: the coverage the new
- * paths get, printed with the family's summary. */
-static int loose_filtered;
+/* Loose puzzles whose runs used the redundancy filter (by default more
+ * images are removed at the root than with it off) and the volume filter
+ * and trigger (fewer nodes than DLX alone), per family run: the coverage the new paths get,
+ * printed with the family's summary. */
+static int loose_filtered, loose_vfilter, loose_vtrigger;
 
 /* Images the root removed, read back from the configuration string. */
 static int images_removed(const tsr_solver *sv)
@@ -1472,6 +1473,9 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
     int fails = 0;
     unsigned char *seen = malloc((size_t)R->nt + 1);
     ck_assert_ptr_nonnull(seen);
+    bool loose = !tsr_puzzle_is_exact(pz), redundancy = false, vfilter = false, vtrigger = false;
+    int removed = 0; /* images removed at the root by default (configs[0]) */
+    uint64_t dlx_nodes = 0; /* raw mode, DLX alone, no volume (configs[1], flat or not) */
     for (int mode = 0; mode < 3; mode++)
         for (int k = 0; k < NCONFIG; k++) {
             tsr_options o;
@@ -1491,8 +1495,13 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
             } else if (rc != 0) {
                 snprintf(msg, sizeof msg, "tsr_solver_new failed (%d): %s", rc, err.msg);
             } else {
-                if (!tsr_puzzle_is_exact(pz) && k == 0 && mode == 0)
-                    loose_filtered += images_removed(sv) > 0;
+                const cfg *c = &configs[k];
+                bool plain = c->fila == KEEP && c->order == NULL && c->nof == KEEP &&
+                             c->volume == KEEP && c->vtrigger == KEEP;
+                if (loose && mode == 0 && plain && c->red == RED_AUTO)
+                    removed = images_removed(sv); /* comes first */
+                else if (loose && mode == 0 && plain && c->red == RED_OFF)
+                    redundancy = removed > images_removed(sv);
                 memset(seen, 0, (size_t)R->nt + 1);
                 echeck ec = {R, (enum tsr_unique)mode, seen, 0, ""};
                 tsr_callbacks cb = {0};
@@ -1514,6 +1523,15 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
                              (unsigned long long)st.classes, R->counts[TSR_UNIQUE_MIRROR]);
                 else if (st.stopped)
                     snprintf(msg, sizeof msg, "run reported stopped");
+                if (loose && mode == 0 && c->fila == 0 && c->red == RED_AUTO && c->order == NULL) {
+                    if (c->volume == KEEP && c->vtrigger == KEEP && c->parity == KEEP &&
+                        c->pfilter == KEEP && c->nof == KEEP)
+                        dlx_nodes = st.nodes; /* comes first */
+                    else if (c->volume > 0 && st.nodes < dlx_nodes)
+                        vfilter = true;
+                    else if (c->vtrigger > 0 && st.nodes < dlx_nodes)
+                        vtrigger = true;
+                }
                 if (msg[0])
                     snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "  [%s]",
                              tsr_solver_config(sv));
@@ -1538,6 +1556,9 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
             }
         }
     free(seen);
+    loose_filtered += redundancy;
+    loose_vfilter += vfilter;
+    loose_vtrigger += vtrigger;
     return fails;
 }
 
@@ -1563,7 +1584,7 @@ START_TEST(family)
     enum family fam = (enum family)_i;
     uint64_t seed = (uint64_t)env_long("TSR_DIFF_SEED", 0);
     int n = puzzles_per_family(fam), bad = 0, failed_puzzles = 0;
-    loose_filtered = 0;
+    loose_filtered = loose_vfilter = loose_vtrigger = 0;
     long long totals[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
         ref *R = NULL;
@@ -1582,8 +1603,10 @@ START_TEST(family)
     fprintf(stderr, "%s: %d puzzles, %lld/%lld/%lld raw/rotations/mirror solutions, %d failing\n",
             family_names[fam], n, totals[0], totals[1], totals[2], failed_puzzles);
     if (fam == F_LOOSE)
-        fprintf(stderr, "%s: the redundancy filter removed images in %d puzzles\n",
-                family_names[fam], loose_filtered);
+        fprintf(stderr,
+                "%s: the redundancy filter removed images in %d puzzles; the volume filter at "
+                "every level saved nodes in %d, the volume trigger in %d\n",
+                family_names[fam], loose_filtered, loose_vfilter, loose_vtrigger);
     ck_assert_msg(bad == 0, "%s: %d mismatches on %d of %d puzzles (see stderr)", family_names[fam], bad,
                   failed_puzzles, n);
 }
