@@ -375,9 +375,13 @@ int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char 
         if (score > best + 1e-9)
             n = 0, best = score;
         if (score > best - 1e-9) {
-            /* insert keeping fewer kept images first */
+            /* insert keeping fewer kept images first (the piece placed
+             * first branches least); among pieces that may stay out, more
+             * first: the piece that fits in most places is in most
+             * solutions, so its filter reduces most classes */
             int k = n++;
-            while (k > 0 && kept[cands[k - 1]] > kept[t])
+            while (k > 0 && (best_sure ? kept[cands[k - 1]] > kept[t]
+                                       : kept[cands[k - 1]] < kept[t]))
                 cands[k] = cands[k - 1], k--;
             cands[k] = t;
         }

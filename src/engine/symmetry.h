@@ -68,7 +68,8 @@ uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode);
  * copy that break the most symmetry, fewest kept images first, and returns
  * how many (0: no filter), or a negative code.  Types in every solution
  * (count_min 1) come before those that may stay out, whose filter leaves
- * the classes without them unreduced. */
+ * the classes without them unreduced; among the latter, most kept images
+ * first. */
 int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char *spec,
                           int *cands, tsr_err *err);
 
