@@ -1659,8 +1659,9 @@ END_TEST
 /* Small puzzles whose allowed orientations are not closed under the board's
  * symmetries (one-sided pieces in 3D, "none" with mirror): a board
  * symmetry maps some orientations of a piece to allowed ones and others
- * not.  Each was found by the random tests and reduced by hand; the counts
- * are worked out by hand and must match the reference too. */
+ * not; and a piece that is not connected.  Each was found by the random
+ * tests or by reading, and reduced by hand; the counts are worked out by
+ * hand and must match the reference too. */
 static const struct {
     const char *json;
     long long counts[3];
@@ -1688,6 +1689,13 @@ static const struct {
      " 'pieces': [{'name': 'A', 'cells': [[0,0,0],[0,1,0]]},"
      " {'name': 'B', 'cells': [[0,0,0],[1,0,0],[1,0,1]]}, {'name': 'C', 'cells': [[0,0,0],[0,1,0],[0,1,1]]}]}",
      {8, 1, 1}},
+    /* a piece in two parts (1x3 board, cells x = 0 and 2) and a monomino:
+     * the piece spans two regions, so the volume checks must not ask each
+     * region to be filled by whole pieces (the default volume filter once
+     * removed the monomino's only placement) */
+    {"{'board': {'size': [3, 1]},"
+     " 'pieces': [{'name': 'A', 'cells': [[0,0],[2,0]]}, {'name': 'B', 'cells': [[0,0]]}]}",
+     {1, 1, 1}},
 };
 
 START_TEST(regression)
