@@ -120,11 +120,18 @@ static int est_loose(est_walk *w, double prod)
         w->walk.hidden[w->walk.nhidden++] = img;
     }
     if (k < n) {
-        int img = dlx_row_of(d, dlx_first(d, t));
+        const tsr_solver *s = w->s;
+        int img = dlx_row_of(d, dlx_first(d, t)), p = dlx_remaining_copies(d);
         w->nodes += prod;
         dlx_place(d, img);
         w->walk.path[w->walk.depth++] = img;
-        rc = est_dlx(w, prod);
+        /* the volume trigger of branch(), which places this child too */
+        if (s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger && !flt_volume_ok(w->walk.vol, d)) {
+            w->descents++;
+            rc = 0;
+        } else {
+            rc = est_dlx(w, prod);
+        }
         w->walk.depth--;
         dlx_unplace(d, img);
     } else {
