@@ -125,8 +125,12 @@ static int est_loose(est_walk *w, double prod)
         w->nodes += prod;
         dlx_place(d, img);
         w->walk.path[w->walk.depth++] = img;
-        /* the volume trigger of branch(), which places this child too */
-        if (s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger && !flt_volume_ok(w->walk.vol, d)) {
+        /* the triggers of branch(), which places this child too */
+        bool ok = w->walk.lpar == NULL || p - 1 < s->opt.parity ||
+                  flt_lparity_ok(w->walk.lpar, d);
+        if (ok && s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger)
+            ok = flt_volume_ok(w->walk.vol, d);
+        if (!ok) {
             w->descents++;
             rc = 0;
         } else {
@@ -177,6 +181,8 @@ static int est_dlx(est_walk *w, double prod)
         bool ok = true; /* the triggers of branch() */
         if (s->parity && s->opt.parity > 0 && p - 1 >= s->opt.parity)
             ok = flt_parity_ok(s->parity, w->walk.pstate, w->walk.hp);
+        if (ok && w->walk.lpar != NULL && p - 1 >= s->opt.parity)
+            ok = flt_lparity_ok(w->walk.lpar, d);
         if (ok && s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger)
             ok = flt_volume_ok(w->walk.vol, d);
         if (ok)

@@ -364,3 +364,86 @@ int flt_parity_filter(const flt_parity *fp, const img_problem *ip, dlx *d, int s
     }
     return hidden;
 }
+
+/* ---- parity with ranges (filters.h) ---- */
+
+#define LPARITY_MAX_WORK 200000 /* array updates per check */
+
+struct flt_lparity {
+    const img_problem *ip;
+    int range;          /* largest |sum| of the pieces' parities */
+    bool off;           /* the sums would cost too much: always yes */
+    unsigned char *cur, *nxt; /* reachable sums, offset by range */
+};
+
+flt_lparity *flt_lparity_new(const img_problem *ip)
+{
+    flt_lparity *lp = calloc(1, sizeof *lp);
+    if (lp == NULL)
+        return NULL;
+    lp->ip = ip;
+    long range = 0, work = 0;
+    for (int t = 0; t < ip->ntypes; t++)
+        range += (long)ip->types[t].count * ip->types[t].parity;
+    for (int t = 0; t < ip->ntypes; t++)
+        if (ip->types[t].parity > 0)
+            work += (2 * range + 1) * (2L * ip->types[t].count + 1);
+    lp->off = work > LPARITY_MAX_WORK;
+    lp->range = lp->off ? 0 : (int)range;
+    lp->cur = malloc((size_t)2 * lp->range + 1);
+    lp->nxt = malloc((size_t)2 * lp->range + 1);
+    if (lp->cur == NULL || lp->nxt == NULL) {
+        flt_lparity_free(lp);
+        return NULL;
+    }
+    return lp;
+}
+
+void flt_lparity_free(flt_lparity *lp)
+{
+    if (lp == NULL)
+        return;
+    free(lp->cur);
+    free(lp->nxt);
+    free(lp);
+}
+
+bool flt_lparity_ok(flt_lparity *lp, const dlx *d)
+{
+    const img_problem *ip = lp->ip;
+    if (lp->off)
+        return true;
+    int h = 0, b = 0, w = 0;
+    for (int c = 0; c < ip->ncells; c++)
+        if (dlx_cell_open(d, c)) {
+            int col = img_color(ip, c);
+            if (ip->optional != NULL && ip->optional[c])
+                col > 0 ? w++ : b++;
+            else
+                h += col;
+        }
+    int R = lp->range, reach = 0; /* sums so far lie in [-reach, reach] */
+    unsigned char *cur = lp->cur, *nxt = lp->nxt;
+    memset(cur, 0, (size_t)2 * R + 1);
+    cur[R] = 1;
+    for (int t = 0; t < ip->ntypes; t++) {
+        int m = ip->types[t].parity, need = dlx_need(d, t), low = dlx_low(d, t);
+        if (m == 0 || need == 0)
+            continue;
+        /* k copies, k in [low, need], give m * j for |j| <= k, j = k mod 2 */
+        memset(nxt + R - reach - m * need, 0, (size_t)2 * (reach + m * need) + 1);
+        for (int x = R - reach; x <= R + reach; x++)
+            if (cur[x])
+                for (int j = -need; j <= need; j++)
+                    if (((j + need) & 1) == 0 || (need > low && j > -need && j < need))
+                        nxt[x + m * j] = 1;
+        reach += m * need;
+        unsigned char *swap = cur;
+        cur = nxt;
+        nxt = swap;
+    }
+    for (int x = h - b; x <= h + w; x++)
+        if (x >= -reach && x <= reach && cur[R + x])
+            return true;
+    return false;
+}

@@ -77,4 +77,18 @@ int flt_parity_state(const flt_parity *fp, const img_problem *ip, const dlx *d);
 int flt_parity_filter(const flt_parity *fp, const img_problem *ip, dlx *d, int state,
                       int hole_parity, int *rows, int *stack, int *n);
 
+/* ---- parity with ranges (loose puzzles) ----
+ * The cells the pieces left will cover are the open required cells and
+ * some of the open optional ones, so their colour sum lies in
+ * [h - b, h + w] (h: the open required cells' sum; b, w: open optional
+ * cells of colour -1 and +1).  It is also the sum of the pieces' signed
+ * parities: each copy gives +m or -m, and type t places between low and
+ * need more copies.  The trigger asks that some such sum fall in the
+ * range.  It answers yes when the table of sums would be too big. */
+typedef struct flt_lparity flt_lparity;
+
+flt_lparity *flt_lparity_new(const img_problem *ip); /* NULL when out of memory */
+void flt_lparity_free(flt_lparity *lp);
+bool flt_lparity_ok(flt_lparity *lp, const dlx *d);
+
 #endif

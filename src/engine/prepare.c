@@ -312,27 +312,26 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
 }
 
 /* A loose puzzle runs DLX alone: FILA fills every cell, and the parity
- * and fit filters and the parity trigger assume fixed counts and no
- * optional cell.  Settles their automatic values to off and refuses
- * explicit ones, so the options in force read back to the same
- * configuration.  What stays: the redundancy filter (a full symmetry maps
- * a solution to a solution with the same tally, optional cells to optional
- * cells, and a piece of at most one copy is in a solution once or not at
- * all: symmetry.h), and the volume filter and trigger, which ask of each
- * region some sum of the pieces left between its required and its open
- * cells (filters.h). */
+ * and fit filters assume fixed counts and no optional cell.  Settles their
+ * automatic values to off and refuses explicit ones, so the options in
+ * force read back to the same configuration.  What stays: the redundancy
+ * filter (a full symmetry maps a solution to a solution with the same
+ * tally, optional cells to optional cells, and a piece of at most one copy
+ * is in a solution once or not at all: symmetry.h), the volume filter and
+ * trigger, which ask of each region some sum of the pieces left between
+ * its required and its open cells, and the parity trigger, which asks the
+ * same of the colour sums (filters.h). */
 static int loose_options(tsr_options *o, tsr_err *err)
 {
     const char *bad = o->fila > 0        ? "fila"
                       : o->goal > 0      ? "goal"
-                      : o->parity > 0    ? "parity"
                       : o->pfilter > 0   ? "pfilter"
                       : o->fit > 0       ? "fit"
                                          : NULL;
     if (bad != NULL)
         return tsr_err_set(err, TSR_EINVAL,
                            "option '%s' needs fixed piece counts and no optional cells", bad);
-    o->fila = o->parity = o->pfilter = o->fit = 0;
+    o->fila = o->pfilter = o->fit = 0;
     if (o->nof < 0)
         o->nof = 0; /* a FILA filter */
     return 0;
@@ -534,7 +533,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
              "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s "
              "redundancy=%s group=%d images=%d/%d",
              o->fila, order, o->nof ? "on" : "off", vol, o->vtrigger,
-             s->parity ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
+             s->parity || !s->ip->exact ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
              s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off",
              tsr_solver_group_order(s),
              s->nalive, s->ip->nimages);

@@ -1355,12 +1355,12 @@ static bool make_options(int k, const ref *R, enum tsr_unique mode, tsr_options 
 }
 
 /* Does the engine accept these options for a loose puzzle?  Only DLX, with
- * no parity or fit filter or parity trigger (automatic values are fine);
- * the redundancy filter (automatic or on a named piece of at most one
- * copy) and the volume filter and trigger are accepted. */
+ * no parity or fit filter (automatic values are fine); the redundancy
+ * filter (automatic or on a named piece of at most one copy), the volume
+ * filter and trigger and the parity trigger are accepted. */
 static bool loose_ok(const tsr_options *o)
 {
-    return o->fila <= 0 && o->parity <= 0 && o->pfilter <= 0 && o->fit <= 0;
+    return o->fila <= 0 && o->pfilter <= 0 && o->fit <= 0;
 }
 
 /* ---- checking the engine's solutions ------------------------------------------------ */
@@ -1451,10 +1451,10 @@ static int on_solution(void *ctx, const tsr_solution *s)
 }
 
 /* Loose puzzles whose runs used the redundancy filter (by default more
- * images are removed at the root than with it off) and the volume filter
- * and trigger (fewer nodes than DLX alone), per family run: the coverage the new paths get,
- * printed with the family's summary. */
-static int loose_filtered, loose_vfilter, loose_vtrigger;
+ * images are removed at the root than with it off), the volume filter and
+ * trigger and the parity trigger (fewer nodes than DLX alone), per family
+ * run: the coverage the new paths get, printed with the family's summary. */
+static int loose_filtered, loose_vfilter, loose_vtrigger, loose_parity;
 
 /* Images the root removed, read back from the configuration string. */
 static int images_removed(const tsr_solver *sv)
@@ -1473,7 +1473,8 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
     int fails = 0;
     unsigned char *seen = malloc((size_t)R->nt + 1);
     ck_assert_ptr_nonnull(seen);
-    bool loose = !tsr_puzzle_is_exact(pz), redundancy = false, vfilter = false, vtrigger = false;
+    bool loose = !tsr_puzzle_is_exact(pz), redundancy = false, vfilter = false, vtrigger = false,
+         parity = false;
     int removed = 0; /* images removed at the root by default (configs[0]) */
     uint64_t dlx_nodes = 0; /* raw mode, DLX alone, no volume (configs[1], flat or not) */
     for (int mode = 0; mode < 3; mode++)
@@ -1531,6 +1532,8 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
                         vfilter = true;
                     else if (c->vtrigger > 0 && st.nodes < dlx_nodes)
                         vtrigger = true;
+                    else if (c->parity > 0 && st.nodes < dlx_nodes)
+                        parity = true;
                 }
                 if (msg[0])
                     snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "  [%s]",
@@ -1559,6 +1562,7 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
     loose_filtered += redundancy;
     loose_vfilter += vfilter;
     loose_vtrigger += vtrigger;
+    loose_parity += parity;
     return fails;
 }
 
@@ -1584,7 +1588,7 @@ START_TEST(family)
     enum family fam = (enum family)_i;
     uint64_t seed = (uint64_t)env_long("TSR_DIFF_SEED", 0);
     int n = puzzles_per_family(fam), bad = 0, failed_puzzles = 0;
-    loose_filtered = loose_vfilter = loose_vtrigger = 0;
+    loose_filtered = loose_vfilter = loose_vtrigger = loose_parity = 0;
     long long totals[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
         ref *R = NULL;
@@ -1605,8 +1609,9 @@ START_TEST(family)
     if (fam == F_LOOSE)
         fprintf(stderr,
                 "%s: the redundancy filter removed images in %d puzzles; the volume filter at "
-                "every level saved nodes in %d, the volume trigger in %d\n",
-                family_names[fam], loose_filtered, loose_vfilter, loose_vtrigger);
+                "every level saved nodes in %d, the volume trigger in %d, the parity trigger "
+                "in %d\n",
+                family_names[fam], loose_filtered, loose_vfilter, loose_vtrigger, loose_parity);
     ck_assert_msg(bad == 0, "%s: %d mismatches on %d of %d puzzles (see stderr)", family_names[fam], bad,
                   failed_puzzles, n);
 }
