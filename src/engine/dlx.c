@@ -382,6 +382,11 @@ int dlx_need(const dlx *d, int type)
     int c = d->ip->ncells + type;
     return d->covered[c] ? 0 : d->need[c];
 }
+int dlx_low(const dlx *d, int type)
+{
+    int c = d->ip->ncells + type;
+    return d->covered[c] || d->low[c] < 0 ? 0 : d->low[c];
+}
 bool dlx_cell_open(const dlx *d, int cell) { return !d->covered[cell]; }
 int dlx_col_len(const dlx *d, int c) { return d->len[c]; }
 

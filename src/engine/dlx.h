@@ -80,6 +80,7 @@ int dlx_rows(const dlx *d, int *out);
 /* State summaries. */
 int dlx_remaining_copies(const dlx *d);
 int dlx_need(const dlx *d, int type);       /* copies of a type left */
+int dlx_low(const dlx *d, int type);        /* ... of them still required */
 bool dlx_cell_open(const dlx *d, int cell);
 int dlx_col_len(const dlx *d, int c);
 bool dlx_dead(const dlx *d);                 /* some column cannot be satisfied */

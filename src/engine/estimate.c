@@ -146,11 +146,22 @@ static int est_loose(est_walk *w, double prod)
         w->walk.hidden[w->walk.nhidden++] = img;
     }
     if (k < n) {
-        int img = dlx_row_of(d, dlx_first(d, t));
+        const tsr_solver *s = w->s;
+        int img = dlx_row_of(d, dlx_first(d, t)), p = dlx_remaining_copies(d);
         w->nodes += prod;
         dlx_place(d, img);
         w->walk.path[w->walk.depth++] = img;
-        rc = est_dlx(w, prod);
+        /* the triggers of branch(), which places this child too */
+        bool ok = w->walk.lpar == NULL || p - 1 < s->opt.parity ||
+                  flt_lparity_ok(w->walk.lpar, d);
+        if (ok && s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger)
+            ok = flt_volume_ok(w->walk.vol, d);
+        if (!ok) {
+            w->descents++;
+            rc = 0;
+        } else {
+            rc = est_dlx(w, prod);
+        }
         w->walk.depth--;
         dlx_unplace(d, img);
     } else {
@@ -196,6 +207,8 @@ static int est_dlx(est_walk *w, double prod)
         bool ok = true; /* the triggers of branch() */
         if (s->parity && s->opt.parity > 0 && p - 1 >= s->opt.parity)
             ok = flt_parity_ok(s->parity, w->walk.pstate, w->walk.hp);
+        if (ok && w->walk.lpar != NULL && p - 1 >= s->opt.parity)
+            ok = flt_lparity_ok(w->walk.lpar, d);
         if (ok && s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger)
             ok = flt_volume_ok(w->walk.vol, d);
         if (ok)

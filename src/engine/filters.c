@@ -11,9 +11,44 @@ struct flt_volume {
     int *queue;
     int *mark;          /* per cell: generation that visited it */
     int gen;
-    unsigned char *ach; /* achievable volumes 0..ncells */
+    unsigned char *ach; /* achievable volumes 0..total */
+    int total;          /* volume of the pieces left (less `minus`) */
     unsigned char *blocked;
+    bool connected;     /* every piece is face-connected, so it lies in one region */
 };
+
+/* Is every type's shape face-connected?  Then a placement lies in one
+ * region of open cells, which the volume checks assume.  Tested on each
+ * type's first image, by a flood over its cells (queue and mark free). */
+static bool pieces_connected(flt_volume *v)
+{
+    const img_problem *ip = v->ip;
+    for (int t = 0; t < ip->ntypes; t++) {
+        if (ip->types[t].nimages == 0)
+            continue;
+        const int *cells = img_cells_of(ip, ip->types[t].first);
+        int n = img_size(ip, ip->types[t].first), head = 0, tail = 0;
+        v->gen++;
+        for (int k = 0; k < n; k++)
+            v->mark[cells[k]] = v->gen; /* gen: in the piece, not reached */
+        v->gen++;
+        v->queue[tail++] = cells[0];
+        v->mark[cells[0]] = v->gen;
+        while (head < tail) {
+            int c = v->queue[head++];
+            for (int k = 0; k < 6; k++) {
+                int nb = ip->nbr[c * 6 + k];
+                if (nb >= 0 && v->mark[nb] == v->gen - 1) {
+                    v->mark[nb] = v->gen;
+                    v->queue[tail++] = nb;
+                }
+            }
+        }
+        if (tail != n)
+            return false;
+    }
+    return true;
+}
 
 flt_volume *flt_volume_new(const img_problem *ip)
 {
@@ -30,6 +65,7 @@ flt_volume *flt_volume_new(const img_problem *ip)
         flt_volume_free(v);
         return NULL;
     }
+    v->connected = pieces_connected(v);
     return v;
 }
 
@@ -45,9 +81,11 @@ void flt_volume_free(flt_volume *v)
 }
 
 /* Achievable volumes of the pieces left, less one copy of type `minus`
- * (-1 for none).  Returns the common piece size when all pieces left have
- * one size (then v is achievable iff v % size == 0 and v <= total), else 0
- * after filling v->ach. */
+ * (-1 for none); v->total gets their volume.  Returns the common piece
+ * size when all pieces left have one size (then v is achievable iff
+ * v % size == 0 and v <= total), else 0 after filling v->ach up to the
+ * smaller of total and the cells (a loose puzzle's pieces may exceed the
+ * board; no region does). */
 static int achievable(flt_volume *v, const dlx *d, int minus)
 {
     const img_problem *ip = v->ip;
@@ -62,37 +100,55 @@ static int achievable(flt_volume *v, const dlx *d, int minus)
         else if (common != ip->types[t].size)
             common = 0;
     }
+    v->total = total;
     if (common > 0)
         return common;
-    memset(v->ach, 0, (size_t)total + 1);
+    int cap = total < ip->ncells ? total : ip->ncells, reach = 0;
+    memset(v->ach, 0, (size_t)cap + 1);
     v->ach[0] = 1;
-    int reach = 0;
     for (int t = 0; t < ip->ntypes; t++) {
         int k = dlx_need(d, t) - (t == minus), s = ip->types[t].size;
         for (int c = 0; c < k; c++) {
-            for (int x = reach; x >= 0; x--)
+            for (int x = reach < cap - s ? reach : cap - s; x >= 0; x--)
                 if (v->ach[x])
                     v->ach[x + s] = 1;
-            reach += s;
+            reach = reach + s < cap ? reach + s : cap;
         }
     }
     return 0;
 }
 
-static bool volume_fine(const flt_volume *v, int common, int vol)
+/* Can the pieces left fill a region of `vol` open cells, `req` of them
+ * required?  Some sum of them must lie in [req, vol] (req == vol in an
+ * exact puzzle); an empty region of optional cells takes none.  With one
+ * common size the sums are its multiples up to v->total. */
+static bool volume_fine(const flt_volume *v, int common, int req, int vol)
 {
-    return common > 0 ? vol % common == 0 : v->ach[vol];
+    if (req == 0)
+        return true;
+    if (common > 0) {
+        int m = (req + common - 1) / common * common;
+        return m <= vol && m <= v->total;
+    }
+    for (int x = req; x <= vol && x <= v->total; x++)
+        if (v->ach[x])
+            return true;
+    return false;
 }
 
-/* Size of the region of open, unblocked cells around `start`. */
-static int flood(flt_volume *v, const dlx *d, int start)
+/* Size of the region of open, unblocked cells around `start`; *req gets
+ * how many of them are required. */
+static int flood(flt_volume *v, const dlx *d, int start, int *req)
 {
     const int *nbr = v->ip->nbr;
+    const unsigned char *opt = v->ip->optional;
     int head = 0, tail = 0;
     v->queue[tail++] = start;
     v->mark[start] = v->gen;
+    *req = 0;
     while (head < tail) {
         int c = v->queue[head++];
+        *req += opt == NULL || !opt[c];
         for (int k = 0; k < 6; k++) {
             int n = nbr[c * 6 + k];
             if (n >= 0 && v->mark[n] != v->gen && !v->blocked[n] && dlx_cell_open(d, n)) {
@@ -104,14 +160,32 @@ static int flood(flt_volume *v, const dlx *d, int start)
     return tail;
 }
 
+/* The copies each type must still place must fit in the open cells (a
+ * loose puzzle; in an exact one they fill them exactly). */
+static bool minimums_fit(const flt_volume *v, const dlx *d, int open)
+{
+    long need = 0;
+    for (int t = 0; t < v->ip->ntypes; t++) {
+        int low = dlx_low(d, t);
+        need += low > 0 ? (long)low * v->ip->types[t].size : 0;
+    }
+    return need <= open;
+}
+
 bool flt_volume_ok(flt_volume *v, const dlx *d)
 {
-    int common = achievable(v, d, -1);
+    if (!v->connected)
+        return true; /* a piece may span two regions */
+    int common = achievable(v, d, -1), open = 0, req = 0;
     v->gen++;
     for (int c = 0; c < v->ip->ncells; c++)
-        if (dlx_cell_open(d, c) && v->mark[c] != v->gen && !volume_fine(v, common, flood(v, d, c)))
-            return false;
-    return true;
+        if (dlx_cell_open(d, c) && v->mark[c] != v->gen) {
+            int vol = flood(v, d, c, &req);
+            if (!volume_fine(v, common, req, vol))
+                return false;
+            open += vol;
+        }
+    return v->ip->exact || minimums_fit(v, d, open);
 }
 
 int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
@@ -120,7 +194,7 @@ int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
     int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
     if (rows == NULL)
         return 0;
-    int nrows = dlx_rows(d, rows), hidden = 0, cached_type = -2, common = 0;
+    int nrows = v->connected ? dlx_rows(d, rows) : 0, hidden = 0, cached_type = -2, common = 0;
     for (int r = 0; r < nrows; r++) {
         int img = rows[r], t = ip->img_type[img];
         if (t != cached_type) { /* rows come type by type */
@@ -137,7 +211,10 @@ int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
             for (int j = 0; j < 6 && !bad; j++) {
                 int nb = ip->nbr[cells[k] * 6 + j];
                 if (nb >= 0 && !v->blocked[nb] && dlx_cell_open(d, nb) && v->mark[nb] != v->gen)
-                    bad = !volume_fine(v, common, flood(v, d, nb));
+                {
+                    int req, vol = flood(v, d, nb, &req);
+                    bad = !volume_fine(v, common, req, vol);
+                }
             }
         for (int k = 0; k < size; k++)
             v->blocked[cells[k]] = 0;
@@ -286,4 +363,87 @@ int flt_parity_filter(const flt_parity *fp, const img_problem *ip, dlx *d, int s
         }
     }
     return hidden;
+}
+
+/* ---- parity with ranges (filters.h) ---- */
+
+#define LPARITY_MAX_WORK 200000 /* array updates per check */
+
+struct flt_lparity {
+    const img_problem *ip;
+    int range;          /* largest |sum| of the pieces' parities */
+    bool off;           /* the sums would cost too much: always yes */
+    unsigned char *cur, *nxt; /* reachable sums, offset by range */
+};
+
+flt_lparity *flt_lparity_new(const img_problem *ip)
+{
+    flt_lparity *lp = calloc(1, sizeof *lp);
+    if (lp == NULL)
+        return NULL;
+    lp->ip = ip;
+    long range = 0, work = 0;
+    for (int t = 0; t < ip->ntypes; t++)
+        range += (long)ip->types[t].count * ip->types[t].parity;
+    for (int t = 0; t < ip->ntypes; t++)
+        if (ip->types[t].parity > 0)
+            work += (2 * range + 1) * (2L * ip->types[t].count + 1);
+    lp->off = work > LPARITY_MAX_WORK;
+    lp->range = lp->off ? 0 : (int)range;
+    lp->cur = malloc((size_t)2 * lp->range + 1);
+    lp->nxt = malloc((size_t)2 * lp->range + 1);
+    if (lp->cur == NULL || lp->nxt == NULL) {
+        flt_lparity_free(lp);
+        return NULL;
+    }
+    return lp;
+}
+
+void flt_lparity_free(flt_lparity *lp)
+{
+    if (lp == NULL)
+        return;
+    free(lp->cur);
+    free(lp->nxt);
+    free(lp);
+}
+
+bool flt_lparity_ok(flt_lparity *lp, const dlx *d)
+{
+    const img_problem *ip = lp->ip;
+    if (lp->off)
+        return true;
+    int h = 0, b = 0, w = 0;
+    for (int c = 0; c < ip->ncells; c++)
+        if (dlx_cell_open(d, c)) {
+            int col = img_color(ip, c);
+            if (ip->optional != NULL && ip->optional[c])
+                col > 0 ? w++ : b++;
+            else
+                h += col;
+        }
+    int R = lp->range, reach = 0; /* sums so far lie in [-reach, reach] */
+    unsigned char *cur = lp->cur, *nxt = lp->nxt;
+    memset(cur, 0, (size_t)2 * R + 1);
+    cur[R] = 1;
+    for (int t = 0; t < ip->ntypes; t++) {
+        int m = ip->types[t].parity, need = dlx_need(d, t), low = dlx_low(d, t);
+        if (m == 0 || need == 0)
+            continue;
+        /* k copies, k in [low, need], give m * j for |j| <= k, j = k mod 2 */
+        memset(nxt + R - reach - m * need, 0, (size_t)2 * (reach + m * need) + 1);
+        for (int x = R - reach; x <= R + reach; x++)
+            if (cur[x])
+                for (int j = -need; j <= need; j++)
+                    if (((j + need) & 1) == 0 || (need > low && j > -need && j < need))
+                        nxt[x + m * j] = 1;
+        reach += m * need;
+        unsigned char *swap = cur;
+        cur = nxt;
+        nxt = swap;
+    }
+    for (int x = h - b; x <= h + w; x++)
+        if (x >= -reach && x <= reach && cur[R + x])
+            return true;
+    return false;
 }

@@ -24,12 +24,18 @@ flt_volume *flt_volume_new(const img_problem *ip);
 void flt_volume_free(flt_volume *v);
 
 /* Trigger: can every connected region of open cells be filled, volume-wise,
- * by some of the pieces left? */
+ * by some of the pieces left?  A piece is face-connected, so it lies in one
+ * region, and the pieces in a region of r open required cells and t open
+ * cells in all have a volume in [r, t], made of at most need copies of
+ * each type (r == t in an exact puzzle; a region of optional cells alone
+ * needs nothing).  In a loose puzzle the copies still required must also
+ * fit in the open cells.  With a piece that is not face-connected the
+ * check answers yes. */
 bool flt_volume_ok(flt_volume *v, const dlx *d);
 
 /* Filter: hide every available image after whose placement some region
- * touching it has a volume the remaining pieces cannot make.  Returns the
- * number hidden (pushed onto stack[*n...]). */
+ * touching it has a volume the remaining pieces cannot make (as above).
+ * Returns the number hidden (pushed onto stack[*n...]). */
 int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n);
 
 /* ---- fit ---- */
@@ -70,5 +76,19 @@ int flt_parity_state(const flt_parity *fp, const img_problem *ip, const dlx *d);
  * sign of parity would make the hole parity unreachable. */
 int flt_parity_filter(const flt_parity *fp, const img_problem *ip, dlx *d, int state,
                       int hole_parity, int *rows, int *stack, int *n);
+
+/* ---- parity with ranges (loose puzzles) ----
+ * The cells the pieces left will cover are the open required cells and
+ * some of the open optional ones, so their colour sum lies in
+ * [h - b, h + w] (h: the open required cells' sum; b, w: open optional
+ * cells of colour -1 and +1).  It is also the sum of the pieces' signed
+ * parities: each copy gives +m or -m, and type t places between low and
+ * need more copies.  The trigger asks that some such sum fall in the
+ * range.  It answers yes when the table of sums would be too big. */
+typedef struct flt_lparity flt_lparity;
+
+flt_lparity *flt_lparity_new(const img_problem *ip); /* NULL when out of memory */
+void flt_lparity_free(flt_lparity *lp);
+bool flt_lparity_ok(flt_lparity *lp, const dlx *d);
 
 #endif

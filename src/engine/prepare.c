@@ -12,7 +12,7 @@
  * ordered, POF-filtered lists, numbered in that order.
  *
  * Loose puzzles (count ranges, optional cells) run DLX alone, without the
- * filters, triggers and redundancy filter (loose_options).
+ * volume, parity and fit filters and triggers (loose_options).
  */
 #include <math.h>
 #include <stdio.h>
@@ -286,7 +286,7 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
 {
     const img_problem *ip = s->ip;
     s->ctype = n > 0 ? cands[0] : -1;
-    if (n > 1 && s->opt.redundancy[0] == '\0' && s->opt.fila == s->P - 1) {
+    if (n > 1 && s->opt.redundancy[0] == '\0' && s->opt.fila == s->P - 1 && s->ip->exact) {
         fila *f = fila_new(ip, &s->plan);
         if (f == NULL)
             return TSR_ENOMEM;
@@ -311,29 +311,29 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
     return 0;
 }
 
-/* A loose puzzle runs DLX alone: FILA fills every cell, and the filters,
- * triggers and the redundancy filter assume fixed counts and no optional
- * cell.  Settles their automatic values to off and refuses explicit ones,
- * so the options in force read back to the same configuration. */
+/* A loose puzzle runs DLX alone: FILA fills every cell, and the parity
+ * and fit filters assume fixed counts and no optional cell.  Settles their
+ * automatic values to off and refuses explicit ones, so the options in
+ * force read back to the same configuration.  What stays: the redundancy
+ * filter (a full symmetry maps a solution to a solution with the same
+ * tally, optional cells to optional cells, and a piece of at most one copy
+ * is in a solution once or not at all: symmetry.h), the volume filter and
+ * trigger, which ask of each region some sum of the pieces left between
+ * its required and its open cells, and the parity trigger, which asks the
+ * same of the colour sums (filters.h). */
 static int loose_options(tsr_options *o, tsr_err *err)
 {
     const char *bad = o->fila > 0        ? "fila"
                       : o->goal > 0      ? "goal"
-                      : o->volume > 0 || o->volume == -2 ? "volume"
-                      : o->parity > 0    ? "parity"
-                      : o->vtrigger > 0  ? "vtrigger"
                       : o->pfilter > 0   ? "pfilter"
                       : o->fit > 0       ? "fit"
-                      : o->redundancy[0] != '\0' && strcmp(o->redundancy, "off") != 0
-                          ? "redundancy"
-                          : NULL;
+                                         : NULL;
     if (bad != NULL)
         return tsr_err_set(err, TSR_EINVAL,
                            "option '%s' needs fixed piece counts and no optional cells", bad);
-    o->fila = o->volume = o->parity = o->vtrigger = o->pfilter = o->fit = 0;
+    o->fila = o->pfilter = o->fit = 0;
     if (o->nof < 0)
         o->nof = 0; /* a FILA filter */
-    snprintf(o->redundancy, sizeof o->redundancy, "off");
     return 0;
 }
 
@@ -533,7 +533,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
              "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s "
              "redundancy=%s group=%d images=%d/%d",
              o->fila, order, o->nof ? "on" : "off", vol, o->vtrigger,
-             s->parity ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
+             s->parity || !s->ip->exact ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
              s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off",
              tsr_solver_group_order(s),
              s->nalive, s->ip->nimages);

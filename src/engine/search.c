@@ -282,6 +282,8 @@ static void branch(run *r, int x, int p, double cw, bool replay, bool whole)
     bool ok = true;
     if (s->parity && s->opt.parity > 0 && p - 1 >= s->opt.parity)
         ok = flt_parity_ok(s->parity, r->walk.pstate, r->walk.hp);
+    if (ok && r->walk.lpar != NULL && p - 1 >= s->opt.parity)
+        ok = flt_lparity_ok(r->walk.lpar, r->walk.d);
     if (ok && s->opt.vtrigger > 0 && p - 1 >= s->opt.vtrigger)
         ok = flt_volume_ok(r->walk.vol, r->walk.d);
     if (ok)
@@ -597,12 +599,14 @@ int srch_walk_init(srch_walk *w, const tsr_solver *s)
     w->d = dlx_new(ip, s->alive, NULL);
     w->f = s->plan.maxp > 0 || s->opt.fila > 0 ? fila_new(ip, &s->plan) : NULL;
     w->vol = flt_volume_new(ip);
+    bool lpar = !ip->exact && s->opt.parity > 0;
+    w->lpar = lpar ? flt_lparity_new(ip) : NULL;
     w->path = malloc(nc * sizeof *w->path);
     w->hidden = malloc(ni * sizeof *w->hidden);
     w->rows = malloc(ni * sizeof *w->rows);
     w->sol = malloc(nc * sizeof *w->sol);
     w->scratch = malloc((nc + (size_t)ip->ntypes) * sizeof *w->scratch);
-    if (!w->d || (s->plan.maxp > 0 && !w->f) || !w->vol || !w->path || !w->hidden || !w->rows ||
+    if (!w->d || (s->plan.maxp > 0 && !w->f) || !w->vol || (lpar && !w->lpar) || !w->path || !w->hidden || !w->rows ||
         !w->sol || !w->scratch)
         return TSR_ENOMEM;
     for (int c = 0; c < ip->ncells; c++)
@@ -617,6 +621,7 @@ void srch_walk_free(srch_walk *w)
     dlx_free(w->d);
     fila_free(w->f);
     flt_volume_free(w->vol);
+    flt_lparity_free(w->lpar);
     free(w->path);
     free(w->hidden);
     free(w->rows);

@@ -52,6 +52,7 @@ typedef struct srch_walk {
     dlx *d;
     fila *f;
     flt_volume *vol;
+    flt_lparity *lpar;      /* the parity trigger of a loose puzzle, NULL when off */
     int *path, depth;       /* images placed above FILA (a task's start images first) */
     int *hidden, nhidden;   /* filter stack */
     int *rows;              /* scratch of the parity filter */

@@ -346,28 +346,42 @@ int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char 
                                "redundancy filter: '%s' is not the name of a mobile piece", spec);
         if (ip->types[want].count != 1)
             return tsr_err_set(err, TSR_EINVAL,
-                               "redundancy filter: piece '%s' has %d copies; it must be unique",
+                               "redundancy filter: piece '%s' may have %d copies; it must be unique",
                                spec, ip->types[want].count);
     }
-    /* score: images per kept image, i.e. how much symmetry the piece breaks */
+    /* score: images per kept image, i.e. how much symmetry the piece breaks;
+     * a piece in every solution (count_min 1) comes before one that may stay
+     * out (count [0, 1]), whose filter leaves the classes without it whole */
     int n = 0, *kept = malloc((size_t)(ip->ntypes ? ip->ntypes : 1) * sizeof *kept);
     if (kept == NULL)
         return TSR_ENOMEM;
     double best = 1 + 1e-9;
+    bool best_sure = false;
     for (int t = 0; t < ip->ntypes; t++) {
         const img_type *ty = &ip->types[t];
         if ((want >= 0 && t != want) || ty->count != 1 || ty->nimages == 0)
+            continue;
+        bool sure = ty->count_min == 1;
+        if (best_sure && !sure)
             continue;
         kept[t] = 0;
         for (int i = ty->first; i < ty->first + ty->nimages; i++)
             kept[t] += orbit_rep(ip, g, t, i);
         double score = (double)ty->nimages / kept[t];
+        if (score <= 1 + 1e-9)
+            continue; /* breaks no symmetry */
+        if (sure && !best_sure)
+            n = 0, best = score, best_sure = true;
         if (score > best + 1e-9)
             n = 0, best = score;
         if (score > best - 1e-9) {
-            /* insert keeping fewer kept images first */
+            /* insert keeping fewer kept images first (the piece placed
+             * first branches least); among pieces that may stay out, more
+             * first: the piece that fits in most places is in most
+             * solutions, so its filter reduces most classes */
             int k = n++;
-            while (k > 0 && kept[cands[k - 1]] > kept[t])
+            while (k > 0 && (best_sure ? kept[cands[k - 1]] > kept[t]
+                                       : kept[cands[k - 1]] < kept[t]))
                 cands[k] = cands[k - 1], k--;
             cands[k] = t;
         }

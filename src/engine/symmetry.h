@@ -26,7 +26,13 @@
  * redundancy filter keeps one image per orbit of the full elements); it then
  * accepts a solution only when its key is the smallest among the valid
  * members of its class that the filtered search can find.  Every class has
- * such a member, so each class is accepted exactly once whatever the filter,
+ * such a member: the constrained type t has at most one copy (count 1, or
+ * [0, 1] in a loose puzzle); a solution without t is findable itself, and
+ * one with t at image i is sent by the full element e that keeps t and
+ * maps i to its orbit's kept image to e(S), which is a solution (e maps
+ * required cells to required, optional to optional, and types to types of
+ * the same size and count range, so every tally stays in its range) with t
+ * once, at the kept image.  So each class is accepted exactly once whatever the filter,
  * and the reporting modes expand an accepted solution into the class members
  * that are canonical in the mode's subgroup (just the identity for raw, the
  * proper rotations for rotations).
@@ -58,9 +64,12 @@ void sym_free(sym_group *g);
 uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode);
 
 /* The redundancy filter.  `spec` is "" (choose automatically), "off", or a
- * piece name.  Writes to cands (ntypes entries) the types that break the
- * most symmetry, fewest kept images first, and returns how many (0: no
- * filter), or a negative code. */
+ * piece name.  Writes to cands (ntypes entries) the types of at most one
+ * copy that break the most symmetry, fewest kept images first, and returns
+ * how many (0: no filter), or a negative code.  Types in every solution
+ * (count_min 1) come before those that may stay out, whose filter leaves
+ * the classes without them unreduced; among the latter, most kept images
+ * first. */
 int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char *spec,
                           int *cands, tsr_err *err);
 

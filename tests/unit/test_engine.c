@@ -489,14 +489,18 @@ END_TEST
 
 /* Knuth's estimate against a real run: the 95% ranges hold the true node
  * and solution counts (a fixed seed, enough descents for a narrow range),
- * and the same seed gives the same estimate. */
-static void check_estimate(const char *file, enum tsr_unique mode, int fila, long probes)
+ * and the same seed gives the same estimate.  vtrigger > 0 sets the volume
+ * trigger, which descents must apply where the search does. */
+static void check_estimate_vt(const char *file, enum tsr_unique mode, int fila, int vtrigger,
+                              long probes)
 {
     tsr_options opt;
     tsr_puzzle *pz = load(file, &opt);
     opt.unique = mode;
     if (fila >= 0)
         opt.fila = fila;
+    if (vtrigger > 0)
+        opt.vtrigger = vtrigger;
     tsr_solver *s = NULL;
     tsr_err err = {{0}};
     ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
@@ -523,6 +527,11 @@ static void check_estimate(const char *file, enum tsr_unique mode, int fila, lon
     tsr_puzzle_free(pz);
 }
 
+static void check_estimate(const char *file, enum tsr_unique mode, int fila, long probes)
+{
+    check_estimate_vt(file, mode, fila, 0, probes);
+}
+
 START_TEST(estimate_brackets_the_true_counts)
 {
     check_estimate("pentominoes-6x10.json", TSR_UNIQUE_ROTATIONS, -1, 20000);
@@ -530,6 +539,9 @@ START_TEST(estimate_brackets_the_true_counts)
     check_estimate("soma-cube.json", TSR_UNIQUE_ROTATIONS, -1, 20000);
     check_estimate("pentominoes-3x20.json", TSR_UNIQUE_ROTATIONS, -1, 20000);
     check_estimate("soma-cube.json", TSR_UNIQUE_ROTATIONS, 0, 20000); /* DLX only */
+    /* loose: subset nodes on the optional centre, the volume trigger on them */
+    check_estimate_vt("pentominoes-any7-6x6-optional-centre.json", TSR_UNIQUE_ROTATIONS, -1, 1,
+                      20000);
 }
 END_TEST
 
