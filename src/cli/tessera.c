@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +135,10 @@ typedef struct cli {
     int sample_r;
     unsigned long long sample_seed;
     const tsr_puzzle *pz;
-    int progress_shown;
+    /* a progress line stands on a terminal's last line: written by the
+     * progress callback (the calling thread), cleared by the solution
+     * callback (a pool worker) */
+    atomic_int progress_shown;
     bool tty;
     tsr_eta eta;
 } cli;
@@ -145,10 +149,8 @@ static int on_found_quiet(void *ctx, const int *images, int n, int count) { retu
 static int on_solution(void *ctx, const tsr_solution *s)
 {
     cli *c = ctx;
-    if (c->progress_shown && c->tty) {
+    if (c->tty && atomic_exchange(&c->progress_shown, 0))
         fprintf(stderr, "\r\033[K");
-        c->progress_shown = 0;
-    }
     int rc;
     if (c->polycube)
         rc = tsr_write_polycube(stdout, c->pz, s);
@@ -186,7 +188,7 @@ static int on_progress(void *ctx, const tsr_stats *st)
                 st->seconds > 0 ? st->solutions / st->seconds : 0.0,
                 (unsigned long long)st->nodes, st->seconds, c->tty ? "" : "\n");
         fflush(stderr);
-        c->progress_shown = 1;
+        atomic_store(&c->progress_shown, 1);
         return 0;
     }
     double low = -1, high = -1;
@@ -200,7 +202,7 @@ static int on_progress(void *ctx, const tsr_stats *st)
             tsr_duration_range(tsr_eta_middle(low, high), low, high, etabuf, sizeof etabuf),
             c->tty ? "" : "\n");
     fflush(stderr);
-    c->progress_shown = 1;
+    atomic_store(&c->progress_shown, 1);
     return 0;
 }
 
@@ -471,7 +473,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
 #endif
     else
         rc = pool_run(s, threads, &cb, &st);
-    if (c.progress_shown && c.tty)
+    if (atomic_load(&c.progress_shown) && c.tty)
         fprintf(stderr, "\r\033[K");
     if (rc == 0 && !c.write_failed)
         print_summary(&c, s, &opt, &st, file, cluster);
