@@ -103,6 +103,7 @@ struct fila {
     uint32_t *fitbuf;             /* (top + 1) * 2 * fitstride: two slices of fitting
                                    * entries per level (E and S fill the spare one) */
     int maxlist, fitstride;       /* fitstride: maxlist and room for a vector store */
+    uint32_t *fitp[FILA_MAX_BITS + 1]; /* level p's first slice in fitbuf */
     /* per run, copied from the plan and the hooks so that the recursion
      * reads them without a chain of loads: the heuristic and whether the
      * parity trigger checks a placement, per pieces left */

@@ -147,6 +147,8 @@ static int FLN(fila_build)(fila *f)
     if (fb == NULL)
         return TSR_ENOMEM;
     f->fitbuf = fb;
+    for (int q = 0; q <= f->top; q++)
+        f->fitp[q] = fb + (size_t)q * 2 * (size_t)f->fitstride;
     size_t nus = 0, nos = 0; /* list sets */
     for (int b = 0; b < V; b++) {
         f->ubase[b] = (int)nus;
@@ -557,6 +559,135 @@ static double FLN(estimate_below)(fila *f, int li, int probes, uint64_t *rng)
  * work away, or have a child that did, report what they searched
  * (level_end). */
 static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
+                           uint64_t shapes);
+
+/* The E and S heuristics at a node: the hole with the fewest children, the
+ * first on ties.  Each candidate hole's children are gathered into one of
+ * the level's two slices of fitbuf, stopping once there are as many as the
+ * best's, so the winner's are at hand: returns how many, the slice in *fitp
+ * and the winner's attempts in *triedp.  A lone candidate is not compared:
+ * a hole nothing fits shows up as a node without children just the same.
+ * Returns UINT32_MAX when the node is dead before any attempt counts (no
+ * hole, or several and one that nothing fits).  Kept out of line so that
+ * the recursion's own frame stays small. */
+static __attribute__((noinline)) uint32_t FLN(gather_best)(const fila *f, int p, MASK o,
+                                                            uint64_t avail, uint32_t **fitp,
+                                                            uint32_t *triedp)
+{
+    const MASK *em = f->FLN(umask);
+    uint32_t *fit = *fitp, *spare = fit + f->fitstride;
+    int cand[FILA_MAX_BITS], nc = FLN(candidates)(f, f->heur[p], o, cand);
+    uint32_t n = UINT32_MAX, tried = 0;
+    for (int c = 0; c < nc; c++) {
+        size_t ls = (size_t)f->ubase[cand[c]] + FLN(ext)(o, f->FLN(uzm)[cand[c]]);
+        uint32_t t, m = FLN(gather_set)(em, o, f->uoff + ls * (f->Q + 1), f->upres[ls] & avail,
+                                        spare, &t, n);
+        if (m < n) {
+            uint32_t *x = fit;
+            fit = spare;
+            spare = x;
+            n = m;
+            tried = t;
+            if (n == 0)
+                break;
+        }
+    }
+    if (nc == 0 || (n == 0 && nc > 1))
+        return UINT32_MAX;
+    *fitp = fit;
+    *triedp = tried;
+    return n;
+}
+
+/* The loop over a node's children fit[0 .. n) (entries of em/ei), for
+ * fila_solve.  `parity` (whether the parity trigger checks a placement
+ * here) and `ahead` (whether the children use the ordered lists, so that
+ * this loop picks their list sets) are constants in each of the four
+ * copies fila_solve calls, which keeps both tests out of the loop. */
+static inline __attribute__((always_inline)) void
+FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint32_t *fit,
+              uint32_t n, const MASK *em, const int *ei, const bool parity, const bool ahead)
+{
+    const fila_plan *pl = f->plan;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = fit[i];
+        lv->i = i;
+        int img = ei[k], s = f->ishape[img];
+        int cls = -1;
+        if (parity) {
+            cls = pl->type_class[f->gtype[s]];
+            f->hp -= f->ipar[img];
+            if (cls >= 0)
+                f->pstate -= pl->class_radix[cls];
+            if (!parity_ok(f)) {
+                f->hp += f->ipar[img];
+                if (cls >= 0)
+                    f->pstate += pl->class_radix[cls];
+                continue;
+            }
+        }
+        uint64_t left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
+        f->stack[p - 1] = img;
+        /* stop is clear here (a child that set it ended the loop), so
+         * only the tick can set it before this child's subtree */
+        bool go = true;
+        if ((++f->tick & FILA_TICK_MASK) == 0) {
+#ifdef TSR_DEBUG
+            assert(FLN(fila_sane)(f, p - 1, o | em[k], left));
+#endif
+            f->cur = p; /* the levels cur .. solve_top are live */
+            if (f->hooks->tick(f->hooks->ctx)) {
+                f->stop = f->event = 1;
+                go = false;
+            }
+        }
+        if (go) {
+            MASK co = o | em[k];
+            if (!ahead) {
+                FLN(fila_solve)(f, p - 1, co, left, NULL, 0);
+            } else {
+                /* a child whose first hole has no list for the shapes left
+                 * has no attempt and no fit: nothing to count, no call */
+                uint64_t csh;
+                const uint32_t *coff = FLN(choose_f)(f, co, left, &csh);
+                if (csh)
+                    FLN(fila_solve)(f, p - 1, co, left, coff, csh);
+            }
+        }
+        f->N[s]++;
+        if (parity) {
+            f->hp += f->ipar[img];
+            if (cls >= 0)
+                f->pstate += pl->class_radix[cls];
+        }
+        if (f->event) {
+            if (f->dirty)
+                level_take_dirty(f, lv);
+            if (f->stop || (lv->flags & LV_CUT))
+                break;
+        }
+    }
+}
+
+/* The FILA recursion at a node with p pieces left, occupancy o and the
+ * shapes with copies left in avail (f->avail is not kept up to date here:
+ * a register is cheaper, and only this recursion runs during a search).
+ * When the node uses the ordered lists (f->ahead[p]) its caller has chosen
+ * its list set: off and shapes, the shapes of avail it has images for
+ * (never none); otherwise they are unused.
+ *
+ * A node first gathers its children, the entries of the chosen list set
+ * that fit, into its slice of fitbuf (counting its attempts and fits
+ * there, once), then searches them in order.  Every level publishes that
+ * loop in f->lv[p] (the children and the one being searched) so that, from
+ * the tick, the driver can read the position for progress (fila_progress)
+ * and give the untried children of any level away (fila_donate, which
+ * sets LV_CUT to end the loop after the current child).  Nothing is
+ * accumulated per node: the weight of a level's children is derived from
+ * the published loop when it is needed, and only the rare levels that gave
+ * work away, or have a child that did, report what they searched
+ * (level_end). */
+static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
                            uint64_t shapes)
 {
     if (p == f->goal) {
@@ -573,7 +704,7 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     const int *ei;
     /* two slices per level: the E and S heuristics gather each candidate
      * hole's children into one while the best so far is in the other */
-    uint32_t *fit = f->fitbuf + (size_t)p * 2 * (size_t)f->fitstride;
+    uint32_t *fit = f->fitp[p];
     uint32_t n, tried = 0;
     if (f->ahead[p]) { /* the ordered lists: the caller chose the list set */
         em = f->FLN(omask);
@@ -582,30 +713,9 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     } else {
         em = f->FLN(umask);
         ei = f->uimg;
-        int cand[FILA_MAX_BITS], nc = FLN(candidates)(f, f->heur[p], o, cand);
-        /* the hole with the fewest children, the first on ties: each
-         * candidate's children are gathered, stopping once there are as
-         * many as the best's, so the winner's are at hand.  A lone
-         * candidate is not compared: a hole nothing fits shows up as a
-         * node without children just the same */
-        uint32_t *spare = fit + f->fitstride;
-        n = UINT32_MAX;
-        for (int c = 0; c < nc; c++) {
-            size_t ls = (size_t)f->ubase[cand[c]] + FLN(ext)(o, f->FLN(uzm)[cand[c]]);
-            uint32_t t, m = FLN(gather_set)(em, o, f->uoff + ls * (f->Q + 1),
-                                            f->upres[ls] & avail, spare, &t, n);
-            if (m < n) {
-                uint32_t *x = fit;
-                fit = spare;
-                spare = x;
-                n = m;
-                tried = t;
-                if (n == 0)
-                    break;
-            }
-        }
-        if (nc == 0 || (n == 0 && nc > 1))
-            return; /* a hole nothing fits: no attempt, no fit counted */
+        n = FLN(gather_best)(f, p, o, avail, &fit, &tried);
+        if (n == UINT32_MAX)
+            return; /* no attempt, no fit counted */
     }
     f->attempts[p] += tried;
     f->fits[p] += n;
@@ -617,62 +727,16 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     lv->em = em;
     lv->n = n;
     lv->flags = 0;
-    const fila_plan *pl = f->plan;
-    bool check_parity = f->parity_at[p];
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = fit[i];
-        lv->i = i;
-        int img = ei[k], s = f->ishape[img];
-        int cls = -1;
-        if (check_parity) {
-            cls = pl->type_class[f->gtype[s]];
-            f->hp -= f->ipar[img];
-            if (cls >= 0)
-                f->pstate -= pl->class_radix[cls];
-            if (!parity_ok(f)) {
-                f->hp += f->ipar[img];
-                if (cls >= 0)
-                    f->pstate += pl->class_radix[cls];
-                continue;
-            }
-        }
-        uint64_t left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
-        f->stack[p - 1] = img;
-        /* stop is clear here (a child that set it ended the loop), so
-         * only the tick can set it before this child's subtree */
-        if ((++f->tick & FILA_TICK_MASK) == 0) {
-#ifdef TSR_DEBUG
-            assert(FLN(fila_sane)(f, p - 1, o | em[k], left));
-#endif
-            f->cur = p; /* the levels cur .. solve_top are live */
-            if (f->hooks->tick(f->hooks->ctx))
-                f->stop = f->event = 1;
-        }
-        if (!f->event || !f->stop) {
-            MASK co = o | em[k];
-            if (!f->ahead[p - 1]) {
-                FLN(fila_solve)(f, p - 1, co, left, NULL, 0);
-            } else {
-                /* a child whose first hole has no list for the shapes left
-                 * has no attempt and no fit: nothing to count, no call */
-                uint64_t csh;
-                const uint32_t *coff = FLN(choose_f)(f, co, left, &csh);
-                if (csh)
-                    FLN(fila_solve)(f, p - 1, co, left, coff, csh);
-            }
-        }
-        f->N[s]++;
-        if (check_parity) {
-            f->hp += f->ipar[img];
-            if (cls >= 0)
-                f->pstate += pl->class_radix[cls];
-        }
-        if (f->event) {
-            if (f->dirty)
-                level_take_dirty(f, lv);
-            if (f->stop || (lv->flags & LV_CUT))
-                break;
-        }
+    if (!f->parity_at[p]) {
+        if (f->ahead[p - 1])
+            FLN(children)(f, p, o, avail, lv, fit, n, em, ei, false, true);
+        else
+            FLN(children)(f, p, o, avail, lv, fit, n, em, ei, false, false);
+    } else {
+        if (f->ahead[p - 1])
+            FLN(children)(f, p, o, avail, lv, fit, n, em, ei, true, true);
+        else
+            FLN(children)(f, p, o, avail, lv, fit, n, em, ei, true, false);
     }
     if (f->event && lv->flags && !f->stop)
         level_end(f, p);
