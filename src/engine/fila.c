@@ -114,6 +114,9 @@ struct fila {
      * nothing for the shapes left) */
     bool ahead[FILA_MAX_BITS + 1];
     uint64_t *attempts, *fits;
+    /* no shape has more than one copy left: the recursion keeps its
+     * shapes in avail alone and leaves N as it was where the search began */
+    bool single;
     int gids[FILA_MAX_BITS];
     int pstate, hp;
     unsigned tick;
@@ -612,6 +615,9 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     f->stop = 0;
     f->event = 0;
     f->goal = f->plan->goal;
+    f->single = true;
+    for (int s = 0; s < f->Q; s++)
+        f->single &= f->N[s] <= 1;
     f->hp = hole_parity;
     parity_start(f);
     int p = dlx_remaining_copies(d);

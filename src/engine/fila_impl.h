@@ -7,9 +7,10 @@
  * Invariant of the recursion: `o` has a bit set for every occupied cell of
  * the region and for every bit position beyond the region, so ~o is exactly
  * the set of holes; f->N[s] copies of shape s are left, and bit s of
- * f->avail is set exactly when N[s] > 0.  Each list set carries the mask of
- * shapes it has images for, so loops visit only shapes both present and
- * available.
+ * f->avail is set exactly when N[s] > 0 (when no shape has two copies,
+ * f->single, the search keeps avail alone and N stays as it started).
+ * Each list set carries the mask of shapes it has images for, so loops
+ * visit only shapes both present and available.
  */
 #define FLN__(x, w) x##w
 #define FLN_(x, w) FLN__(x, w)
@@ -252,6 +253,12 @@ static bool FLN(fila_sane)(const fila *f, int p, MASK o, uint64_t avail)
     }
     int left = 0;
     for (int s = 0; s < f->Q; s++) {
+        if (f->single) { /* N holds the copies where the search started */
+            if (f->N[s] < 0 || f->N[s] > 1 || ((avail >> s & 1) && f->N[s] != 1))
+                return false;
+            left += (int)(avail >> s & 1);
+            continue;
+        }
         if (f->N[s] < 0 || ((avail >> s & 1) != 0) != (f->N[s] > 0))
             return false;
         left += f->N[s];
@@ -601,12 +608,14 @@ static __attribute__((noinline)) uint32_t FLN(gather_best)(const fila *f, int p,
 
 /* The loop over a node's children fit[0 .. n) (entries of em/ei), for
  * fila_solve.  `parity` (whether the parity trigger checks a placement
- * here) and `ahead` (whether the children use the ordered lists, so that
- * this loop picks their list sets) are constants in each of the four
- * copies fila_solve calls, which keeps both tests out of the loop. */
+ * here), `single` (f->single: no copies to count) and `ahead` (whether the
+ * children use the ordered lists, so that this loop picks their list sets)
+ * are constants in each of the eight copies fila_solve calls, which keeps
+ * those tests out of the loop. */
 static inline __attribute__((always_inline)) void
 FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint32_t *fit,
-              uint32_t n, const MASK *em, const int *ei, const bool parity, const bool ahead)
+              uint32_t n, const MASK *em, const int *ei, const bool parity, const bool single,
+              const bool ahead)
 {
     const fila_plan *pl = f->plan;
     for (uint32_t i = 0; i < n; i++) {
@@ -626,7 +635,11 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
                 continue;
             }
         }
-        uint64_t left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
+        uint64_t left;
+        if (single)
+            left = avail & ~(1ull << s);
+        else
+            left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
         f->stack[p - 1] = img;
         /* stop is clear here (a child that set it ended the loop), so
          * only the tick can set it before this child's subtree */
@@ -654,7 +667,8 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
                     FLN(fila_solve)(f, p - 1, co, left, coff, csh);
             }
         }
-        f->N[s]++;
+        if (!single)
+            f->N[s]++;
         if (parity) {
             f->hp += f->ipar[img];
             if (cls >= 0)
@@ -727,17 +741,19 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     lv->em = em;
     lv->n = n;
     lv->flags = 0;
-    if (!f->parity_at[p]) {
-        if (f->ahead[p - 1])
-            FLN(children)(f, p, o, avail, lv, fit, n, em, ei, false, true);
-        else
-            FLN(children)(f, p, o, avail, lv, fit, n, em, ei, false, false);
-    } else {
-        if (f->ahead[p - 1])
-            FLN(children)(f, p, o, avail, lv, fit, n, em, ei, true, true);
-        else
-            FLN(children)(f, p, o, avail, lv, fit, n, em, ei, true, false);
+#define FL_CHILDREN(parity, single, ahead) \
+    FLN(children)(f, p, o, avail, lv, fit, n, em, ei, parity, single, ahead)
+    switch (f->parity_at[p] * 4 + f->single * 2 + f->ahead[p - 1]) {
+    case 0: FL_CHILDREN(false, false, false); break;
+    case 1: FL_CHILDREN(false, false, true); break;
+    case 2: FL_CHILDREN(false, true, false); break;
+    case 3: FL_CHILDREN(false, true, true); break;
+    case 4: FL_CHILDREN(true, false, false); break;
+    case 5: FL_CHILDREN(true, false, true); break;
+    case 6: FL_CHILDREN(true, true, false); break;
+    default: FL_CHILDREN(true, true, true); break;
     }
+#undef FL_CHILDREN
     if (f->event && lv->flags && !f->stop)
         level_end(f, p);
 }
