@@ -36,8 +36,7 @@ typedef unsigned __int128 u128;
  * the sum of its dirty children. */
 typedef struct fila_level {
     const uint32_t *fit;  /* the children: entries of the list set that fit */
-    const int *ei;
-    const void *em;       /* the list's masks (64- or 128-bit) */
+    const int *ei;        /* the lists' images (ordered or unordered) */
     uint32_t n;           /* children */
     uint32_t i;           /* the child being searched */
     unsigned char flags;  /* LV_CUT, LV_DIRTY */
@@ -113,6 +112,9 @@ struct fila {
      * a leaf, so its parent picks its list set (and skips it when that has
      * nothing for the shapes left) */
     bool ahead[FILA_MAX_BITS + 1];
+    /* mode[p]: which copy of the child loop a node with p pieces left runs
+     * (4 * parity_at[p] + 2 * single + ahead[p - 1]) */
+    unsigned char mode[FILA_MAX_BITS + 1];
     uint64_t *attempts, *fits;
     /* no shape has more than one copy left: the recursion keeps its
      * shapes in avail alone and leaves N as it was where the search began */
@@ -618,6 +620,10 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     f->single = true;
     for (int s = 0; s < f->Q; s++)
         f->single &= f->N[s] <= 1;
+    for (int q = 1; q <= f->top && q <= FILA_MAX_BITS; q++) {
+        f->mode[q] = (unsigned char)(4 * f->parity_at[q] + 2 * f->single + f->ahead[q - 1]);
+        f->lv[q].ei = f->ahead[q] ? f->oimg : f->uimg;
+    }
     f->hp = hole_parity;
     parity_start(f);
     int p = dlx_remaining_copies(d);

@@ -736,14 +736,17 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     if (n == 0)
         return;
     fila_level *lv = &f->lv[p];
-    lv->fit = fit;
-    lv->ei = ei;
-    lv->em = em;
+    lv->fit = fit; /* lv->ei is set where the search starts */
     lv->n = n;
     lv->flags = 0;
 #define FL_CHILDREN(parity, single, ahead) \
     FLN(children)(f, p, o, avail, lv, fit, n, em, ei, parity, single, ahead)
-    switch (f->parity_at[p] * 4 + f->single * 2 + f->ahead[p - 1]) {
+    unsigned mode = f->mode[p];
+    if (mode == 3) /* the common cases first: conditional jumps predict better */
+        FL_CHILDREN(false, true, true);
+    else if (mode == 2)
+        FL_CHILDREN(false, true, false);
+    else switch (mode) {
     case 0: FL_CHILDREN(false, false, false); break;
     case 1: FL_CHILDREN(false, false, true); break;
     case 2: FL_CHILDREN(false, true, false); break;
