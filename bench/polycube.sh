@@ -21,32 +21,37 @@ TIMEFORMAT=%U
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# puzzle|polycube flags.  The redundancy piece is named as in this
-# library's files: the Tetris Cube's sphinx is L here (the fastest choice
-# for polycube too); for the Bedlam Cube polycube's own pick (-r#, F) takes
-# twice as long as A, Tessera's pick, so A is polycube's best here.
+# puzzle|polycube flags|runs per sample.  The redundancy piece is named as
+# in this library's files: the Tetris Cube's sphinx is L here (the fastest
+# choice for polycube too); for the Bedlam Cube polycube's own pick (-r#, F)
+# takes twice as long as A, Tessera's pick, so A is polycube's best here.
+# A 6x10 run lasts a few hundredths of a second, within the jitter of a
+# shared machine, so each of its samples times 10 runs back to back (the
+# table shows seconds per run).
 rows=(
-    "pentominoes-6x10|-r# --volumeFilter=-1 -b11"
-    "tetris-cube|-rL -m9 -e6 -b3 --volumeFilter=10"
-    "bedlam-cube|-rA -m8 -e6 -b3 --volumeFilter=10"
+    "pentominoes-6x10|-r# --volumeFilter=-1 -b11|10"
+    "tetris-cube|-rL -m9 -e6 -b3 --volumeFilter=10|1"
+    "bedlam-cube|-rA -m8 -e6 -b3 --volumeFilter=10|1"
 )
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 printf '%-20s %10s %12s %14s %9s\n' puzzle solutions tessera_s polycube_s ratio
 for row in "${rows[@]}"; do
-    IFS='|' read -r puzzle flags <<<"$row"
+    IFS='|' read -r puzzle flags reps <<<"$row"
     f="$S/puzzles/$puzzle.json"
     pieces=$("$T" solve --goal=1000000 "$f" 2>&1 | sed -n 's/.*exceeds the \([0-9]*\) pieces.*/\1/p')
     "$T" solve --goal="$pieces" --polycube --threads=1 --no-progress "$f" >"$tmp/$puzzle.txt" 2>/dev/null
     ta=()
     tb=()
     for ((i = 0; i < RUNS; i++)); do
-        t=$( { time "$T" solve -q --json --no-progress --threads=1 "$f" >"$tmp/a" 2>/dev/null; } 2>&1 )
-        ta+=("$t")
+        t=$( { time for ((r = 0; r < reps; r++)); do
+            "$T" solve -q --json --no-progress --threads=1 "$f" >"$tmp/a" 2>/dev/null; done; } 2>&1 )
+        ta+=("$(awk -v t="$t" -v r="$reps" 'BEGIN { printf "%.4f", t / r }')")
         # shellcheck disable=SC2086
-        t=$( { time "$PC" $flags -q1 -i1 "$tmp/$puzzle.txt" >"$tmp/b" 2>&1; } 2>&1 )
-        tb+=("$t")
+        t=$( { time for ((r = 0; r < reps; r++)); do
+            "$PC" $flags -q1 -i1 "$tmp/$puzzle.txt" >"$tmp/b" 2>&1; done; } 2>&1 )
+        tb+=("$(awk -v t="$t" -v r="$reps" 'BEGIN { printf "%.4f", t / r }')")
     done
     sa=$(sed -n 's/.*"solutions": *\([0-9]*\).*/\1/p' "$tmp/a")
     sb=$(sed -n 's/^SOLUTIONS=\([0-9]*\).*/\1/p' "$tmp/b")
