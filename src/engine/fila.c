@@ -104,16 +104,15 @@ struct fila {
     int maxlist, fitstride;       /* fitstride: maxlist and room for a vector store */
     uint32_t *fitp[FILA_MAX_BITS + 1]; /* level p's first slice in fitbuf */
     /* per run, copied from the plan and the hooks so that the recursion
-     * reads them without a chain of loads: the heuristic and whether the
-     * parity trigger checks a placement, per pieces left */
+     * reads them without a chain of loads: the heuristic per pieces left */
     char heur[FILA_MAX_BITS + 1];
-    bool parity_at[FILA_MAX_BITS + 1];
     /* ahead[p]: a node with p pieces left uses the ordered lists and is not
      * a leaf, so its parent picks its list set (and skips it when that has
      * nothing for the shapes left) */
     bool ahead[FILA_MAX_BITS + 1];
-    /* mode[p]: which copy of the child loop a node with p pieces left runs
-     * (4 * parity_at[p] + 2 * single + ahead[p - 1]) */
+    /* mode[p]: which copy of the child loop a node with p pieces left runs:
+     * 4 if the parity trigger checks its placements, + 2 if single, + 1 if
+     * its children use the ordered lists (ahead[p - 1]) */
     unsigned char mode[FILA_MAX_BITS + 1];
     uint64_t *attempts, *fits;
     /* no shape has more than one copy left: the recursion keeps its
@@ -611,7 +610,6 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     f->fits = hooks->fits;
     for (int q = 0; q <= f->top && q <= FILA_MAX_BITS; q++) {
         f->heur[q] = f->plan->heur[q];
-        f->parity_at[q] = f->plan->parity_min > 0 && q - 1 >= f->plan->parity_min;
         f->ahead[q] = f->heur[q] == 'f' && q != f->plan->goal;
     }
     f->stop = 0;
@@ -621,7 +619,8 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     for (int s = 0; s < f->Q; s++)
         f->single &= f->N[s] <= 1;
     for (int q = 1; q <= f->top && q <= FILA_MAX_BITS; q++) {
-        f->mode[q] = (unsigned char)(4 * f->parity_at[q] + 2 * f->single + f->ahead[q - 1]);
+        bool parity = f->plan->parity_min > 0 && q - 1 >= f->plan->parity_min;
+        f->mode[q] = (unsigned char)(4 * parity + 2 * f->single + f->ahead[q - 1]);
         f->lv[q].ei = f->ahead[q] ? f->oimg : f->uimg;
     }
     f->hp = hole_parity;

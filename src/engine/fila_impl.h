@@ -746,11 +746,9 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
         FL_CHILDREN(false, true, true);
     else if (mode == 2)
         FL_CHILDREN(false, true, false);
-    else switch (mode) {
+    else switch (mode) { /* 2 and 3 are done above */
     case 0: FL_CHILDREN(false, false, false); break;
     case 1: FL_CHILDREN(false, false, true); break;
-    case 2: FL_CHILDREN(false, true, false); break;
-    case 3: FL_CHILDREN(false, true, true); break;
     case 4: FL_CHILDREN(true, false, false); break;
     case 5: FL_CHILDREN(true, false, true); break;
     case 6: FL_CHILDREN(true, true, false); break;
