@@ -1,5 +1,6 @@
 /*
- * base.c - the clock, the growing array and the byte buffer of base.h.
+ * base.c - the clock, the CPU count, the growing array and the byte buffer
+ * of base.h.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/base.h"
 
@@ -15,6 +17,12 @@ double base_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int base_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
 }
 
 int base_grow(void **v, size_t *cap, size_t count, size_t size, size_t first, size_t max)

@@ -4,6 +4,7 @@
  *
  *   - base_now: the one clock for durations and deadlines, in seconds on
  *     CLOCK_MONOTONIC (wall-clock time, which can jump, never measures);
+ *   - base_cpu_count: the online CPUs, what "0 threads" means everywhere;
  *   - base_grow: the one way an array grows, in the manner of Lua's
  *     luaM_growvector: make room for element `count`, doubling;
  *   - base_buf: the one growing byte buffer, on base_grow.
@@ -38,6 +39,9 @@ void base_buf_free(base_buf *b);
 
 /* Seconds on the monotonic clock, from an arbitrary origin. */
 double base_now(void);
+
+/* The number of online CPUs, at least 1. */
+int base_cpu_count(void);
 
 /* Make room in the array *v (elements of `size` bytes, capacity *cap) for
  * element number `count` (so for count + 1 elements): 0, or TSR_ENOMEM

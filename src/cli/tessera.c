@@ -438,6 +438,8 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         free(text);
         return rc;
     }
+    if (c.plain || c.trace) /* one thread, the preparation's estimates too */
+        opt.threads = 1;
     tsr_solver *s = NULL;
     rc = tsr_solver_new(pz, &opt, &s, &err);
     if (rc) {

@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/base.h"
 #include "tessera/pool.h"
@@ -89,11 +88,7 @@ struct pool {
     long long limit;
 };
 
-int tsr_cpu_count(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (int)n;
-}
+int tsr_cpu_count(void) { return base_cpu_count(); }
 
 static int deque_push(deque *q, const int *images, int n, double weight)
 {
