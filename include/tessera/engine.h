@@ -163,6 +163,19 @@ int tsr_solver_group_order(const tsr_solver *s);
 int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_callbacks *cb,
                    tsr_stats *st);
 
+/* Many runs on one thread, one after another (a pool worker's tasks): a
+ * runner keeps what tsr_solver_run would build and free for each run (the
+ * matrix, FILA's lists, the buffers), and a run whose FILA starts from the
+ * state the last one's started from (a task given away below the handoff,
+ * replayed from the root) does not build FILA's lists again.
+ * tsr_runner_run is tsr_solver_run on the runner; a runner serves one run
+ * at a time.  tsr_runner_new returns 0 or TSR_ENOMEM. */
+typedef struct tsr_runner tsr_runner;
+int tsr_runner_new(const tsr_solver *s, tsr_runner **out);
+int tsr_runner_run(tsr_runner *rn, const int *start, int nstart, const tsr_callbacks *cb,
+                   tsr_stats *st);
+void tsr_runner_free(tsr_runner *rn);
+
 /* Monte Carlo sampling: `trials` random descents with shuffled option
  * order, each ending the first time a backtrack leaves `r` pieces to place.
  * Solutions found are reported (they may repeat across trials). */

@@ -136,6 +136,13 @@ struct fila {
      * parent to take (or, at solve_top, for the driver: fila_dirty) */
     bool dirty;
     double dirty_done;
+    /* the state the lists were last built for, as prepare left it: when
+     * the next build finds the same (a task replayed below the handoff
+     * where the last one started), the lists stand as they are */
+    bool built;
+    int built_V, built_Q, built_nimg;
+    int built_gcell[FILA_MAX_BITS], built_gtype[FILA_MAX_SHAPES], built_N[FILA_MAX_SHAPES];
+    int *built_igid;
     /* scratch for building */
     int *cover_off, *cover_img;   /* images covering each bit */
     uint64_t *nmask_scratch;
@@ -158,7 +165,8 @@ fila *fila_new(const img_problem *ip, const fila_plan *plan)
     f->cover_off = malloc((FILA_MAX_BITS + 1) * sizeof(int));
     f->nmask_scratch = malloc(ni * sizeof(uint64_t));
     f->iforced = calloc(ni, 1);
-    if (!f->iforced || !f->bitof || !f->igid || !f->ishape || !f->ipar || !f->imask64 || !f->imask128 ||
+    f->built_igid = malloc(ni * sizeof(int));
+    if (!f->iforced || !f->built_igid || !f->bitof || !f->igid || !f->ishape || !f->ipar || !f->imask64 || !f->imask128 ||
         !f->cover_off || !f->nmask_scratch) {
         fila_free(f);
         return NULL;
@@ -191,6 +199,7 @@ void fila_free(fila *f)
     free(f->nmask_scratch);
     free(f->fitbuf);
     free(f->iforced);
+    free(f->built_igid);
     free(f);
 }
 
@@ -508,6 +517,18 @@ static void level_take_dirty(fila *f, fila_level *lv)
 #undef FL_WIDTH
 
 /* Number the cells, collect the images and build the lists for a DLX state. */
+/* Did prepare find the state the lists were last built for: the same
+ * cells open, in the same bits, the same copies of the same types left
+ * and the same images alive? */
+static bool same_state(const fila *f)
+{
+    return f->built && f->V == f->built_V && f->Q == f->built_Q && f->nimg == f->built_nimg &&
+           memcmp(f->gcell, f->built_gcell, (size_t)f->V * sizeof *f->gcell) == 0 &&
+           memcmp(f->gtype, f->built_gtype, (size_t)f->Q * sizeof *f->gtype) == 0 &&
+           memcmp(f->N, f->built_N, (size_t)f->Q * sizeof *f->N) == 0 &&
+           memcmp(f->igid, f->built_igid, (size_t)f->nimg * sizeof *f->igid) == 0;
+}
+
 static int build(fila *f, const dlx *d)
 {
     const img_problem *ip = f->ip;
@@ -517,8 +538,21 @@ static int build(fila *f, const dlx *d)
     f->top = dlx_remaining_copies(d);
     int rc = prepare(f, d, rows);
     free(rows);
+    if (rc == 0 && same_state(f))
+        return 0; /* the lists depend on nothing else (the plan is fixed) */
+    f->built = false;
     if (rc == 0)
         rc = f->V <= 64 ? fila_build64(f) : fila_build128(f);
+    if (rc == 0) {
+        f->built = true;
+        f->built_V = f->V;
+        f->built_Q = f->Q;
+        f->built_nimg = f->nimg;
+        memcpy(f->built_gcell, f->gcell, (size_t)f->V * sizeof *f->gcell);
+        memcpy(f->built_gtype, f->gtype, (size_t)f->Q * sizeof *f->gtype);
+        memcpy(f->built_N, f->N, (size_t)f->Q * sizeof *f->N);
+        memcpy(f->built_igid, f->igid, (size_t)f->nimg * sizeof *f->igid);
+    }
     return rc;
 }
 

@@ -19,6 +19,7 @@
  * the loop bookkeeping) stay together in this file, so that the compiler
  * can inline them into each other.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,7 @@ typedef struct run {
     unsigned char *lvl_active, *lvl_cut;
     int *donation;          /* scratch: the images of one task */
     bool in_fila;
+    int root_hp, root_pstate; /* the walk's at the root, for walk_at_root */
 } run;
 
 /* What the finished children of DLX loop d searched: a clean child its
@@ -647,20 +649,19 @@ static void run_free(run *r)
     free(r->donation);
 }
 
-static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_stats *st)
+/* What a run needs and keeps from one run to the next: the walk at the
+ * root (the matrix, FILA and its lists) and the buffers.  0 or TSR_ENOMEM;
+ * either way run_free releases it. */
+static int run_init(run *r, const tsr_solver *s)
 {
     memset(r, 0, sizeof *r);
     const img_problem *ip = s->ip;
     size_t ni = (size_t)(ip->nimages ? ip->nimages : 1), nc = (size_t)ip->ncopies + 1;
-    memset(st, 0, sizeof *st);
-    st->levels = ip->ncopies + 1;
-    st->attempts = calloc((size_t)st->levels, sizeof *st->attempts);
-    st->fits = calloc((size_t)st->levels, sizeof *st->fits);
     r->s = s;
     r->ip = ip;
-    r->cb = cb;
-    r->st = st;
     int rc = srch_walk_init(&r->walk, s);
+    r->root_hp = r->walk.hp;
+    r->root_pstate = r->walk.pstate;
     r->expand = malloc((size_t)s->g->n * nc * sizeof *r->expand);
     r->pl = malloc(((size_t)s->pz->npieces + nc) * sizeof *r->pl);
     r->plcells = malloc((size_t)(tsr_puzzle_piece_volume(s->pz) + 1) * sizeof *r->plcells);
@@ -676,10 +677,55 @@ static int run_init(run *r, const tsr_solver *s, const tsr_callbacks *cb, tsr_st
     r->donation = malloc(nc * sizeof *r->donation);
     if (rc != 0 || !r->forced || !r->lvl_node || !r->lvl_done || !r->lvl_ndirty ||
         !r->lvl_dirty_done || !r->lvl_given || !r->lvl_w || !r->lvl_active || !r->lvl_cut ||
-        !r->donation || !st->attempts || !st->fits || !r->expand || !r->pl || !r->plcells)
+        !r->donation || !r->expand || !r->pl || !r->plcells)
         return TSR_ENOMEM;
-    r->hooks = (fila_hooks){r, leaf_hook, tick, st->attempts, st->fits};
+    return 0;
+}
+
+/* Is the walk back at the root, as every run leaves it (each placement is
+ * undone on the way back up, a stopped run's too)? */
+static bool walk_at_root(const run *r)
+{
+    return r->walk.depth == 0 && r->walk.nhidden == 0 && r->walk.hp == r->root_hp &&
+           r->walk.pstate == r->root_pstate && dlx_remaining_copies(r->walk.d) == r->s->P;
+}
+
+/* The state of one run, on a walk at the root: the callbacks, the
+ * statistics (their arrays allocated here) and every per-run field. */
+static int run_begin(run *r, const tsr_callbacks *cb, tsr_stats *st)
+{
+    const img_problem *ip = r->ip;
+    size_t nc = (size_t)ip->ncopies + 1;
+    memset(st, 0, sizeof *st);
+    st->levels = ip->ncopies + 1;
+    st->attempts = calloc((size_t)st->levels, sizeof *st->attempts);
+    st->fits = calloc((size_t)st->levels, sizeof *st->fits);
+    if (!st->attempts || !st->fits) {
+        tsr_stats_free(st);
+        return TSR_ENOMEM;
+    }
+    r->cb = cb;
+    r->st = st;
     r->w_task = -1;
+    r->fraction = 0;
+    r->dirty = false;
+    r->dirty_done = 0;
+    r->tick = 0;
+    r->stop = r->err = 0;
+    r->rng = 0;
+    r->sample_r = r->trial_done = 0;
+    r->in_fila = false;
+    /* a run that ended inside FILA left its task's FILA images marked */
+    memset(r->forced, 0, (size_t)(ip->nimages ? ip->nimages : 1));
+    r->nforced = 0;
+    memset(r->lvl_done, 0, nc * sizeof *r->lvl_done);
+    memset(r->lvl_ndirty, 0, nc * sizeof *r->lvl_ndirty);
+    memset(r->lvl_dirty_done, 0, nc * sizeof *r->lvl_dirty_done);
+    memset(r->lvl_given, 0, nc * sizeof *r->lvl_given);
+    memset(r->lvl_active, 0, nc);
+    memset(r->lvl_cut, 0, nc);
+    memset(r->lvl_w, 0, nc * sizeof *r->lvl_w);
+    r->hooks = (fila_hooks){r, leaf_hook, tick, st->attempts, st->fits};
     r->t0 = base_now();
     r->next_progress = r->t0 + (cb && cb->progress_seconds > 0 ? cb->progress_seconds : 1);
     return 0;
@@ -707,28 +753,80 @@ static int mark_start(run *r, const int *start, int nstart)
     return rc;
 }
 
-int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_callbacks *cb,
+struct tsr_runner {
+    run r;
+};
+
+int tsr_runner_new(const tsr_solver *s, tsr_runner **out)
+{
+    *out = NULL;
+    tsr_runner *rn = malloc(sizeof *rn);
+    if (rn == NULL)
+        return TSR_ENOMEM;
+    int rc = run_init(&rn->r, s);
+    if (rc) {
+        run_free(&rn->r);
+        free(rn);
+        return rc;
+    }
+    *out = rn;
+    return 0;
+}
+
+void tsr_runner_free(tsr_runner *rn)
+{
+    if (rn == NULL)
+        return;
+    run_free(&rn->r);
+    free(rn);
+}
+
+int tsr_runner_run(tsr_runner *rn, const int *start, int nstart, const tsr_callbacks *cb,
                    tsr_stats *st)
 {
-    run r;
-    int rc = run_init(&r, s, cb, st);
+    run *r = &rn->r;
+    assert(walk_at_root(r));
+    if (!walk_at_root(r)) { /* never seen; a fresh walk costs only time */
+        const tsr_solver *s = r->s;
+        run_free(r);
+        int rc = run_init(r, s);
+        if (rc) {
+            memset(st, 0, sizeof *st);
+            return rc;
+        }
+    }
+    int rc = run_begin(r, cb, st);
     if (rc == 0)
-        rc = mark_start(&r, start, nstart);
+        rc = mark_start(r, start, nstart);
     if (rc == 0) {
-        if (s->parity == NULL || flt_parity_ok(s->parity, r.walk.pstate, r.walk.hp))
-            dlx_rec(&r, 1.0);
+        const tsr_solver *s = r->s;
+        if (s->parity == NULL || flt_parity_ok(s->parity, r->walk.pstate, r->walk.hp))
+            dlx_rec(r, 1.0);
         else
-            r.w_task = 1; /* no solution: the whole tree is done */
-        rc = r.err;
-        st->stopped = r.stop != 0;
+            r->w_task = 1; /* no solution: the whole tree is done */
+        rc = r->err;
+        st->stopped = r->stop != 0;
         /* a finished run searched its task's whole node (1 exactly for a
          * whole tree searched alone) or, when it gave work away, what it
          * reported; a stopped one reports the estimate of its last tick */
-        if (!st->stopped && r.w_task >= 0)
-            r.fraction = r.dirty ? r.dirty_done : r.w_task;
-        refresh_stats(&r);
+        if (!st->stopped && r->w_task >= 0)
+            r->fraction = r->dirty ? r->dirty_done : r->w_task;
+        refresh_stats(r);
     }
-    run_free(&r);
+    return rc;
+}
+
+int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_callbacks *cb,
+                   tsr_stats *st)
+{
+    tsr_runner *rn;
+    int rc = tsr_runner_new(s, &rn);
+    if (rc) {
+        memset(st, 0, sizeof *st);
+        return rc;
+    }
+    rc = tsr_runner_run(rn, start, nstart, cb, st);
+    tsr_runner_free(rn);
     return rc;
 }
 
@@ -738,7 +836,15 @@ int tsr_solver_sample(const tsr_solver *s, long trials, int rr, uint64_t seed,
     if (trials < 1 || rr < 1 || rr > s->P)
         return TSR_EINVAL;
     run r;
-    int rc = run_init(&r, s, cb, st);
+    int rc = run_init(&r, s);
+    if (rc == 0)
+        rc = run_begin(&r, cb, st);
+    else
+        memset(st, 0, sizeof *st);
+    if (rc) {
+        run_free(&r);
+        return rc;
+    }
     r.rng = seed * 0x9E3779B97F4A7C15ull + 1;
     r.sample_r = rr;
     for (long t = 0; t < trials && rc == 0 && !r.stop; t++) {

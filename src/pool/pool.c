@@ -298,6 +298,9 @@ static void *worker_main(void *arg)
                         .donate = w_donate};
     if (pl->user && pl->user->found)
         cb.found = w_found; /* classes, passed on as they come */
+    /* one runner for all of this worker's tasks: a task replayed to below
+     * the handoff where the last one started reuses its FILA lists */
+    tsr_runner *rn = NULL;
     for (;;) {
         task t;
         pthread_mutex_lock(&pl->mu);
@@ -306,12 +309,15 @@ static void *worker_main(void *arg)
         if (!got)
             break;
         tsr_stats st = {0}; /* stays empty when the pool stopped first */
-        int rc = atomic_load(&pl->stop) ? 0 : tsr_solver_run(pl->s, t.images, t.n, &cb, &st);
+        int rc = 0;
+        if (!atomic_load(&pl->stop) && rn == NULL)
+            rc = tsr_runner_new(pl->s, &rn);
+        if (rc == 0 && !atomic_load(&pl->stop))
+            rc = tsr_runner_run(rn, t.images, t.n, &cb, &st);
         free(t.images);
         bool ran = rc == 0 && st.attempts != NULL;
         merge(w, ran ? &st : NULL);
-        if (ran)
-            tsr_stats_free(&st);
+        tsr_stats_free(&st); /* a refused task's arrays too */
         pthread_mutex_lock(&pl->mu);
         if (rc != 0 && pl->err == 0)
             pl->err = rc;
@@ -322,6 +328,7 @@ static void *worker_main(void *arg)
         if (rc != 0)
             atomic_store(&pl->stop, 1);
     }
+    tsr_runner_free(rn);
     /* wake the others: they may be waiting for work that will never come */
     pthread_mutex_lock(&pl->mu);
     pthread_cond_broadcast(&pl->cv);

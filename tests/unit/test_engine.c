@@ -9,6 +9,7 @@
  * tree, limits and cancellation stop it, progress only grows and ends at 1.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -633,6 +634,97 @@ START_TEST(estimate_and_durations)
 }
 END_TEST
 
+/* Tasks for the runner test: the first run gives everything away at its
+ * third question, deep inside FILA, and the tasks are kept here. */
+typedef struct giveaway {
+    int asked;
+    int n;
+    int images[4096][16];
+    int len[4096];
+} giveaway;
+
+static int split_at_third(void *ctx)
+{
+    return ++((giveaway *)ctx)->asked == 3 ? TSR_SPLIT_ALL : TSR_SPLIT_NONE;
+}
+
+static void keep_task(void *ctx, const int *images, int n, double weight)
+{
+    giveaway *g = ctx;
+    (void)weight;
+    ck_assert_int_lt(g->n, 4096);
+    ck_assert_int_le(n, 16);
+    memcpy(g->images[g->n], images, (size_t)n * sizeof *images);
+    g->len[g->n++] = n;
+}
+
+static int stop_at_first(void *ctx, const tsr_solution *sol)
+{
+    (void)ctx;
+    (void)sol;
+    return 1;
+}
+
+/* One runner, many runs: the tasks a run gave away below the handoff, run
+ * one after another on one runner (which keeps its matrix and FILA lists
+ * between runs), last first and with a run stopped inside FILA before
+ * each, add up to the whole tree: the same solutions, nodes and fits per
+ * level as one run of it. */
+START_TEST(runner_runs_tasks_in_turn)
+{
+    tsr_puzzle *pz = load("pentominoes-6x10.json", NULL);
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, NULL, &s, &err), 0);
+    tsr_stats ref;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, NULL, &ref), 0);
+
+    static giveaway g;
+    memset(&g, 0, sizeof g);
+    tsr_callbacks split = {.ctx = &g, .split_wanted = split_at_third, .donate = keep_task};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &split, &st), 0);
+    ck_assert_msg(g.n > 20, "only %d tasks given away", g.n);
+    bool deep = false;
+    for (int i = 0; i < g.n; i++)
+        deep |= g.len[i] > 3;
+    ck_assert_msg(deep, "no task below the handoff");
+    uint64_t sols = st.solutions, nodes = st.nodes;
+    uint64_t *fits = calloc((size_t)ref.levels, sizeof *fits);
+    for (int p = 0; p < ref.levels; p++)
+        fits[p] = st.fits[p];
+    tsr_stats_free(&st);
+
+    tsr_runner *rn = NULL;
+    ck_assert_int_eq(tsr_runner_new(s, &rn), 0);
+    tsr_callbacks stop = {.solution = stop_at_first};
+    for (int i = g.n - 1; i >= 0; i--) {
+        /* a run that stops at its first solution, inside FILA, leaves
+         * nothing behind for the next */
+        ck_assert_int_eq(tsr_runner_run(rn, g.images[(i * 7) % g.n], g.len[(i * 7) % g.n], &stop,
+                                        &st), 0);
+        tsr_stats_free(&st);
+        ck_assert_int_eq(tsr_runner_run(rn, g.images[i], g.len[i], NULL, &st), 0);
+        ck_assert(!st.stopped);
+        sols += st.solutions;
+        nodes += st.nodes;
+        for (int p = 0; p < ref.levels; p++)
+            fits[p] += st.fits[p];
+        tsr_stats_free(&st);
+    }
+    tsr_runner_free(rn);
+    ck_assert_int_eq(sols, ref.solutions);
+    ck_assert_int_eq(nodes, ref.nodes);
+    for (int p = 0; p < ref.levels; p++)
+        ck_assert_msg(fits[p] == ref.fits[p], "fits[%d]: %llu, one run %llu", p,
+                      (unsigned long long)fits[p], (unsigned long long)ref.fits[p]);
+    free(fits);
+    tsr_stats_free(&ref);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 /* The suite (tests/unit/check_main.c runs it). */
 Suite *test_suite(void)
 {
@@ -652,6 +744,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, estimate_brackets_the_true_counts);
     tcase_add_test(tc, estimate_and_durations);
     tcase_add_test(tc, estimate_stops_at_once);
+    tcase_add_test(tc, runner_runs_tasks_in_turn);
     suite_add_tcase(s, tc);
     return s;
 }
