@@ -38,6 +38,17 @@ for t in 4 8 16 32 64; do
         rows+=("tetris-cube|pool|--threads=$t|$t" "bedlam-cube|pool|--threads=$t|$t")
     fi
 done
+# BENCH_LONG=1: also the one-sided pentominoes 5x18 (15 billion nodes, 10 to
+# 13 minutes on one thread) on 1 thread and on each count above up to
+# the machine's CPUs: thread scaling on a search long enough that the
+# preparation and the pool's start and end do not count
+if [ -n "${BENCH_LONG:-}" ]; then
+    for t in 1 2 4 8 16 32 64; do
+        if [ "$t" -le "$ncpu" ]; then
+            rows+=("onesided-pentominoes-5x18|pool|--threads=$t|$t")
+        fi
+    done
+fi
 if [ -n "${BENCH_ROWS:-}" ]; then
     IFS=';' read -r -a rows <<<"$BENCH_ROWS"
 fi
