@@ -19,6 +19,8 @@
  * the loop bookkeeping) stay together in this file, so that the compiler
  * can inline them into each other.
  */
+#include "config.h"
+
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -785,7 +787,9 @@ int tsr_runner_run(tsr_runner *rn, const int *start, int nstart, const tsr_callb
                    tsr_stats *st)
 {
     run *r = &rn->r;
+#ifdef TSR_DEBUG
     assert(walk_at_root(r));
+#endif
     if (!walk_at_root(r)) { /* never seen; a fresh walk costs only time */
         const tsr_solver *s = r->s;
         run_free(r);
