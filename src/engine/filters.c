@@ -7,9 +7,9 @@
 
 #include "engine/filters.h"
 
-/* Cells as bits, for boards of at most 128 cells (the 6x10's root filter
- * floods around each of its 2056 images: bit-parallel floods cut that
- * phase about tenfold) */
+/* Cells as bits, for boards of at most 128 cells: there a region grows a
+ * whole neighbourhood per step instead of a cell per queue entry (the
+ * 6x10's root filter floods around each of its 2056 images) */
 typedef unsigned __int128 cellset;
 
 static inline int cs_ctz(cellset m)
@@ -206,24 +206,18 @@ static bool minimums_fit(const flt_volume *v, const dlx *d, int open)
     return need <= open;
 }
 
-bool flt_volume_ok(flt_volume *v, const dlx *d)
+/* The open cells as a set (boards of at most 128 cells). */
+static cellset open_set(const flt_volume *v, const dlx *d)
 {
-    if (!v->connected)
-        return true; /* a piece may span two regions */
-    int common = achievable(v, d, -1), open = 0, req = 0;
-    v->gen++;
+    cellset open = 0;
     for (int c = 0; c < v->ip->ncells; c++)
-        if (dlx_cell_open(d, c) && v->mark[c] != v->gen) {
-            int vol = flood(v, d, c, &req);
-            if (!volume_fine(v, common, req, vol))
-                return false;
-            open += vol;
-        }
-    return v->ip->exact || minimums_fit(v, d, open);
+        if (dlx_cell_open(d, c))
+            open |= (cellset)1 << c;
+    return open;
 }
 
 /* The region of `free` cells around `start`, growing a cell's whole
- * neighbourhood at a time. */
+ * neighbourhood at a time: flood's region, on cell sets. */
 static cellset flood_bits(const flt_volume *v, cellset free, int start)
 {
     cellset region = (cellset)1 << start, frontier = region;
@@ -237,27 +231,70 @@ static cellset flood_bits(const flt_volume *v, cellset free, int start)
     return region;
 }
 
+bool flt_volume_ok(flt_volume *v, const dlx *d)
+{
+    if (!v->connected)
+        return true; /* a piece may span two regions */
+    int common = achievable(v, d, -1), open = 0, req = 0;
+    if (v->nbm != NULL) {
+        cellset all = open_set(v, d);
+        for (cellset left = all; left;) {
+            cellset region = flood_bits(v, all, cs_ctz(left));
+            if (!volume_fine(v, common, cs_count(region & v->reqm), cs_count(region)))
+                return false;
+            left &= ~region;
+        }
+        return v->ip->exact || minimums_fit(v, d, cs_count(all));
+    }
+    v->gen++;
+    for (int c = 0; c < v->ip->ncells; c++)
+        if (dlx_cell_open(d, c) && v->mark[c] != v->gen) {
+            int vol = flood(v, d, c, &req);
+            if (!volume_fine(v, common, req, vol))
+                return false;
+            open += vol;
+        }
+    return v->ip->exact || minimums_fit(v, d, open);
+}
+
 /* Would placing `img` leave a region around it that the pieces left
- * cannot fill?  flood's answer, on cell sets. */
-static bool image_strands_bits(const flt_volume *v, cellset open, int img, int common)
+ * cannot fill?  On cell sets (`open`: the open cells) when the board has
+ * them, else by flood. */
+static bool image_strands(flt_volume *v, const dlx *d, cellset open, int img, int common)
 {
     const img_problem *ip = v->ip;
     const int *cells = img_cells_of(ip, img);
     int size = img_size(ip, img);
-    cellset im = 0, around = 0;
-    for (int k = 0; k < size; k++) {
-        im |= (cellset)1 << cells[k];
-        around |= v->nbm[cells[k]];
+    if (v->nbm != NULL) {
+        cellset im = 0, around = 0;
+        for (int k = 0; k < size; k++) {
+            im |= (cellset)1 << cells[k];
+            around |= v->nbm[cells[k]];
+        }
+        cellset free = open & ~im;
+        for (around &= free; around;) {
+            cellset region = flood_bits(v, free, cs_ctz(around));
+            if (!volume_fine(v, common, cs_count(region & v->reqm), cs_count(region)))
+                return true;
+            around &= ~region;
+        }
+        return false;
     }
-    cellset free = open & ~im;
-    around &= free;
-    while (around) {
-        cellset region = flood_bits(v, free, cs_ctz(around));
-        if (!volume_fine(v, common, cs_count(region & v->reqm), cs_count(region)))
-            return true;
-        around &= ~region;
-    }
-    return false;
+    for (int k = 0; k < size; k++)
+        v->blocked[cells[k]] = 1;
+    v->gen++;
+    bool bad = false;
+    for (int k = 0; k < size && !bad; k++)
+        for (int j = 0; j < 6 && !bad; j++) {
+            int nb = ip->nbr[cells[k] * 6 + j];
+            if (nb >= 0 && !v->blocked[nb] && dlx_cell_open(d, nb) && v->mark[nb] != v->gen) {
+                int req, vol = flood(v, d, nb, &req);
+                bad = !volume_fine(v, common, req, vol);
+            }
+        }
+    for (int k = 0; k < size; k++)
+        v->blocked[cells[k]] = 0;
+    return bad;
 }
 
 int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
@@ -267,43 +304,15 @@ int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
     if (rows == NULL)
         return 0;
     int nrows = v->connected ? dlx_rows(d, rows) : 0, hidden = 0, cached_type = -2, common = 0;
-    cellset open = 0; /* hiding rows leaves the open cells as they are */
-    if (v->nbm != NULL)
-        for (int c = 0; c < ip->ncells; c++)
-            if (dlx_cell_open(d, c))
-                open |= (cellset)1 << c;
+    /* hiding rows leaves the open cells as they are */
+    cellset open = v->nbm != NULL ? open_set(v, d) : 0;
     for (int r = 0; r < nrows; r++) {
         int img = rows[r], t = ip->img_type[img];
         if (t != cached_type) { /* rows come type by type */
             common = achievable(v, d, t);
             cached_type = t;
         }
-        if (v->nbm != NULL) {
-            if (image_strands_bits(v, open, img, common)) {
-                dlx_hide(d, img);
-                stack[(*n)++] = img;
-                hidden++;
-            }
-            continue;
-        }
-        const int *cells = img_cells_of(ip, img);
-        int size = img_size(ip, img);
-        for (int k = 0; k < size; k++)
-            v->blocked[cells[k]] = 1;
-        v->gen++;
-        bool bad = false;
-        for (int k = 0; k < size && !bad; k++)
-            for (int j = 0; j < 6 && !bad; j++) {
-                int nb = ip->nbr[cells[k] * 6 + j];
-                if (nb >= 0 && !v->blocked[nb] && dlx_cell_open(d, nb) && v->mark[nb] != v->gen)
-                {
-                    int req, vol = flood(v, d, nb, &req);
-                    bad = !volume_fine(v, common, req, vol);
-                }
-            }
-        for (int k = 0; k < size; k++)
-            v->blocked[cells[k]] = 0;
-        if (bad) {
+        if (image_strands(v, d, open, img, common)) {
             dlx_hide(d, img);
             stack[(*n)++] = img;
             hidden++;
