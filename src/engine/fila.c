@@ -516,7 +516,6 @@ static void level_take_dirty(fila *f, fila_level *lv)
 #include "engine/fila_impl.h"
 #undef FL_WIDTH
 
-/* Number the cells, collect the images and build the lists for a DLX state. */
 /* Did prepare find the state the lists were last built for: the same
  * cells open, in the same bits, the same copies of the same types left
  * and the same images alive? */
@@ -529,6 +528,8 @@ static bool same_state(const fila *f)
            memcmp(f->igid, f->built_igid, (size_t)f->nimg * sizeof *f->igid) == 0;
 }
 
+/* Number the cells, collect the images and build the lists for a DLX
+ * state (unless they stand built for it already). */
 static int build(fila *f, const dlx *d)
 {
     const img_problem *ip = f->ip;

@@ -289,18 +289,15 @@ typedef struct est_batch {
     const int *cands;
     double *est;
     int n, budget;
-    atomic_int next;   /* the next candidate to take */
-    atomic_int failed; /* a worker had no memory for its lists */
+    atomic_int next; /* the next candidate to take */
 } est_batch;
 
 static void *est_worker(void *arg)
 {
     est_batch *b = arg;
     fila *f = fila_new(b->s->ip, &b->s->plan);
-    if (f == NULL) {
-        atomic_store(&b->failed, 1);
-        return NULL;
-    }
+    if (f == NULL)
+        return NULL; /* no memory for its lists: it takes no candidate */
     for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->n;)
         b->est[i] = estimate_candidate(b->s, f, b->cands[i], b->budget);
     fila_free(f);
@@ -312,7 +309,7 @@ static void *est_worker(void *arg)
 static int estimate_candidates(const tsr_solver *s, const int *cands, int n, int budget,
                                int threads, double *est)
 {
-    est_batch b = {s, cands, est, n, budget, 0, 0};
+    est_batch b = {s, cands, est, n, budget, 0};
     pthread_t th[MAX_ESTIMATED];
     int started = 0;
     while (started < threads - 1 && started < n - 1 &&
@@ -321,9 +318,8 @@ static int estimate_candidates(const tsr_solver *s, const int *cands, int n, int
     est_worker(&b);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
-    /* a worker without memory took no candidate; the others took them all
-     * unless every one of them failed, the caller included */
-    return atomic_load(&b.next) >= n ? 0 : atomic_load(&b.failed) ? TSR_ENOMEM : 0;
+    /* any worker with lists takes candidates until none is left */
+    return atomic_load(&b.next) >= n ? 0 : TSR_ENOMEM;
 }
 
 /* The rotational-redundancy filter: among the pieces that break the most
