@@ -47,6 +47,15 @@ typedef struct fila_level {
 
 enum { LV_CUT = 1, LV_DIRTY = 2 };
 
+/* A child that a first pass over a node's children found alive (its first
+ * hole has a list for the shapes left, fila_solve): which child it is, its
+ * occupancy, and its list set and that set's shapes left.  The pass keeps
+ * the test of every child out of the loop that searches them, where it
+ * was a branch close to a coin toss. */
+typedef struct { uint64_t co, csh; uint32_t i, ls; } fila_kid64;
+typedef struct { u128 co; uint64_t csh; uint32_t i, ls; } fila_kid128;
+typedef union { fila_kid64 k64; fila_kid128 k128; } fila_kid;
+
 /* How often (placements) the recursion calls the tick hook: often enough
  * that a pause or a checkpoint takes effect within milliseconds, rarely
  * enough that the call costs nothing measurable (about 1 ms apart at
@@ -103,6 +112,8 @@ struct fila {
                                    * entries per level (E and S fill the spare one) */
     int maxlist, fitstride;       /* fitstride: maxlist and room for a vector store */
     uint32_t *fitp[FILA_MAX_BITS + 1]; /* level p's first slice in fitbuf */
+    fila_kid *kidbuf;             /* (top + 1) * fitstride: live children per level */
+    fila_kid *kidp[FILA_MAX_BITS + 1]; /* level p's slice of kidbuf */
     /* per run, copied from the plan and the hooks so that the recursion
      * reads them without a chain of loads: the heuristic per pieces left */
     char heur[FILA_MAX_BITS + 1];
@@ -198,6 +209,7 @@ void fila_free(fila *f)
     free(f->cover_img);
     free(f->nmask_scratch);
     free(f->fitbuf);
+    free(f->kidbuf);
     free(f->iforced);
     free(f->built_igid);
     free(f);

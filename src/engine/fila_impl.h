@@ -148,8 +148,14 @@ static int FLN(fila_build)(fila *f)
     if (fb == NULL)
         return TSR_ENOMEM;
     f->fitbuf = fb;
-    for (int q = 0; q <= f->top; q++)
+    fila_kid *kb = realloc(f->kidbuf, ((size_t)f->top + 1) * (size_t)f->fitstride * sizeof *kb);
+    if (kb == NULL)
+        return TSR_ENOMEM;
+    f->kidbuf = kb;
+    for (int q = 0; q <= f->top; q++) {
         f->fitp[q] = fb + (size_t)q * 2 * (size_t)f->fitstride;
+        f->kidp[q] = kb + (size_t)q * (size_t)f->fitstride;
+    }
     size_t nus = 0, nos = 0; /* list sets */
     for (int b = 0; b < V; b++) {
         f->ubase[b] = (int)nus;
@@ -606,80 +612,121 @@ static __attribute__((noinline)) uint32_t FLN(gather_best)(const fila *f, int p,
     return n;
 }
 
+/* One child of a node, for fila_solve's loop: the entry k of em/ei, the
+ * i-th of the node's children.  When the children use the ordered lists
+ * (`ahead`), the first pass found the child alive: co is its occupancy and
+ * coff/csh its list set and that set's shapes left; otherwise they are
+ * unused.  Returns whether the loop ends here (a stop, or the level given
+ * away). */
+static inline __attribute__((always_inline)) bool
+FLN(child)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, uint32_t i, uint32_t k,
+           const MASK *em, const int *ei, MASK co, const uint32_t *coff, uint64_t csh,
+           const bool parity, const bool single, const bool ahead)
+{
+    const fila_plan *pl = f->plan;
+    lv->i = i;
+    int img = ei[k], s = f->ishape[img];
+    int cls = -1;
+    if (parity) {
+        cls = pl->type_class[f->gtype[s]];
+        f->hp -= f->ipar[img];
+        if (cls >= 0)
+            f->pstate -= pl->class_radix[cls];
+        if (!parity_ok(f)) {
+            f->hp += f->ipar[img];
+            if (cls >= 0)
+                f->pstate += pl->class_radix[cls];
+            return false;
+        }
+    }
+    uint64_t left;
+    if (single)
+        left = avail & ~(1ull << s);
+    else
+        left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
+    f->stack[p - 1] = img;
+    /* stop is clear here (a child that set it ended the loop), so only the
+     * tick can set it before this child's subtree */
+    bool go = true;
+    if ((++f->tick & FILA_TICK_MASK) == 0) {
+#ifdef TSR_DEBUG
+        assert(FLN(fila_sane)(f, p - 1, o | em[k], left));
+#endif
+        f->cur = p; /* the levels cur .. solve_top are live */
+        if (f->hooks->tick(f->hooks->ctx)) {
+            f->stop = f->event = 1;
+            go = false;
+        }
+    }
+    if (go) {
+        if (ahead)
+            FLN(fila_solve)(f, p - 1, co, left, coff, csh);
+        else
+            FLN(fila_solve)(f, p - 1, o | em[k], left, NULL, 0);
+    }
+    if (!single)
+        f->N[s]++;
+    if (parity) {
+        f->hp += f->ipar[img];
+        if (cls >= 0)
+            f->pstate += pl->class_radix[cls];
+    }
+    if (f->event) {
+        if (f->dirty)
+            level_take_dirty(f, lv);
+        if (f->stop || (lv->flags & LV_CUT))
+            return true;
+    }
+    return false;
+}
+
 /* The loop over a node's children fit[0 .. n) (entries of em/ei), for
  * fila_solve.  `parity` (whether the parity trigger checks a placement
  * here), `single` (f->single: no copies to count) and `ahead` (whether the
  * children use the ordered lists, so that this loop picks their list sets)
  * are constants in each of the eight copies fila_solve calls, which keeps
- * those tests out of the loop. */
+ * those tests out of the loop.
+ *
+ * With `ahead`, a child whose first hole has no list for the shapes left
+ * has no attempt and no fit: nothing to count, no call.  Whether a child is
+ * such a one is close to a coin toss, so a first pass, without a branch,
+ * picks the live children into the level's slice of kidbuf (with their
+ * list sets, which it looks up anyway), and the second searches them.
+ * Nothing a child's search changes is read by the first pass, so the two
+ * search the same children in the same order as one loop would. */
 static inline __attribute__((always_inline)) void
 FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint32_t *fit,
               uint32_t n, const MASK *em, const int *ei, const bool parity, const bool single,
               const bool ahead)
 {
-    const fila_plan *pl = f->plan;
+    if (!ahead) {
+        for (uint32_t i = 0; i < n; i++)
+            if (FLN(child)(f, p, o, avail, lv, i, fit[i], em, ei, 0, NULL, 0, parity, single,
+                           false))
+                break;
+        return;
+    }
+    const size_t Q1 = (size_t)f->Q + 1;
+    fila_kid *kid = f->kidp[p];
+    uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t k = fit[i];
-        lv->i = i;
-        int img = ei[k], s = f->ishape[img];
-        int cls = -1;
-        if (parity) {
-            cls = pl->type_class[f->gtype[s]];
-            f->hp -= f->ipar[img];
-            if (cls >= 0)
-                f->pstate -= pl->class_radix[cls];
-            if (!parity_ok(f)) {
-                f->hp += f->ipar[img];
-                if (cls >= 0)
-                    f->pstate += pl->class_radix[cls];
-                continue;
-            }
-        }
-        uint64_t left;
-        if (single)
-            left = avail & ~(1ull << s);
-        else
-            left = --f->N[s] == 0 ? avail & ~(1ull << s) : avail;
-        f->stack[p - 1] = img;
-        /* stop is clear here (a child that set it ended the loop), so
-         * only the tick can set it before this child's subtree */
-        bool go = true;
-        if ((++f->tick & FILA_TICK_MASK) == 0) {
-#ifdef TSR_DEBUG
-            assert(FLN(fila_sane)(f, p - 1, o | em[k], left));
-#endif
-            f->cur = p; /* the levels cur .. solve_top are live */
-            if (f->hooks->tick(f->hooks->ctx)) {
-                f->stop = f->event = 1;
-                go = false;
-            }
-        }
-        if (go) {
-            MASK co = o | em[k];
-            if (!ahead) {
-                FLN(fila_solve)(f, p - 1, co, left, NULL, 0);
-            } else {
-                /* a child whose first hole has no list for the shapes left
-                 * has no attempt and no fit: nothing to count, no call */
-                uint64_t csh;
-                const uint32_t *coff = FLN(choose_f)(f, co, left, &csh);
-                if (csh)
-                    FLN(fila_solve)(f, p - 1, co, left, coff, csh);
-            }
-        }
-        if (!single)
-            f->N[s]++;
-        if (parity) {
-            f->hp += f->ipar[img];
-            if (cls >= 0)
-                f->pstate += pl->class_radix[cls];
-        }
-        if (f->event) {
-            if (f->dirty)
-                level_take_dirty(f, lv);
-            if (f->stop || (lv->flags & LV_CUT))
-                break;
-        }
+        int s = f->ishape[ei[k]];
+        uint64_t left = avail & ~(1ull << s);
+        if (!single && f->N[s] > 1)
+            left = avail;
+        MASK co = o | em[k];
+        int b = FLN(ctz)(~co);
+        uint32_t ls = (uint32_t)f->obase[b] + FLN(ext)(co, f->FLN(ozm)[b]);
+        uint64_t csh = f->opres[ls] & left;
+        kid[m].FLN(k) = (FLN(fila_kid)){.co = co, .csh = csh, .i = i, .ls = ls};
+        m += csh != 0;
+    }
+    for (uint32_t j = 0; j < m; j++) {
+        const FLN(fila_kid) *c = &kid[j].FLN(k);
+        if (FLN(child)(f, p, o, avail, lv, c->i, fit[c->i], em, ei, c->co, f->ooff + c->ls * Q1,
+                       c->csh, parity, single, true))
+            break;
     }
 }
 
