@@ -52,17 +52,21 @@ static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, size_t 
     if ((n > 0 && base_grow((void **)eimg, capi, end - 1, sizeof **eimg, 4096, 0) != 0) ||
         base_grow((void **)emask, capm, end + FILA_PAD - 1, sizeof **emask, 4096, 0) != 0)
         return TSR_ENOMEM;
-    int s = 0;
+    /* every image is written and the end moves past those that avoid z:
+     * whether one does is a coin toss, so no branch decides it */
+    int *ei = *eimg, s = 0;
+    MASK *em = *emask;
+    const MASK *im = f->FLN(imask);
+    long e = *ne;
     for (int i = 0; i < n; i++) {
         int img = imgs[i];
         while (s <= f->ishape[img])
-            off[s++] = (uint32_t)*ne;
-        if ((nm[i] & z) == 0) {
-            (*eimg)[*ne] = img;
-            (*emask)[*ne] = f->FLN(imask)[img];
-            (*ne)++;
-        }
+            off[s++] = (uint32_t)e;
+        ei[e] = img;
+        em[e] = im[img];
+        e += (nm[i] & z) == 0;
     }
+    *ne = e;
     while (s <= f->Q)
         off[s++] = (uint32_t)*ne;
     *pres = 0;
