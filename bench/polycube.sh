@@ -26,8 +26,8 @@ trap 'rm -rf "$tmp"' EXIT
 # choice for polycube too); for the Bedlam Cube polycube's own pick (-r#, F)
 # takes twice as long as A, Tessera's pick, so A is polycube's best here.
 # A 6x10 run lasts a few hundredths of a second, within the jitter of a
-# shared machine, so each of its samples times 10 runs back to back (the
-# table shows seconds per run).
+# shared machine, so each of its samples is 10 runs of each solver, in
+# turn (the table shows seconds per run).
 rows=(
     "pentominoes-6x10|-r# --volumeFilter=-1 -b11|10"
     "tetris-cube|-rL -m9 -e6 -b3 --volumeFilter=10|1"
@@ -45,13 +45,17 @@ for row in "${rows[@]}"; do
     ta=()
     tb=()
     for ((i = 0; i < RUNS; i++)); do
-        t=$( { time for ((r = 0; r < reps; r++)); do
-            "$T" solve -q --json --no-progress --threads=1 "$f" >"$tmp/a" 2>/dev/null; done; } 2>&1 )
-        ta+=("$(awk -v t="$t" -v r="$reps" 'BEGIN { printf "%.4f", t / r }')")
-        # shellcheck disable=SC2086
-        t=$( { time for ((r = 0; r < reps; r++)); do
-            "$PC" $flags -q1 -i1 "$tmp/$puzzle.txt" >"$tmp/b" 2>&1; done; } 2>&1 )
-        tb+=("$(awk -v t="$t" -v r="$reps" 'BEGIN { printf "%.4f", t / r }')")
+        # the runs of a sample alternate too, so that a burst of load on
+        # this shared machine falls on both solvers' runs alike
+        ua=()
+        ub=()
+        for ((r = 0; r < reps; r++)); do
+            ua+=("$( { time "$T" solve -q --json --no-progress --threads=1 "$f" >"$tmp/a" 2>/dev/null; } 2>&1 )")
+            # shellcheck disable=SC2086
+            ub+=("$( { time "$PC" $flags -q1 -i1 "$tmp/$puzzle.txt" >"$tmp/b" 2>&1; } 2>&1 )")
+        done
+        ta+=("$(printf '%s\n' "${ua[@]}" | awk '{ s += $1 } END { printf "%.4f", s / NR }')")
+        tb+=("$(printf '%s\n' "${ub[@]}" | awk '{ s += $1 } END { printf "%.4f", s / NR }')")
     done
     sa=$(sed -n 's/.*"solutions": *\([0-9]*\).*/\1/p' "$tmp/a")
     sb=$(sed -n 's/^SOLUTIONS=\([0-9]*\).*/\1/p' "$tmp/b")
