@@ -54,7 +54,7 @@ enum { LV_CUT = 1, LV_DIRTY = 2 };
  * was a branch close to a coin toss. */
 typedef struct { uint64_t co, csh; uint32_t i, ls; } fila_kid64;
 typedef struct { u128 co; uint64_t csh; uint32_t i, ls; } fila_kid128;
-typedef union { fila_kid64 k64; fila_kid128 k128; } fila_kid;
+typedef union { fila_kid64 w64; fila_kid128 w128; } fila_kid; /* FLN(w) picks the width */
 
 /* How often (placements) the recursion calls the tick hook: often enough
  * that a pause or a checkpoint takes effect within milliseconds, rarely
@@ -418,38 +418,53 @@ static inline int count64(const uint64_t *em, uint64_t o, uint32_t a, uint32_t e
 /* The same for 128-bit masks.  With AVX-512 four entries are tested at
  * once (eight 64-bit halves; an entry fits when both of its halves do),
  * with AVX2 two, else one at a time; the vector paths read up to 3 entries
- * past e and write up to 3 past the result (FILA_PAD). */
-#if defined(__AVX2__)
-/* Bit j of the result: bits 2j and 2j + 1 of m are both set. */
-static inline unsigned both_halves(unsigned m) { return (unsigned)pext64(m & (m >> 1), 0x55); }
+ * past e and write up to 3 past the result (FILA_PAD).  fits128 is the
+ * one vector step both use: bit j set when entry k + j fits. */
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#define STEP128 4
+typedef __m512i occ128; /* o's two halves, once per entry of a step */
+static inline occ128 occ128_of(u128 o)
+{
+    const long long lo = (long long)(uint64_t)o, hi = (long long)(uint64_t)(o >> 64);
+    return _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo);
+}
+static inline unsigned fits128(const u128 *em, uint32_t k, uint32_t e, occ128 ov)
+{
+    __mmask8 tail = e - k >= 4 ? 0xff : (__mmask8)((1u << 2 * (e - k)) - 1);
+    unsigned z = _mm512_mask_testn_epi64_mask(tail, _mm512_loadu_si512(em + k), ov);
+    return (unsigned)pext64(z & (z >> 1), 0x55); /* both halves clear */
+}
+#elif defined(__AVX2__)
+#define STEP128 2
+typedef __m256i occ128;
+static inline occ128 occ128_of(u128 o)
+{
+    const long long lo = (long long)(uint64_t)o, hi = (long long)(uint64_t)(o >> 64);
+    return _mm256_set_epi64x(hi, lo, hi, lo);
+}
+static inline unsigned fits128(const u128 *em, uint32_t k, uint32_t e, occ128 ov)
+{
+    __m256i m = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(em + k)), ov);
+    unsigned z = (unsigned)_mm256_movemask_pd(
+        _mm256_castsi256_pd(_mm256_cmpeq_epi64(m, _mm256_setzero_si256())));
+    return (unsigned)pext64(z & (z >> 1), 0x5) & (e - k >= 2 ? 3 : 1);
+}
 #endif
 
 static inline uint32_t gather128(const u128 *em, u128 o, uint32_t a, uint32_t e, uint32_t *fit,
                                  uint32_t n)
 {
-#if defined(__AVX512F__) && defined(__AVX512VL__)
-    const long long lo = (long long)(uint64_t)o, hi = (long long)(uint64_t)(o >> 64);
-    const __m512i ov = _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo);
-    const __m128i lanes = _mm_setr_epi32(0, 1, 2, 3);
-    for (uint32_t k = a; k < e; k += 4) {
-        __mmask8 tail = e - k >= 4 ? 0xff : (__mmask8)((1u << 2 * (e - k)) - 1);
-        unsigned z = _mm512_mask_testn_epi64_mask(tail, _mm512_loadu_si512(em + k), ov);
-        unsigned hit = both_halves(z);
-        __m128i idx = _mm_add_epi32(_mm_set1_epi32((int)k), lanes);
+#ifdef STEP128
+    const occ128 ov = occ128_of(o);
+    for (uint32_t k = a; k < e; k += STEP128) {
+        unsigned hit = fits128(em, k, e, ov);
+#if STEP128 == 4
+        __m128i idx = _mm_add_epi32(_mm_set1_epi32((int)k), _mm_setr_epi32(0, 1, 2, 3));
         _mm_storeu_si128((__m128i *)(fit + n), _mm_maskz_compress_epi32((__mmask8)hit, idx));
-        n += (uint32_t)__builtin_popcount(hit);
-    }
-#elif defined(__AVX2__)
-    const __m256i ov = _mm256_set_epi64x((long long)(uint64_t)(o >> 64), (long long)(uint64_t)o,
-                                         (long long)(uint64_t)(o >> 64), (long long)(uint64_t)o),
-                  zero = _mm256_setzero_si256();
-    for (uint32_t k = a; k < e; k += 2) {
-        unsigned tail = e - k >= 2 ? 3 : 1;
-        __m256i m = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(em + k)), ov);
-        unsigned z = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(m, zero)));
-        unsigned hit = both_halves(z) & tail;
+#else
         __m128i sel = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)compress4[hit]));
         _mm_storeu_si128((__m128i *)(fit + n), _mm_add_epi32(_mm_set1_epi32((int)k), sel));
+#endif
         n += (uint32_t)__builtin_popcount(hit);
     }
 #else
@@ -464,24 +479,10 @@ static inline uint32_t gather128(const u128 *em, u128 o, uint32_t a, uint32_t e,
 static inline int count128(const u128 *em, u128 o, uint32_t a, uint32_t e)
 {
     int cnt = 0;
-#if defined(__AVX512F__) && defined(__AVX512VL__)
-    const long long lo = (long long)(uint64_t)o, hi = (long long)(uint64_t)(o >> 64);
-    const __m512i ov = _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo);
-    for (uint32_t k = a; k < e; k += 4) {
-        __mmask8 tail = e - k >= 4 ? 0xff : (__mmask8)((1u << 2 * (e - k)) - 1);
-        unsigned z = _mm512_mask_testn_epi64_mask(tail, _mm512_loadu_si512(em + k), ov);
-        cnt += __builtin_popcount(z & (z >> 1) & 0x55);
-    }
-#elif defined(__AVX2__)
-    const __m256i ov = _mm256_set_epi64x((long long)(uint64_t)(o >> 64), (long long)(uint64_t)o,
-                                         (long long)(uint64_t)(o >> 64), (long long)(uint64_t)o),
-                  zero = _mm256_setzero_si256();
-    for (uint32_t k = a; k < e; k += 2) {
-        unsigned tail = e - k >= 2 ? 15 : 3;
-        __m256i m = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(em + k)), ov);
-        unsigned z = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(m, zero))) & tail;
-        cnt += __builtin_popcount(z & (z >> 1) & 0x5);
-    }
+#ifdef STEP128
+    const occ128 ov = occ128_of(o);
+    for (uint32_t k = a; k < e; k += STEP128)
+        cnt += __builtin_popcount(fits128(em, k, e, ov));
 #else
     for (uint32_t k = a; k < e; k++)
         cnt += (o & em[k]) == 0;

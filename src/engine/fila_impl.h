@@ -68,7 +68,7 @@ static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, size_t 
     }
     *ne = e;
     while (s <= f->Q)
-        off[s++] = (uint32_t)*ne;
+        off[s++] = (uint32_t)e;
     *pres = 0;
     for (s = 0; s < f->Q; s++)
         if (off[s + 1] > off[s])
@@ -723,11 +723,11 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
         int b = FLN(ctz)(~co);
         uint32_t ls = (uint32_t)f->obase[b] + FLN(ext)(co, f->FLN(ozm)[b]);
         uint64_t csh = f->opres[ls] & left;
-        kid[m].FLN(k) = (FLN(fila_kid)){.co = co, .csh = csh, .i = i, .ls = ls};
+        kid[m].FLN(w) = (FLN(fila_kid)){.co = co, .csh = csh, .i = i, .ls = ls};
         m += csh != 0;
     }
     for (uint32_t j = 0; j < m; j++) {
-        const FLN(fila_kid) *c = &kid[j].FLN(k);
+        const FLN(fila_kid) *c = &kid[j].FLN(w);
         if (FLN(child)(f, p, o, avail, lv, c->i, fit[c->i], em, ei, c->co, f->ooff + c->ls * Q1,
                        c->csh, parity, single, true))
             break;
