@@ -246,7 +246,8 @@ static int root_filters(tsr_solver *s)
  * subtree is estimated by random descents through FILA exactly as the
  * search would run it.  Returns -1 when FILA would not take over right
  * below the root. */
-static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget)
+static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget,
+                                 const atomic_bool *cancel)
 {
     const img_problem *ip = s->ip;
     unsigned char *keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
@@ -263,6 +264,10 @@ static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget
         total = !shared || fila_probe_begin(f, d) == 0 ? options : -1;
         dlx_cover_column(d, root);
         for (int x = dlx_first(d, root); x >= 0 && total >= 0; x = dlx_next(d, x)) {
+            if (cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) {
+                total = -1; /* not wanted after all: the caller drops it */
+                break;
+            }
             dlx_select(d, x);
             double sub = -1;
             if (fila_can_take(f, d) && shared)
@@ -289,7 +294,10 @@ typedef struct est_batch {
     const int *cands;
     double *est;
     int n, budget;
-    atomic_int next; /* the next candidate to take */
+    atomic_int next;    /* the next candidate to take */
+    atomic_bool cancel; /* the estimates are not wanted: stop at once */
+    pthread_t th[MAX_ESTIMATED];
+    int started; /* helper threads running est_worker */
 } est_batch;
 
 static void *est_worker(void *arg)
@@ -298,28 +306,42 @@ static void *est_worker(void *arg)
     fila *f = fila_new(b->s->ip, &b->s->plan);
     if (f == NULL)
         return NULL; /* no memory for its lists: it takes no candidate */
-    for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->n;)
-        b->est[i] = estimate_candidate(b->s, f, b->cands[i], b->budget);
+    for (int i; !atomic_load(&b->cancel) && (i = atomic_fetch_add(&b->next, 1)) < b->n;)
+        b->est[i] = estimate_candidate(b->s, f, b->cands[i], b->budget, &b->cancel);
     fila_free(f);
     return NULL;
 }
 
-/* est[i] for each of the n candidates, on up to `threads` threads (the
- * caller's among them): 0 or TSR_ENOMEM. */
-static int estimate_candidates(const tsr_solver *s, const int *cands, int n, int budget,
-                               int threads, double *est)
+/* Starts up to threads - 1 helpers on the n candidates' estimates into
+ * est[] (fewer when there are fewer candidates, or when a thread is
+ * refused: the others take its share). */
+static void est_start(est_batch *b, const tsr_solver *s, const int *cands, int n, int budget,
+                      int threads, double *est)
 {
-    est_batch b = {s, cands, est, n, budget, 0};
-    pthread_t th[MAX_ESTIMATED];
-    int started = 0;
-    while (started < threads - 1 && started < n - 1 &&
-           pthread_create(&th[started], NULL, est_worker, &b) == 0)
-        started++; /* a thread refused leaves its share to the others */
-    est_worker(&b);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
+    *b = (est_batch){.s = s, .cands = cands, .est = est, .n = n, .budget = budget};
+    atomic_init(&b->next, 0);
+    atomic_init(&b->cancel, false);
+    while (b->started < threads - 1 && b->started < n - 1 &&
+           pthread_create(&b->th[b->started], NULL, est_worker, b) == 0)
+        b->started++;
+}
+
+/* Ends a batch: unless `cancel`, the caller works on it too until every
+ * candidate is taken; then the helpers are joined.  Returns 0 when every
+ * estimate is in est[], TSR_ENOMEM when no worker had memory for its
+ * lists, TSR_ECANCELED when cancelled. */
+static int est_finish(est_batch *b, bool cancel)
+{
+    if (cancel)
+        atomic_store(&b->cancel, true);
+    else
+        est_worker(b);
+    for (int i = 0; i < b->started; i++)
+        pthread_join(b->th[i], NULL);
+    if (cancel)
+        return TSR_ECANCELED;
     /* any worker with lists takes candidates until none is left */
-    return atomic_load(&b.next) >= n ? 0 : TSR_ENOMEM;
+    return atomic_load(&b->next) >= b->n ? 0 : TSR_ENOMEM;
 }
 
 /* The rotational-redundancy filter: among the pieces that break the most
@@ -327,33 +349,38 @@ static int estimate_candidates(const tsr_solver *s, const int *cands, int n, int
  * large, awkward piece placed first usually prunes best; the estimate
  * measures it instead of guessing).  When the first candidate's search is
  * small anyway, it is kept without estimating the others: then the choice
- * is polycube's, the piece with the fewest placements. */
+ * is polycube's, the piece with the fewest placements.
+ *
+ * The quick look that tells which runs on the caller's thread while the
+ * run's other threads already estimate the candidates, so that on many
+ * threads a large search does not wait for it; a small one cancels them.
+ * The choice is the same either way, and on any number of threads. */
 static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
 {
     const img_problem *ip = s->ip;
     s->ctype = n > 0 ? cands[0] : -1;
     if (n > 1 && s->opt.redundancy[0] == '\0' && s->opt.fila == s->P - 1 && s->ip->exact) {
+        double est[MAX_ESTIMATED];
+        int m = n < MAX_ESTIMATED ? n : MAX_ESTIMATED;
+        int threads = s->opt.threads > 0 ? s->opt.threads : base_cpu_count();
         fila *f = fila_new(ip, &s->plan);
         if (f == NULL)
             return TSR_ENOMEM;
+        est_batch b;
+        est_start(&b, s, cands, m, 3000, threads, est);
         /* a quick look at the first candidate tells whether the choice is
-         * worth its cost (about a second's worth of probes for the cubes);
+         * worth its cost (a tenth of a second on one thread for the cubes);
          * fewer probes per candidate would not tell the best pieces apart */
-        double best = estimate_candidate(s, f, cands[0], 200);
+        double best = estimate_candidate(s, f, cands[0], 200, NULL);
         fila_free(f);
-        if (best > 2e7) {
-            double est[MAX_ESTIMATED];
-            int m = n < MAX_ESTIMATED ? n : MAX_ESTIMATED;
-            int threads = s->opt.threads > 0 ? s->opt.threads : base_cpu_count();
-            int rc = estimate_candidates(s, cands, m, 3000, threads, est);
-            if (rc)
-                return rc;
-            for (int i = 0; i < m; i++)
-                if (est[i] >= 0 && (i == 0 || est[i] < best)) {
-                    best = est[i];
-                    s->ctype = cands[i];
-                }
-        }
+        int rc = est_finish(&b, !(best > 2e7));
+        if (rc != 0 && rc != TSR_ECANCELED)
+            return rc;
+        for (int i = 0; rc == 0 && i < m; i++)
+            if (est[i] >= 0 && (i == 0 || est[i] < best)) {
+                best = est[i];
+                s->ctype = cands[i];
+            }
     }
     s->keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
     if (s->keep == NULL)

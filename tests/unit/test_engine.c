@@ -117,6 +117,40 @@ START_TEST(pentomino_figures_from_the_fila_article)
 }
 END_TEST
 
+/* The automatic redundancy piece is the same on any number of threads:
+ * where the candidates' estimates run (the Tetris Cube's search is large:
+ * the sphinx L wins), and where the quick look at the first candidate
+ * cancels the estimates already started (the 6x10's is small: X, the
+ * piece with the fewest placements, as polycube picks). */
+START_TEST(automatic_redundancy_on_any_threads)
+{
+    static const struct {
+        const char *file, *want;
+    } cases[] = {{"tetris-cube.json", "redundancy=L "}, {"pentominoes-6x10.json", "redundancy=X "}};
+    static const int threads[] = {1, 2, 3, 16};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tsr_puzzle *pz = load(cases[c].file, NULL);
+        char first[512] = "";
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            tsr_options opt;
+            tsr_options_init(&opt);
+            opt.threads = threads[t];
+            tsr_solver *s = NULL;
+            tsr_err err = {{0}};
+            ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+            const char *cfg = tsr_solver_config(s);
+            ck_assert_msg(strstr(cfg, cases[c].want) != NULL, "%s, %d threads: %s", cases[c].file,
+                          threads[t], cfg);
+            if (t == 0)
+                snprintf(first, sizeof first, "%s", cfg);
+            ck_assert_str_eq(cfg, first);
+            tsr_solver_free(s);
+        }
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
 START_TEST(symmetry_groups)
 {
     static const struct {
@@ -732,6 +766,7 @@ Suite *test_suite(void)
     TCase *tc = tcase_create("engine");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pentomino_figures_from_the_fila_article);
+    tcase_add_test(tc, automatic_redundancy_on_any_threads);
     tcase_add_test(tc, symmetry_groups);
     tcase_add_test(tc, identical_pieces_count_once);
     tcase_add_test(tc, partial_starts_partition_the_tree);
