@@ -63,6 +63,7 @@ typedef struct run {
      * progress and for giving untried siblings away (indexed by depth) */
     unsigned char *forced;
     int nforced;
+    int *start_cells, *start_types; /* mark_start's counts, zero between runs */
     int *lvl_node;          /* the row being searched */
     int *lvl_done;          /* children finished before it ... */
     int *lvl_ndirty;        /* ... of which dirty (they gave work away) ... */
@@ -640,6 +641,8 @@ static void run_free(run *r)
     free(r->pl);
     free(r->plcells);
     free(r->forced);
+    free(r->start_cells);
+    free(r->start_types);
     free(r->lvl_node);
     free(r->lvl_done);
     free(r->lvl_ndirty);
@@ -668,6 +671,8 @@ static int run_init(run *r, const tsr_solver *s)
     r->pl = malloc(((size_t)s->pz->npieces + nc) * sizeof *r->pl);
     r->plcells = malloc((size_t)(tsr_puzzle_piece_volume(s->pz) + 1) * sizeof *r->plcells);
     r->forced = calloc(ni, 1);
+    r->start_cells = calloc((size_t)ip->ncells + 1, sizeof *r->start_cells);
+    r->start_types = calloc((size_t)ip->ntypes + 1, sizeof *r->start_types);
     r->lvl_node = malloc(nc * sizeof *r->lvl_node);
     r->lvl_done = calloc(nc, sizeof *r->lvl_done);
     r->lvl_ndirty = calloc(nc, sizeof *r->lvl_ndirty);
@@ -677,7 +682,7 @@ static int run_init(run *r, const tsr_solver *s)
     r->lvl_cut = calloc(nc, 1);
     r->lvl_w = calloc(nc, sizeof *r->lvl_w);
     r->donation = malloc(nc * sizeof *r->donation);
-    if (rc != 0 || !r->forced || !r->lvl_node || !r->lvl_done || !r->lvl_ndirty ||
+    if (rc != 0 || !r->forced || !r->start_cells || !r->start_types || !r->lvl_node || !r->lvl_done || !r->lvl_ndirty ||
         !r->lvl_dirty_done || !r->lvl_given || !r->lvl_w || !r->lvl_active || !r->lvl_cut ||
         !r->donation || !r->expand || !r->pl || !r->plcells)
         return TSR_ENOMEM;
@@ -739,18 +744,36 @@ static int run_begin(run *r, const tsr_callbacks *cb, tsr_stats *st)
 static int mark_start(run *r, const int *start, int nstart)
 {
     const img_problem *ip = r->ip;
-    int placed = 0, rc = 0;
-    for (; placed < nstart; placed++) {
-        int img = start[placed];
-        if (img < 0 || img >= ip->nimages || !dlx_place(r->walk.d, img)) {
+    /* The images must be placeable one after another from the root, as
+     * dlx_place would place them: each available there, no cell taken
+     * twice, no type more often than its copies left.  That is what
+     * covering their columns would tell, without the cost: every task a
+     * pool worker takes starts here, and covering at the root touches
+     * most of the matrix. */
+    int rc = 0, i = 0;
+    for (; i < nstart && rc == 0; i++) {
+        int img = start[i];
+        if (img < 0 || img >= ip->nimages || !dlx_available(r->walk.d, img)) {
             rc = TSR_EINVAL;
             break;
         }
+        int t = ip->img_type[img];
+        if (++r->start_types[t] > dlx_need(r->walk.d, t))
+            rc = TSR_EINVAL;
+        const int *c = img_cells_of(ip, img);
+        for (int k = 0; k < img_size(ip, img); k++)
+            if (r->start_cells[c[k]]++ > 0)
+                rc = TSR_EINVAL;
     }
-    while (placed > 0)
-        dlx_unplace(r->walk.d, start[--placed]);
-    for (int i = 0; i < nstart && rc == 0; i++)
-        r->forced[start[i]] = 1;
+    while (i-- > 0) { /* clear the marks of the images counted */
+        int img = start[i];
+        r->start_types[ip->img_type[img]] = 0;
+        const int *c = img_cells_of(ip, img);
+        for (int k = 0; k < img_size(ip, img); k++)
+            r->start_cells[c[k]] = 0;
+    }
+    for (int j = 0; j < nstart && rc == 0; j++)
+        r->forced[start[j]] = 1;
     r->nforced = rc == 0 ? nstart : 0;
     return rc;
 }

@@ -10,6 +10,7 @@
  */
 #include <check.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -235,6 +236,98 @@ START_TEST(partial_starts_partition_the_tree)
     tsr_stats_free(&st);
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* A run's start images are checked at the door: the run refuses them
+ * (TSR_EINVAL) exactly when they cannot all be placed together.  What that
+ * means is spelled out here from the puzzle's own terms: every image valid
+ * alone (in the solver's range, and not removed by its filters: a run
+ * from it alone is accepted), no board cell covered twice, and no piece
+ * used more often than its count.  Random sets of up to four images, some
+ * built to fit, on a puzzle with a redundancy filter (the Soma cube), one
+ * of eight identical pieces (dominoes in 4x4) and one of count ranges (any
+ * four pentominoes in 4x5). */
+START_TEST(start_images_are_checked)
+{
+    static const char *files[] = {"soma-cube.json", NULL, "pentominoes-any4-4x5.json"};
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        tsr_puzzle *pz = files[f] ? load(files[f], NULL) : rectangle_of_dominoes(4, 4);
+        tsr_options opt;
+        tsr_options_init(&opt);
+        opt.limit = 1; /* an accepted start needs no whole search */
+        tsr_solver *s = NULL;
+        tsr_err err = {{0}};
+        ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+        int ni = tsr_solver_nimages(s), refused = 0, accepted = 0;
+        bool *alone = calloc((size_t)ni, sizeof *alone);
+        tsr_cell(*cells)[64] = calloc((size_t)ni, sizeof *cells);
+        tsr_placement *pl = calloc((size_t)ni, sizeof *pl);
+        ck_assert(alone && cells && pl);
+        tsr_stats st;
+        for (int id = 0; id < ni; id++) {
+            ck_assert_int_eq(tsr_solver_image(s, id, &pl[id], cells[id]), 0);
+            int rc = tsr_solver_run(s, &id, 1, NULL, &st);
+            ck_assert(rc == 0 || rc == TSR_EINVAL);
+            alone[id] = rc == 0;
+            tsr_stats_free(&st);
+        }
+        for (int trial = 0; trial < 3000; trial++) {
+            int ids[4], n = 2 + (int)(rng % 3);
+            bool fit = rng >> 8 & 1; /* try images that avoid the others */
+            for (int i = 0; i < n; i++) {
+                rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+                uint64_t x = rng * 2685821657736338717ull >> 11;
+                ids[i] = x % 50 == 0 ? (x % 100 == 0 ? -1 : ni) : (int)(x % (uint64_t)ni);
+                for (int tries = 0; fit && i > 0 && ids[i] >= 0 && ids[i] < ni && tries < ni;
+                     tries++, ids[i] = (ids[i] + 1) % ni) {
+                    bool clash = !alone[ids[i]];
+                    for (int j = 0; j < i && !clash; j++)
+                        for (int a = 0; a < pl[ids[i]].ncells && !clash; a++)
+                            for (int b = 0; b < pl[ids[j]].ncells && !clash; b++)
+                                clash = ids[j] >= 0 && ids[j] < ni &&
+                                        memcmp(&cells[ids[i]][a], &cells[ids[j]][b],
+                                               sizeof(tsr_cell)) == 0;
+                    if (!clash)
+                        break;
+                }
+            }
+            bool want = true;
+            for (int i = 0; i < n && want; i++) {
+                want = ids[i] >= 0 && ids[i] < ni && alone[ids[i]];
+                int uses = 0;
+                for (int j = 0; j < n && want; j++) {
+                    if (ids[j] < 0 || ids[j] >= ni)
+                        continue;
+                    uses += pl[ids[j]].piece == pl[ids[i]].piece;
+                    for (int a = 0; j < i && a < pl[ids[i]].ncells; a++)
+                        for (int b = 0; b < pl[ids[j]].ncells; b++)
+                            if (memcmp(&cells[ids[i]][a], &cells[ids[j]][b], sizeof(tsr_cell)) == 0)
+                                want = false;
+                }
+                if (want && uses > pz->pieces[pl[ids[i]].piece].count)
+                    want = false;
+            }
+            int rc = tsr_solver_run(s, ids, n, NULL, &st);
+            tsr_stats_free(&st);
+            ck_assert_msg(rc == (want ? 0 : TSR_EINVAL), "%s: images %d %d %d %d (%d): rc %d",
+                          files[f] ? files[f] : "dominoes 4x4", ids[0], ids[1], n > 2 ? ids[2] : 0,
+                          n > 3 ? ids[3] : 0, n, rc);
+            if (want)
+                accepted++;
+            else
+                refused++;
+        }
+        /* both answers came up often enough to mean something */
+        ck_assert_msg(accepted > 100 && refused > 100, "%d accepted, %d refused", accepted,
+                      refused);
+        free(alone);
+        free(cells);
+        free(pl);
+        tsr_solver_free(s);
+        tsr_puzzle_free(pz);
+    }
 }
 END_TEST
 
@@ -770,6 +863,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, symmetry_groups);
     tcase_add_test(tc, identical_pieces_count_once);
     tcase_add_test(tc, partial_starts_partition_the_tree);
+    tcase_add_test(tc, start_images_are_checked);
     tcase_add_test(tc, limit_and_cancel);
     tcase_add_test(tc, progress_grows_to_one);
     tcase_add_test(tc, goal_reports_partial_assemblies);
