@@ -239,15 +239,25 @@ START_TEST(partial_starts_partition_the_tree)
 }
 END_TEST
 
+/* Whether images a and b (ids valid in the arrays) share a cell. */
+static bool overlap(const tsr_placement *pl, tsr_cell (*cells)[64], int a, int b)
+{
+    for (int i = 0; i < pl[a].ncells; i++)
+        for (int j = 0; j < pl[b].ncells; j++)
+            if (memcmp(&cells[a][i], &cells[b][j], sizeof(tsr_cell)) == 0)
+                return true;
+    return false;
+}
+
 /* A run's start images are checked at the door: the run refuses them
  * (TSR_EINVAL) exactly when they cannot all be placed together.  What that
  * means is spelled out here from the puzzle's own terms: every image valid
  * alone (in the solver's range, and not removed by its filters: a run
  * from it alone is accepted), no board cell covered twice, and no piece
- * used more often than its count.  Random sets of up to four images, some
- * built to fit, on a puzzle with a redundancy filter (the Soma cube), one
- * of eight identical pieces (dominoes in 4x4) and one of count ranges (any
- * four pentominoes in 4x5). */
+ * used more often than its count.  Random sets of two to four images, in
+ * half of them images chosen to avoid the others, on a puzzle with a
+ * redundancy filter (the Soma cube), one of eight identical pieces
+ * (dominoes in 4x4) and one of count ranges (any four pentominoes in 4x5). */
 START_TEST(start_images_are_checked)
 {
     static const char *files[] = {"soma-cube.json", NULL, "pentominoes-any4-4x5.json"};
@@ -275,22 +285,20 @@ START_TEST(start_images_are_checked)
         }
         for (int trial = 0; trial < 3000; trial++) {
             int ids[4], n = 2 + (int)(rng % 3);
-            bool fit = rng >> 8 & 1; /* try images that avoid the others */
+            bool avoid = rng >> 8 & 1;
             for (int i = 0; i < n; i++) {
                 rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
                 uint64_t x = rng * 2685821657736338717ull >> 11;
+                /* now and then an id out of range, on either side */
                 ids[i] = x % 50 == 0 ? (x % 100 == 0 ? -1 : ni) : (int)(x % (uint64_t)ni);
-                for (int tries = 0; fit && i > 0 && ids[i] >= 0 && ids[i] < ni && tries < ni;
-                     tries++, ids[i] = (ids[i] + 1) % ni) {
+                bool bad = ids[i] < 0 || ids[i] >= ni;
+                for (int tries = 0; avoid && !bad && tries < ni; tries++) {
                     bool clash = !alone[ids[i]];
                     for (int j = 0; j < i && !clash; j++)
-                        for (int a = 0; a < pl[ids[i]].ncells && !clash; a++)
-                            for (int b = 0; b < pl[ids[j]].ncells && !clash; b++)
-                                clash = ids[j] >= 0 && ids[j] < ni &&
-                                        memcmp(&cells[ids[i]][a], &cells[ids[j]][b],
-                                               sizeof(tsr_cell)) == 0;
+                        clash = ids[j] >= 0 && ids[j] < ni && overlap(pl, cells, ids[i], ids[j]);
                     if (!clash)
                         break;
+                    ids[i] = (ids[i] + 1) % ni;
                 }
             }
             bool want = true;
@@ -301,10 +309,8 @@ START_TEST(start_images_are_checked)
                     if (ids[j] < 0 || ids[j] >= ni)
                         continue;
                     uses += pl[ids[j]].piece == pl[ids[i]].piece;
-                    for (int a = 0; j < i && a < pl[ids[i]].ncells; a++)
-                        for (int b = 0; b < pl[ids[j]].ncells; b++)
-                            if (memcmp(&cells[ids[i]][a], &cells[ids[j]][b], sizeof(tsr_cell)) == 0)
-                                want = false;
+                    if (j < i && overlap(pl, cells, ids[i], ids[j]))
+                        want = false;
                 }
                 if (want && uses > pz->pieces[pl[ids[i]].piece].count)
                     want = false;
@@ -314,10 +320,8 @@ START_TEST(start_images_are_checked)
             ck_assert_msg(rc == (want ? 0 : TSR_EINVAL), "%s: images %d %d %d %d (%d): rc %d",
                           files[f] ? files[f] : "dominoes 4x4", ids[0], ids[1], n > 2 ? ids[2] : 0,
                           n > 3 ? ids[3] : 0, n, rc);
-            if (want)
-                accepted++;
-            else
-                refused++;
+            accepted += want;
+            refused += !want;
         }
         /* both answers came up often enough to mean something */
         ck_assert_msg(accepted > 100 && refused > 100, "%d accepted, %d refused", accepted,
