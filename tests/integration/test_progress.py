@@ -125,7 +125,13 @@ def main(t):
     d.wait_for(jid, lambda j: j["progress"]["fraction"] > 0, timeout=30, what="a first fraction")
     if not tlib.QUICK:
         timed(d, jid, "pause", "paused", 1.0)
+        paused = progress(d, jid)["fraction"]
         d.action(jid, "resume")
+        # as above: the solver is prepared again (the estimates, 0.15 s of CPU
+        # here) and its search first reports 0.5 s in, so on a loaded machine
+        # the first second after a resume may show no move yet
+        d.wait_for(jid, lambda j: j["progress"]["fraction"] > paused or j["state"] in tlib.FINAL_STATES,
+                   timeout=30, what="progress after resume")
         running = watch_to_end(d, jid, "Tetris Cube")
         check(len(running) >= 1, "Tetris Cube: polled while running at least once", len(running))
         eta = running[-1]["eta"]
