@@ -682,9 +682,9 @@ static int run_init(run *r, const tsr_solver *s)
     r->lvl_cut = calloc(nc, 1);
     r->lvl_w = calloc(nc, sizeof *r->lvl_w);
     r->donation = malloc(nc * sizeof *r->donation);
-    if (rc != 0 || !r->forced || !r->start_cells || !r->start_types || !r->lvl_node || !r->lvl_done || !r->lvl_ndirty ||
-        !r->lvl_dirty_done || !r->lvl_given || !r->lvl_w || !r->lvl_active || !r->lvl_cut ||
-        !r->donation || !r->expand || !r->pl || !r->plcells)
+    if (rc != 0 || !r->forced || !r->start_cells || !r->start_types || !r->lvl_node ||
+        !r->lvl_done || !r->lvl_ndirty || !r->lvl_dirty_done || !r->lvl_given || !r->lvl_w ||
+        !r->lvl_active || !r->lvl_cut || !r->donation || !r->expand || !r->pl || !r->plcells)
         return TSR_ENOMEM;
     return 0;
 }
