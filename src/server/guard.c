@@ -1,12 +1,13 @@
 /*
- * guard.c - deadlines and per-address limits on HTTP connections (the
- * reasons and the rules are in guard.h).
+ * guard.c - deadlines, per-address limits and shedding of idle HTTP
+ * connections (the reasons and the rules are in guard.h).
  *
- * Records live in one list under `mu`; a thread wakes every GUARD_TICK_MS,
- * shuts down the sockets whose deadline has passed and clears their
- * deadline (one shutdown each).  Connections are at most the server's limit
- * plus the reserve, a thousand or so, so every operation simply walks the
- * list.
+ * Records live in one list under `mu`; a thread wakes every GUARD_TICK_MS
+ * and shuts down the sockets whose deadline has passed.  A record shut
+ * down stays in the list, marked `shut`, until libmicrohttpd closes its
+ * socket; it no longer counts as a live connection.  Connections are at
+ * most the server's limit plus the reserve and the margin, a thousand or
+ * so, so every operation simply walks the list.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -24,8 +25,11 @@ struct guard_conn {
     guard_conn *prev, *next;
     int fd;
     struct sockaddr_storage addr;
-    double deadline; /* monotonic seconds; 0: none */
+    double deadline;   /* monotonic seconds; 0: none */
+    double idle_since; /* since when it waits for a request; 0: one is in */
     bool reserved;
+    bool shut;         /* shut down by the guard, not yet closed */
+    bool last;         /* its answer closes it: never idle again */
 };
 
 struct guard {
@@ -34,9 +38,10 @@ struct guard {
     pthread_t reaper;
     bool stop;
     guard_conn *head;
-    int open, limit;
+    int open, limit;   /* records, and the server's connection limit */
+    int shut;          /* records shut down and not yet closed */
     double idle_s;
-    long cut;
+    long cut, shed;
 };
 
 /* Same client address (the port aside)? */
@@ -53,12 +58,29 @@ static bool same_address(const struct sockaddr_storage *a, const struct sockaddr
     return false;
 }
 
-/* Shut down c's socket (under mu): its thread sees the end of the stream. */
+/* Shut down c's socket (under mu): its thread sees the end of the stream
+ * and libmicrohttpd closes it.  Once per connection. */
 static void cut(guard *g, guard_conn *c)
 {
+    if (c->shut)
+        return;
+    c->shut = true;
     c->deadline = 0;
     shutdown(c->fd, SHUT_RDWR);
     g->cut++;
+    g->shut++;
+}
+
+/* The live connection other than `except` that has waited longest for a
+ * request (under mu), or NULL when every one is busy. */
+static guard_conn *longest_idle(guard *g, const guard_conn *except)
+{
+    guard_conn *best = NULL;
+    for (guard_conn *c = g->head; c != NULL; c = c->next)
+        if (c != except && !c->shut && c->idle_since > 0 &&
+            (best == NULL || c->idle_since < best->idle_since))
+            best = c;
+    return best;
 }
 
 static void *reaper_main(void *arg)
@@ -133,16 +155,29 @@ guard_conn *guard_open(guard *g, int fd, const struct sockaddr *addr, socklen_t 
     pthread_mutex_lock(&g->mu);
     int same = 0;
     for (guard_conn *o = g->head; o != NULL; o = o->next)
-        same += same_address(&o->addr, &c->addr);
-    c->reserved = g->open >= g->limit;
-    c->deadline = base_now() + GUARD_HEADER_S;
+        same += !o->shut && same_address(&o->addr, &c->addr);
+    double now = base_now();
+    c->idle_since = now;
+    c->deadline = now + GUARD_HEADER_S;
     c->next = g->head;
     if (g->head != NULL)
         g->head->prev = c;
     g->head = c;
     g->open++;
-    if (same >= GUARD_PER_ADDRESS)
+    if (same >= GUARD_PER_ADDRESS) {
         cut(g, c);
+    } else if (g->open - g->shut > g->limit) { /* full: an idle one makes room */
+        guard_conn *idle = longest_idle(g, c);
+        if (idle != NULL) {
+            cut(g, idle);
+            g->shed++;
+        } else if (g->open - g->shut > g->limit + GUARD_RESERVE) {
+            cut(g, c);
+        } else {
+            c->reserved = true;
+            c->deadline = now + GUARD_RESERVED_S;
+        }
+    }
     pthread_mutex_unlock(&g->mu);
     return c;
 }
@@ -159,32 +194,43 @@ void guard_close(guard *g, guard_conn *c)
     if (c->next != NULL)
         c->next->prev = c->prev;
     g->open--;
+    g->shut -= c->shut;
     pthread_mutex_unlock(&g->mu);
     free(c);
 }
 
-static void set_deadline(guard *g, guard_conn *c, double in_s)
+/* c's next deadline in `in_s` seconds (0: none), and whether it now
+ * waits for a request.  A connection already shut keeps no deadline. */
+static void set_deadline(guard *g, guard_conn *c, double in_s, bool idle)
 {
     if (c == NULL)
         return;
     pthread_mutex_lock(&g->mu);
-    c->deadline = in_s > 0 ? base_now() + in_s : 0;
+    double now = base_now();
+    if (!c->shut)
+        c->deadline = in_s > 0 ? now + in_s : 0;
+    c->idle_since = idle && !c->last ? now : 0;
     pthread_mutex_unlock(&g->mu);
 }
 
 void guard_headers_done(guard *g, guard_conn *c, bool has_body)
 {
-    set_deadline(g, c, has_body ? GUARD_BODY_S : 0);
+    set_deadline(g, c, has_body ? GUARD_BODY_S : 0, false);
 }
 
-void guard_request_done(guard *g, guard_conn *c)
+void guard_request_done(guard *g, guard_conn *c, bool last)
 {
-    set_deadline(g, c, 0);
+    if (c != NULL && last) {
+        pthread_mutex_lock(&g->mu);
+        c->last = true;
+        pthread_mutex_unlock(&g->mu);
+    }
+    set_deadline(g, c, 0, false);
 }
 
 void guard_answered(guard *g, guard_conn *c)
 {
-    set_deadline(g, c, g->idle_s + GUARD_HEADER_S);
+    set_deadline(g, c, g->idle_s + GUARD_HEADER_S, true);
 }
 
 bool guard_reserved(const guard_conn *c)
@@ -196,6 +242,14 @@ long guard_cut(guard *g)
 {
     pthread_mutex_lock(&g->mu);
     long n = g->cut;
+    pthread_mutex_unlock(&g->mu);
+    return n;
+}
+
+long guard_shed(guard *g)
+{
+    pthread_mutex_lock(&g->mu);
+    long n = g->shed;
     pthread_mutex_unlock(&g->mu);
     return n;
 }

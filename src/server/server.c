@@ -245,9 +245,10 @@ static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, int status
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     guard_conn *gc = conn_guard(c);
-    if (atomic_load(&s->stopping) || guard_reserved(gc))
+    bool last = atomic_load(&s->stopping) || guard_reserved(gc);
+    if (last)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    guard_request_done(s->guard, gc); /* answering: no deadline */
+    guard_request_done(s->guard, gc, last); /* answering: no deadline */
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, resp);
     MHD_destroy_response(resp);
     if (ok == MHD_YES && status >= 100 && status < 600)
@@ -711,7 +712,17 @@ struct sse {
     size_t off;
     bool last;        /* out holds the final-state event: end after it */
     double quiet_since;
+    int fd;           /* the client's socket, -1 when unknown */
 };
+
+/* Has the client closed its end?  A stream with no event to send would
+ * otherwise hold its connection (and its slot) until the next keepalive:
+ * a peek at the socket between waits sees the end of the stream. */
+static bool sse_client_gone(const struct sse *e)
+{
+    char b;
+    return e->fd >= 0 && recv(e->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
 
 /* Build the event for change `counter` into e->out; on failure leave the
  * answer (the job is gone, out of memory) in r and return -1. */
@@ -765,6 +776,8 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *dst, size_t max)
         }
         if (e->last || atomic_load(&s->stopping))
             return MHD_CONTENT_READER_END_OF_STREAM;
+        if (sse_client_gone(e))
+            return MHD_CONTENT_READER_END_WITH_ERROR;
         double quiet = base_now() - e->quiet_since;
         if (quiet >= SSE_KEEPALIVE_S) {
             e->out.len = 0;
@@ -810,6 +823,8 @@ static enum MHD_Result serve_events(srv_server *s, struct MHD_Connection *c, str
     atomic_fetch_add(&s->streams, 1);
     e->id = q->id;
     e->quiet_since = base_now();
+    const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    e->fd = fd != NULL ? fd->connect_fd : -1;
     srv_reply r;
     if (sse_load(e, counter, &r) != 0) {
         sse_free(e);
@@ -976,10 +991,16 @@ static void metrics(srv_server *s, srv_reply *r)
                         "# TYPE tessera_http_connections gauge\n"
                         "tessera_http_connections %ld\n"
                         "# HELP tessera_http_connections_cut_total Connections shut down for "
-                        "a slow request or too many from one address.\n"
+                        "a slow request, too many from one address, or idle on a full "
+                        "server.\n"
                         "# TYPE tessera_http_connections_cut_total counter\n"
-                        "tessera_http_connections_cut_total %ld\n",
-                        atomic_load(&s->connections), guard_cut(s->guard));
+                        "tessera_http_connections_cut_total %ld\n"
+                        "# HELP tessera_http_connections_shed_total Idle connections shut "
+                        "down to make room for a new one on a full server.\n"
+                        "# TYPE tessera_http_connections_shed_total counter\n"
+                        "tessera_http_connections_shed_total %ld\n",
+                        atomic_load(&s->connections), guard_cut(s->guard),
+                        guard_shed(s->guard));
     if (rc != TSR_OK) {
         free(b.data);
         srv_reply_error(r, 500, "out of memory");
@@ -1490,7 +1511,9 @@ int srv_start(const srv_config *cfg, const srv_ops *ops, srv_server **out, tsr_e
         flags, 0, NULL, NULL, on_request, s,
         MHD_OPTION_EXTERNAL_LOGGER, on_log, s, /* first, so it sees every message */
         MHD_OPTION_LISTEN_SOCKET, fd,
-        MHD_OPTION_CONNECTION_LIMIT, max_conn + GUARD_RESERVE, /* reserved: /healthz */
+        /* the reserve answers /healthz; the margin holds shed connections
+         * until they are closed (guard.h) */
+        MHD_OPTION_CONNECTION_LIMIT, max_conn + GUARD_RESERVE + GUARD_SHED_MARGIN,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONN_MEMORY,
         MHD_OPTION_THREAD_STACK_SIZE, (size_t)SRV_STACK,
