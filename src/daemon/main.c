@@ -2,7 +2,8 @@
  * main.c - tesserad, the Tessera daemon.
  *
  *   tesserad [--listen HOST:PORT] [--db PATH] [--state-dir DIR] [--threads N]
- *            [--token T] [--www DIR] [--puzzles DIR] [--docs DIR]
+ *            [--token T] [--allow-host NAME] [--allow-origin ORIGIN]
+ *            [--www DIR] [--puzzles DIR] [--docs DIR]
  *            [--checkpoint-seconds S] [--max-memory SIZE]
  *            [--mpi [--mpi-timeout S]]
  *   tesserad --check | --repair [--db PATH | --state-dir DIR]
@@ -76,6 +77,12 @@ static const char *usage_text =
     "  --threads N              worker threads shared by all jobs (default: one per CPU)\n"
     "  --token T                API token (default $TESSERAD_TOKEN): required for POST and\n"
     "                           DELETE, and for every call when not on loopback\n"
+    "  --allow-host NAME        a host name requests may be addressed to, besides the\n"
+    "                           listen address, loopback and localhost (repeat, or\n"
+    "                           NAME,NAME; docs/api.md, security model)\n"
+    "  --allow-origin ORIGIN    a web origin (https://host[:port]) whose pages may submit,\n"
+    "                           pause, cancel and delete, besides the dashboard's own\n"
+    "                           (repeat, or ORIGIN,ORIGIN)\n"
     "  --www DIR                dashboard files (default ./www, else " TSR_DATADIR "/www)\n"
     "  --puzzles DIR            puzzle library (default ./puzzles, else " TSR_DATADIR
     "/puzzles)\n"
@@ -220,12 +227,31 @@ static int repair_main(const char *db)
 #define STATUS_EVERY_S 5
 
 /* The options, as given and then resolved (resolve_paths). */
+#define MAX_ALLOWED 64 /* --allow-host and --allow-origin entries, each */
+
 typedef struct settings {
     const char *listen, *db, *token, *state_dir, *www, *puzzles, *docs;
+    const char *hosts[MAX_ALLOWED], *origins[MAX_ALLOWED];
+    int nhosts, norigins;
     double threads, checkpoint, mpi_timeout, max_memory, action_wait_ms;
     bool mpi, check, repair;
     char statebuf[4096], dbbuf[4200];
 } settings;
+
+/* --allow-host and --allow-origin: a comma-separated list (split in
+ * place) appended to names[0..*n); the server checks each entry's form. */
+static int add_names(const char *opt, char *list, const char **names, int *n)
+{
+    for (char *save = NULL, *p = strtok_r(list, ",", &save); p != NULL;
+         p = strtok_r(NULL, ",", &save)) {
+        if (*n == MAX_ALLOWED) {
+            fprintf(stderr, "tesserad: %s: at most %d entries\n", opt, MAX_ALLOWED);
+            return -1;
+        }
+        names[(*n)++] = p;
+    }
+    return 0;
+}
 
 /* Read the command line into *st: true to go on, else false with the exit
  * status in *status (--help, --version and errors end here). */
@@ -241,6 +267,8 @@ static bool parse_options(int argc, char **argv, bool have_cluster, settings *st
         {"version", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
         {"check", no_argument, NULL, 'C'},         {"max-memory", required_argument, NULL, 'M'},
         {"repair", no_argument, NULL, 'R'},
+        {"allow-host", required_argument, NULL, 'H'},
+        {"allow-origin", required_argument, NULL, 'O'},
         {NULL, 0, NULL, 0}};
     *st = (settings){.listen = SRV_DEFAULT_LISTEN, .token = getenv("TESSERAD_TOKEN"),
                      .state_dir = getenv("STATE_DIRECTORY"),
@@ -265,6 +293,14 @@ static bool parse_options(int argc, char **argv, bool have_cluster, settings *st
             break;
         case 'M':
             if (parse_size("--max-memory", optarg, &st->max_memory) != 0)
+                return *status = 2, false;
+            break;
+        case 'H':
+            if (add_names("--allow-host", optarg, st->hosts, &st->nhosts) != 0)
+                return *status = 2, false;
+            break;
+        case 'O':
+            if (add_names("--allow-origin", optarg, st->origins, &st->norigins) != 0)
                 return *status = 2, false;
             break;
         case 'm': st->mpi = true; break;
@@ -403,7 +439,9 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     srv_ops ops;
     jm_ops(jm, &ops);
     srv_config sc = {.listen = st.listen, .token = st.token, .www_dir = st.www,
-                     .docs_dir = st.docs, .log = http_log};
+                     .docs_dir = st.docs, .log = http_log,
+                     .allow_hosts = st.hosts, .nallow_hosts = st.nhosts,
+                     .allow_origins = st.origins, .nallow_origins = st.norigins};
     srv_server *srv = NULL;
     if (srv_start(&sc, &ops, &srv, &err) != 0) {
         fprintf(stderr, "tesserad: %s\n", err.msg);

@@ -3,9 +3,10 @@
  * docs/api.md, the contract the routes implement).
  *
  * A request goes through four steps, all in on_request():
- *   1. headers: route by path (404), check the method (405 with Allow),
- *      the token (401), Content-Length against the body cap (413) and the
- *      query parameters (400).  A refusal of a request that carries a body
+ *   1. headers: the Host (421, trust.h), route by path (404), check the
+ *      method (405 with Allow), where a write comes from (403, trust.h),
+ *      the token (401), Content-Length against the body cap (413), the
+ *      body's type (415), and the query parameters (400).  A refusal of a request that carries a body
  *      is sent at once, so the body is never read; one without a body waits
  *      for the request to complete, so the connection stays alive;
  *   2. body: chunks are appended to the request's own buffer; past the cap
@@ -42,7 +43,7 @@
  *
  * Invariants:
  *   - every MHD_Response queued goes through queue(), so every answer has
- *     X-Content-Type-Options and is counted exactly once;
+ *     the security headers and is counted exactly once;
  *   - a request's state (struct req) is allocated on the first call for the
  *     request and freed only in on_completed(), whatever the outcome;
  *   - text the client sent is echoed in messages only through printable(),
@@ -69,6 +70,7 @@
 #include "base/base.h"
 #include "server/guard.h"
 #include "server/server.h"
+#include "server/trust.h"
 #include "tessera/job.h"
 
 #define SRV_STACK (1024 * 1024)          /* per-connection thread stack */
@@ -103,6 +105,7 @@ struct srv_server {
     atomic_long connections;
     atomic_long streams;          /* event streams not yet freed */
     guard *guard;                 /* deadlines and per-address limits (guard.h) */
+    trust *trust;                 /* the Host, Origin and Content-Type rules (trust.h) */
     int max_connections;
 };
 
@@ -235,6 +238,25 @@ static void reply_init(srv_reply *r)
     r->status = 200;
 }
 
+/* What every answer says about how a browser may use it: scripts, styles
+ * and connections from this server only, never inside another site's
+ * frame (so no button of the dashboard can be clicked through a disguise),
+ * no Referer sent on, and nothing of it readable by another origin's
+ * page that embeds it. */
+static const struct {
+    const char *name, *value;
+} security_headers[] = {
+    {"Content-Security-Policy",
+     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+     "frame-ancestors 'none'"},
+    {"X-Frame-Options", "DENY"},
+    {"X-Content-Type-Options", "nosniff"},
+    {"Referrer-Policy", "no-referrer"},
+    {"Cross-Origin-Resource-Policy", "same-origin"},
+    {"Cross-Origin-Opener-Policy", "same-origin"},
+};
+
 /* Every response leaves here: common headers, the status class counter. */
 static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, int status,
                              struct MHD_Response *resp, const char *ctype)
@@ -243,7 +265,8 @@ static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, int status
         return MHD_NO;
     if (ctype)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    for (size_t i = 0; i < sizeof security_headers / sizeof *security_headers; i++)
+        MHD_add_response_header(resp, security_headers[i].name, security_headers[i].value);
     guard_conn *gc = conn_guard(c);
     bool last = atomic_load(&s->stopping) || guard_reserved(gc);
     if (last)
@@ -1054,6 +1077,8 @@ static bool needs_token(const srv_server *s, const struct req *q)
                         (!s->loopback && routes[q->route].api));
 }
 
+static bool has_body(struct MHD_Connection *c);
+
 /* Step 1: everything that can be decided from the request line and the
  * headers.  Returns false with the refusal in q->early. */
 static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const char *url,
@@ -1067,6 +1092,13 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
     }
     q->method = method_bit(method);
     q->route = route_of(url, q);
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!trust_host(s->trust, host)) {
+        srv_reply_error(r, 421, "Host \"%s\" is not a name of this server: use its address, "
+                        "localhost, or a name given to tesserad with --allow-host",
+                        printable(echo, sizeof echo, host, strlen(host)));
+        return false;
+    }
     if (guard_reserved(conn_guard(c)) && q->route != R_HEALTH) {
         srv_reply_error(r, 503, "the server is at its limit of %d connections; only /healthz is "
                         "answered on this one (try again shortly)", s->max_connections);
@@ -1084,6 +1116,15 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
         srv_reply_error(r, 405, "method %s is not allowed on %s (allowed: %s)",
                         printable(echo_m, sizeof echo_m, method, strlen(method)),
                         printable(echo, sizeof echo, url, strlen(url)), q->allow);
+        return false;
+    }
+    char why[256];
+    if (!(q->method & (M_GET | M_HEAD)) &&
+        trust_write(s->trust, host,
+                    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+                    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site"), why,
+                    sizeof why) != NULL) {
+        srv_reply_error(r, 403, "%s", why);
         return false;
     }
     if (needs_token(s, q) && !authorized(s, c)) {
@@ -1106,6 +1147,14 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
     if (cl && parse_uint(cl, strlen(cl), INT64_MAX, &len) && (uint64_t)len > s->max_body) {
         srv_reply_error(r, 413, "request body: %lld bytes is over the limit of %zu bytes",
                         (long long)len, s->max_body);
+        return false;
+    }
+    const char *ctype = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                    MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (has_body(c) && !trust_json_type(ctype)) {
+        srv_reply_error(r, 415, "request body: the Content-Type must be application/json, got "
+                        "%s (curl: --json @FILE, or -H 'Content-Type: application/json')",
+                        ctype ? printable(echo, sizeof echo, ctype, strlen(ctype)) : "none");
         return false;
     }
     if (q->route != R_STATIC) {
@@ -1429,6 +1478,7 @@ static void server_free(srv_server *s)
     free(s->token);
     free(s->www_root);
     guard_free(s->guard);
+    trust_free(s->trust);
     free(s->docs_root);
     free(s);
 }
@@ -1450,6 +1500,12 @@ int srv_start(const srv_config *cfg, const srv_ops *ops, srv_server **out, tsr_e
     srv_server *s = calloc(1, sizeof *s);
     if (!s)
         return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    rc = trust_new((const struct sockaddr *)&a.ss, cfg->allow_hosts, cfg->nallow_hosts,
+                   cfg->allow_origins, cfg->nallow_origins, &s->trust, err);
+    if (rc != TSR_OK) {
+        free(s);
+        return rc;
+    }
     s->ops = *ops;
     s->loopback = a.loopback;
     s->max_body = cfg->max_body ? cfg->max_body : SRV_MAX_BODY;

@@ -120,6 +120,13 @@ typedef struct srv_config {
     size_t max_body;        /* 0 = SRV_MAX_BODY */
     int max_connections;    /* 0 = SRV_MAX_CONNECTIONS */
     int timeout_s;          /* idle connection timeout, 0 = SRV_CONNECTION_TIMEOUT_S */
+    /* Host names besides the listen address, loopback and localhost that
+     * requests may be sent to, and origins besides the server's own whose
+     * pages may send it requests that change something (trust.h). */
+    const char *const *allow_hosts;
+    int nallow_hosts;
+    const char *const *allow_origins;
+    int nallow_origins;
     /* Optional: libmicrohttpd's own diagnostics (one line each, no newline),
      * e.g. a thread that could not be created.  NULL = silent. */
     void (*log)(void *log_ctx, const char *line);
@@ -130,7 +137,7 @@ typedef struct srv_server srv_server;
 
 /* Bind and start serving.  Refused (TSR_EINVAL, message naming the cause):
  * an address that does not parse, a non-loopback address without a token,
- * a port in use.  The ops table is copied; ops->ctx must outlive the
+ * an allowed host or origin that does not parse, a port in use.  The ops table is copied; ops->ctx must outlive the
  * server. */
 int srv_start(const srv_config *cfg, const srv_ops *ops, srv_server **out, tsr_err *err);
 

@@ -150,11 +150,11 @@ def main(t):
 
     # ---- oversized bodies -----------------------------------------------------------
     size = 4 * MiB + 10
-    r = head_only(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+    r = head_only(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n" % size)
     check(r is not None, "Content-Length over 4 MiB is answered before the body is sent")
     check_error(r, 413, str(size), what="Content-Length 4 MiB + 10")
-    r = head_only(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999999999\r\n\r\n")
+    r = head_only(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999999999\r\n\r\n")
     check(r is not None, "absurd Content-Length is answered")
     check_error(r, 413, what="Content-Length 99999999999999999")
 
@@ -182,7 +182,7 @@ def main(t):
     th = threading.Thread(target=reader)
     th.start()
     try:
-        s.sendall(b"POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        s.sendall(b"POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                   b"Transfer-Encoding: chunked\r\n\r\n")
         chunk = b" " * 65536
         for _ in range((4 * MiB + 512 * 1024) // len(chunk)):
@@ -197,7 +197,7 @@ def main(t):
     # ---- Content-Length that lies ------------------------------------------------------
     # longer than the body: the server waits for the rest; others are served meanwhile
     liar = socket.create_connection((d.host, d.port), timeout=10)
-    liar.sendall(b"POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+    liar.sendall(b"POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                  b"Content-Length: 1000\r\n\r\n{\"puzzle\": ")
     time.sleep(0.3)
     r = d.get("/healthz", timeout=5)
@@ -218,7 +218,7 @@ def main(t):
           buf[:200])
     # shorter than the body: the first Content-Length bytes are the body, the rest is a
     # (bad) next request
-    buf = well_formed_raw(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+    buf = well_formed_raw(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                              b"Content-Length: 2\r\n\r\n{}GARBAGE-NOT-HTTP\r\n\r\n")
     check(buf.startswith(b"HTTP/1.1 400 "), "Content-Length 2 with a longer body: the 2-byte body '{}' is refused with 400",
           buf[:300])
@@ -227,7 +227,7 @@ def main(t):
     # badly (its header block twice, then an HTML page), so only the status is checked
     # here; a stricter check belongs with a newer libmicrohttpd.
     for cl in (b"-5", b"abc", b"1, 2"):
-        buf = well_formed_raw(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nContent-Length: %s\r\n\r\n{}" % cl)
+        buf = well_formed_raw(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Length: %s\r\n\r\n{}" % cl)
         check(buf.startswith(b"HTTP/1.1 400 "), "Content-Length: %s: refused with 400" % cl.decode(),
               buf[:200])
     # two different Content-Length headers: invalid framing (RFC 9112 6.3), must be 400,
@@ -235,7 +235,7 @@ def main(t):
     tiny = (b'{"puzzle": {"name": "smuggled", "board": {"size": [2, 2]}, '
             b'"pieces": [{"name": "D", "rows": ["##"], "count": 2}]}}')
     for first, second in ((len(tiny), len(tiny) + 5), (len(tiny) + 5, len(tiny))):
-        buf = well_formed_raw(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+        buf = well_formed_raw(d, b"POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
                                  b"Content-Type: application/json\r\nContent-Length: %d\r\nContent-Length: %d\r\n\r\n%s"
                               % (first, second, tiny + b"     "), timeout=3)
         check(buf.startswith(b"HTTP/1.1 400 "), "Content-Length: %d and Content-Length: %d (valid body): 400, no job"
@@ -319,7 +319,7 @@ def main(t):
                  "/.%2e/secret.txt", "/..\\secret.txt", "/.hidden.txt", "/%2ehidden.txt", "/link.txt",
                  "/ok.txt%00.html", "/api/v1/puzzles/..%2f..%2fetc%2fpasswd", "/api/v1/puzzles/../tetris-cube.json",
                  "/api/v1/puzzles/.%2e/README.md"):
-        r = tlib.raw_request(d.host, d.port, b"GET %s HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" % path.encode(),
+        r = tlib.raw_request(d.host, d.port, b"GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n" % path.encode(),
                              timeout=10)
         leaked = r is not None and (b"root:" in r.body or b"TOP-SECRET" in r.body)
         check(r is None or (r.status != 200 and not leaked), "GET %s: not served (status %s)" % (path, r and r.status),
@@ -361,7 +361,7 @@ def main(t):
 
     # ---- raw protocol garbage -----------------------------------------------------------------
     for junk in (b"GARBAGE\r\n\r\n", b"\x00\x01\x02\xff\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
-                 b"GET /healthz HTTP/1.1\r\nHost: t\r\nX: " + b"a" * 70000 + b"\r\n\r\n",
+                 b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX: " + b"a" * 70000 + b"\r\n\r\n",
                  b"GET /api/v1/jobs/%d HTTP/1.1\r\n" % jid):
         buf = well_formed_raw(d, junk, timeout=2)
         check(not buf.startswith(b"HTTP/1.1 2"), "junk request %r...: not a 2xx" % junk[:24], buf[:200])

@@ -6,6 +6,8 @@ function apply(el, attrs, children, isSvg) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v == null || v === false) continue;
     if (k === 'text') el.textContent = v;
+    // through the CSSOM: the Content-Security-Policy refuses style attributes
+    else if (k === 'style') el.style.cssText = v;
     else if (k === 'class' && !isSvg) el.className = v;
     else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
     else if (k in el && !isSvg && typeof v !== 'string') el[k] = v;
