@@ -89,7 +89,24 @@ bool jm_read_puzzle(const char *body, size_t len, tsr_puzzle **pz, tsr_options *
         srv_reply_error(rep, rc == TSR_ETOOBIG ? 422 : structural ? 400 : 422, "%s", err.msg);
         return false;
     }
+    /* the door's caps on the texts every listing repeats (stored jobs of
+     * any length still read: jm_describe cuts their names) */
+    const char *where = json_object_get(probe, "polycube") ? "$.polycube: the puzzle's"
+                        : json_object_get(probe, "puzzle") ? "$.puzzle." : "$.";
     json_decref(probe);
+    static const struct { const char *key; size_t max; } caps[] = {
+        {"name", JM_MAX_NAME}, {"description", JM_MAX_DESCRIPTION}};
+    for (int i = 0; i < 2; i++) {
+        const char *text = i == 0 ? (*pz)->name : (*pz)->description;
+        size_t n = text != NULL ? strlen(text) : 0;
+        if (n > caps[i].max) {
+            srv_reply_error(rep, 422, "request body: %s%s: %zu bytes, over the limit of %zu",
+                            where, caps[i].key, n, caps[i].max);
+            tsr_puzzle_free(*pz);
+            *pz = NULL;
+            return false;
+        }
+    }
     return true;
 }
 
@@ -309,20 +326,29 @@ static void op_list(void *ctx, const char *state, int64_t after, int limit, srv_
     json_t *arr = json_array();
     int64_t last = 0;
     int n = 0;
+    size_t bytes = 0;
+    bool cut = false; /* the page ends at its byte budget, with jobs after it */
     pthread_mutex_lock(&m->mu);
     for (int i = 0; i < m->njobs && n < limit; i++) {
         jm_job *j = m->jobs[i];
         if (j->id <= after || (state != NULL && j->state != filter))
             continue;
-        json_array_append_new(arr, jm_job_json(j, false));
+        if (bytes >= JM_PAGE_BYTES) {
+            cut = true;
+            break;
+        }
+        json_t *o = jm_job_json(j, false);
+        bytes += json_dumpb(o, NULL, 0, JSON_COMPACT);
+        json_array_append_new(arr, o);
         last = j->id;
         n++;
     }
     pthread_mutex_unlock(&m->mu);
     json_t *o = json_object();
     json_object_set_new(o, "jobs", arr);
-    /* as for solutions: a full page may have a next one, a short page is the end */
-    json_object_set_new(o, "next", n == limit ? json_integer(last) : json_null());
+    /* as for solutions: a full page (or one cut at its budget) may have a
+     * next one; a short page is the end */
+    json_object_set_new(o, "next", n == limit || cut ? json_integer(last) : json_null());
     reply_json(rep, 200, o);
 }
 
@@ -469,9 +495,13 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     if (rc == 0 && step == JM_ASK && j != NULL && j->retry_mono != 0 && j->state == STO_QUEUED)
         rc = tsr_err_set(&err, TSR_EIO, "job %lld could not %s: %s", (long long)id, action,
                          j->error ? j->error : "the store could not be written");
-    /* a runner that has not acted within ACTION_WAIT_MS: accepted, not done */
+    /* a pause or cancel whose runner has not acted within ACTION_WAIT_MS:
+     * accepted, not done.  Only this request's own asking counts: a resume
+     * or delete that meets another request's pending pause is answered
+     * with the job as it is, 200 */
     if (rc == 0 && j != NULL)
-        reply_json(rep, j->want != WANT_NONE && live ? 202 : 200, jm_job_json(j, false));
+        reply_json(rep, step == JM_ASK && j->want != WANT_NONE && live ? 202 : 200,
+                   jm_job_json(j, false));
     pthread_mutex_unlock(&m->mu);
     if (rc != 0)
         srv_reply_error(rep, action_status(rc), "%s", err.msg);
@@ -795,7 +825,7 @@ static int legacy_page(jm_manager *m, int64_t id, int64_t after, int limit, bool
  * whichever way the job stored them; *last gets the last seq written (after
  * when none) and *n how many.  The one path of the solution pages and the
  * export. */
-static int write_page(jm_manager *m, int64_t id, bool legacy, int64_t after, int limit,
+static int write_part(jm_manager *m, int64_t id, bool legacy, int64_t after, int limit,
                       bool text, FILE *f, int64_t *last, int *n, tsr_err *err)
 {
     *n = 0;
@@ -813,6 +843,29 @@ static int write_page(jm_manager *m, int64_t id, bool legacy, int64_t after, int
                            err);
     decoder_put(m, d);
     *last = after + *n;
+    return rc;
+}
+
+/* Up to `limit` solutions after `after` into f, as write_part writes
+ * them, but no more than JM_PAGE_BYTES' worth: the first one's size tells
+ * how many fit (a job's solutions are all about the same size), at least
+ * one.  *page gets the page's size so found, limit or less: a page with
+ * *page solutions is full and may have a next one. */
+static int write_page(jm_manager *m, int64_t id, bool legacy, int64_t after, int limit,
+                      bool text, FILE *f, int64_t *last, int *n, int *page, tsr_err *err)
+{
+    *page = limit;
+    long start = ftell(f);
+    int rc = write_part(m, id, legacy, after, 1, text, f, last, n, err);
+    if (rc != 0 || *n == 0 || limit == 1)
+        return rc;
+    long per = ftell(f) - start;
+    if (per > 0 && per > JM_PAGE_BYTES / limit)
+        *page = (int)(JM_PAGE_BYTES / per > 1 ? JM_PAGE_BYTES / per : 1);
+    int more = 0;
+    if (*page > 1)
+        rc = write_part(m, id, legacy, *last, *page - 1, text, f, last, &more, err);
+    *n += more;
     return rc;
 }
 
@@ -845,10 +898,10 @@ static void op_solutions(void *ctx, int64_t id, int64_t after, int limit, bool t
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    int n = 0, rc = f == NULL ? tsr_err_set(&err, TSR_ENOMEM, "out of memory") : 0;
+    int n = 0, fits = limit, rc = f == NULL ? tsr_err_set(&err, TSR_ENOMEM, "out of memory") : 0;
     int64_t last = after;
     if (rc == 0)
-        rc = write_page(m, id, legacy, after, limit, text, f, &last, &n, &err);
+        rc = write_page(m, id, legacy, after, limit, text, f, &last, &n, &fits, &err);
     if (f != NULL)
         fclose(f);
     if (rc != 0) {
@@ -875,7 +928,7 @@ static void op_solutions(void *ctx, int64_t id, int64_t after, int limit, bool t
                 fputc(',', g);
             fwrite(p, 1, (size_t)(nl - p), g);
         }
-        if (n == limit && n > 0)
+        if (n == fits && n > 0)
             fprintf(g, "],\"next\":%lld}", (long long)last);
         else
             fputs("],\"next\":null}", g);
@@ -913,11 +966,11 @@ static void op_export_next(void *ctx, int64_t id, int64_t after, int64_t *upto, 
         limit = STO_MAX_PAGE;
     char *buf = NULL;
     size_t len = 0;
-    int n = 0, rc = 0;
+    int n = 0, page, rc = 0;
     if (limit > 0) {
         FILE *f = open_memstream(&buf, &len);
         rc = f == NULL ? tsr_err_set(&err, TSR_ENOMEM, "out of memory")
-                       : write_page(m, id, legacy, after, limit, false, f, last, &n, &err);
+                       : write_page(m, id, legacy, after, limit, false, f, last, &n, &page, &err);
         if (f != NULL)
             fclose(f);
     }

@@ -152,6 +152,14 @@ void jm_touch(jm_manager *m, jm_job *j)
 void jm_describe(jm_job *j, const tsr_puzzle *pz)
 {
     jm_set_str(&j->name, pz->name);
+    /* a store written before names were capped may hold a longer one: every
+     * listing shows this copy, cut on a character boundary */
+    if (j->name != NULL && strlen(j->name) > JM_MAX_NAME) {
+        size_t cut = JM_MAX_NAME - 3;
+        while (cut > 0 && ((unsigned char)j->name[cut] & 0xc0) == 0x80)
+            cut--;
+        memcpy(j->name + cut, "\xe2\x80\xa6", 4); /* U+2026, and the NUL */
+    }
     j->dims = tsr_puzzle_is_flat(pz) ? 2 : 3;
     j->cells = pz->ncells;
     j->pieces = 0;

@@ -21,6 +21,9 @@
 /* Daemon-side caps on a submitted puzzle (422 beyond them). */
 #define JM_MAX_CELLS 20000
 #define JM_MAX_PLACEMENTS 5000000 /* piece placements (tsr_cost.images) */
+/* Every job listing carries the name: a few hundred bytes, not megabytes. */
+#define JM_MAX_NAME 200            /* bytes of a puzzle's name */
+#define JM_MAX_DESCRIPTION 4096    /* bytes of a puzzle's description */
 
 /* Where jobs search: NULL in jm_config for the local pool; tesserad --mpi
  * gives the cluster (cluster.c).  search has tsr_pool_search's contract

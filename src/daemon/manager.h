@@ -23,6 +23,11 @@
 
 #define SOLUTION_BUFFER_BYTES (8 << 20) /* a batch this big asks for a checkpoint */
 #define SOLUTION_DELAY_S 1.0            /* and so does a solution waiting this long */
+/* What one page of jobs or solutions may cost: past this many bytes of
+ * JSON a page ends early, with `next`, whatever its limit (always at least
+ * one item), so that concurrent readers cannot grow the daemon by
+ * gigabytes. */
+#define JM_PAGE_BYTES (4 << 20)
 /* How long pause/cancel wait for the runner before answering 202 Accepted
  * (milliseconds; api.c counts whole seconds): jm_config.action_wait_ms,
  * set once by jm_open before any request. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A pause or cancel that the job's runner cannot honour at once answers 202
-Accepted with the job as it is, and takes effect later.
+Accepted with the job as it is, and takes effect later; a resume or a
+delete meanwhile answers for itself (200, 409), never 202.
 
 A real case: another process (here a sqlite3 connection of this test, as a
 person with the sqlite3 shell might) holds the database's write lock.  The
@@ -43,6 +44,11 @@ def pending(d, jid, action, want_state):
               "%.2f s" % dt)
         check_eq(r.json.get("id"), jid, "%s: the 202 body is the job" % action)
         check_eq(r.json.get("state"), "running", "%s: the 202 body shows the job as it is (running)" % action)
+        # another request meanwhile answers for itself: 202 is only a pause's or a cancel's own
+        r = d.action(jid, "resume", want=None)
+        check_eq(r.status, 200, "resume while the %s is under way answers 200, not 202" % action)
+        r = d.delete("/api/v1/jobs/%d" % jid)
+        check_eq(r.status, 409, "delete while the %s is under way answers 409" % action)
         time.sleep(max(0.0, HOLD_S - (time.monotonic() - t0)))
         check_eq(d.job(jid)["state"], "running", "%s: nothing changes while the lock is held" % action)
     finally:
