@@ -20,7 +20,8 @@ enum {
     TSR_ECANCELED = -4, /* a callback asked the search to stop */
     TSR_ETOOBIG = -5,   /* input exceeds a size limit */
     TSR_EUNSUPP = -6,   /* a valid request this build cannot honour */
-    TSR_EBUSY = -7      /* held by another process (a store's claim) */
+    TSR_EBUSY = -7,     /* held by another process (a store's claim) */
+    TSR_ESTALE = -8     /* a store's name no longer leads to the file held */
 };
 
 #define TSR_ERR_MAX 512

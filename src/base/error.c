@@ -32,6 +32,7 @@ const char *tsr_strerror(int code)
     case TSR_ETOOBIG: return "input too large";
     case TSR_EUNSUPP: return "not supported";
     case TSR_EBUSY: return "in use by another process";
+    case TSR_ESTALE: return "the file is no longer at its path";
     default: return "unknown error";
     }
 }

@@ -266,6 +266,14 @@ void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_
     jm_describe(j, pz);
 }
 
+/* The status of an action the store refused: 409 for a conflict (the
+ * job changed meanwhile), 503 when the store cannot be written (a full
+ * disk, a read-only file, a file gone from its name), 500 else. */
+static int action_status(int rc)
+{
+    return rc == TSR_EINVAL ? 409 : rc == TSR_EIO || rc == TSR_ESTALE ? 503 : 500;
+}
+
 static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
     jm_manager *m = ctx;
@@ -273,7 +281,7 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     tsr_options opt;
     tsr_err err = {{0}};
     int rc = 0;
-    if (!jm_read_submission(ctx, body, len, &pz, &opt, rep))
+    if (jm_refuse_lost(m, rep) || !jm_read_submission(ctx, body, len, &pz, &opt, rep))
         return;
     char *options = tsr_options_write_json(&opt);
     char *doc = malloc(len + 1);
@@ -296,7 +304,7 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
         free(options);
         free(j);
         tsr_puzzle_free(pz);
-        srv_reply_error(rep, rc == TSR_EINVAL ? 400 : rc == TSR_EIO ? 503 : 500, "%s", err.msg);
+        srv_reply_error(rep, rc == TSR_EINVAL ? 400 : action_status(rc), "%s", err.msg);
         return;
     }
     jm_job_init(j, m, id, 0, &opt, options, pz);
@@ -379,13 +387,6 @@ static void op_get(void *ctx, int64_t id, srv_reply *rep)
         srv_reply_error(rep, 500, "out of memory");
 }
 
-/* The status of an action the store refused: 409 for a conflict (the
- * job changed meanwhile), 503 when the store cannot be written (a full
- * disk, a read-only file: the request may succeed later), 500 else. */
-static int action_status(int rc)
-{
-    return rc == TSR_EINVAL ? 409 : rc == TSR_EIO ? 503 : 500;
-}
 
 /* Wait (under mu), at most ACTION_WAIT_MS, while job `id` has a runner
  * still at work on what `busy` says: acting on its `want` (acting) or
@@ -424,6 +425,8 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     jm_manager *m = ctx;
     const jm_action *rule = jm_action_find(action);
     tsr_err err = {{0}};
+    if (jm_refuse_lost(m, rep))
+        return;
     pthread_mutex_lock(&m->mu);
     jm_job *j = jm_find(m, id);
     bool shutdown = m->shutdown;
@@ -1041,15 +1044,19 @@ static void op_health(void *ctx, srv_reply *rep)
     json_t *o = json_object(), *jobs = json_object();
     pthread_mutex_lock(&m->mu);
     jm_count_states(m, counts);
-    /* "degraded": the store refused the last commit (docs/store.md) */
-    json_t *store = json_pack("{s:b, s:I, s:o}", "writable", m->store_error == NULL,
-                              "failures", (json_int_t)m->store_failures, "error",
-                              m->store_error ? json_string(m->store_error) : json_null());
+    /* "degraded": the store refused the last commit; "lost": the store's
+     * name no longer leads to the daemon's file (docs/store.md) */
+    const char *why = m->lost ? m->lost : m->store_error;
+    json_t *store = json_pack("{s:b, s:b, s:I, s:o}", "writable", why == NULL, "lost",
+                              m->lost != NULL, "failures", (json_int_t)m->store_failures,
+                              "error", why ? json_string(why) : json_null());
+    bool lost = m->lost != NULL;
     pthread_mutex_unlock(&m->mu);
     for (int s = 0; s < 6; s++)
         json_object_set_new(jobs, sto_state_name((enum sto_state)s), json_integer(counts[s]));
-    json_object_set_new(o, "status", json_string(json_is_true(json_object_get(store, "writable"))
-                                                      ? "ok" : "degraded"));
+    json_object_set_new(o, "status", json_string(lost ? "lost"
+                                                 : json_is_true(json_object_get(store, "writable"))
+                                                     ? "ok" : "degraded"));
     json_object_set_new(o, "store", store);
     json_object_set_new(o, "version", json_string(m->cfg.version ? m->cfg.version : "?"));
     json_object_set_new(o, "engine_version", json_integer(TESSERA_ENGINE_VERSION));
@@ -1060,7 +1067,7 @@ static void op_health(void *ctx, srv_reply *rep)
     json_object_set_new(o, "uptime_s", json_real(base_now() - m->started));
     if (be && be->describe)
         json_object_set_new(o, "cluster", be->describe(be->ctx));
-    reply_json(rep, 200, o);
+    reply_json(rep, lost ? 503 : 200, o);
 }
 
 static void op_metrics(void *ctx, srv_reply *rep)
@@ -1077,7 +1084,7 @@ static void op_metrics(void *ctx, srv_reply *rep)
         busy += m->jobs[i]->state == STO_RUNNING ? m->jobs[i]->threads : 0;
     }
     uint64_t cps = m->checkpoints, failures = m->store_failures;
-    bool writable = m->store_error == NULL;
+    bool writable = m->store_error == NULL && m->lost == NULL;
     double cpsum = m->checkpoint_seconds_sum;
     pthread_mutex_unlock(&m->mu);
     char *buf = NULL;

@@ -589,6 +589,8 @@ static bool read_batch(jm_manager *m, json_t *body, member **out, int *n, srv_re
 void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
     jm_manager *m = ctx;
+    if (jm_refuse_lost(m, rep))
+        return;
     json_error_t jerr;
     json_t *root = len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr) : NULL;
     if (!json_is_object(root)) {

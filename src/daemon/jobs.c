@@ -57,6 +57,7 @@ void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
     jm_set_str(&j->error, msg);
     m->store_failures++;
     jm_set_str(&m->store_error, why);
+    m->watched = 0; /* the scheduler looks at the claim at once: a lost file? */
     jm_touch(m, j);
 }
 
@@ -264,7 +265,8 @@ enum jm_step jm_action_step(const jm_action *a, const jm_job *j)
 static json_t *actions_json(const jm_job *j)
 {
     json_t *names = json_array();
-    for (size_t k = 0; k < sizeof actions / sizeof *actions; k++) {
+    for (size_t k = 0; (j->m == NULL || j->m->lost == NULL) && k < sizeof actions / sizeof *actions;
+         k++) {
         enum jm_step step = jm_action_step(&actions[k], j);
         if (step != JM_REFUSE && step != JM_NOOP)
             json_array_append_new(names, json_string(actions[k].name));
@@ -402,7 +404,7 @@ static void assign_threads(jm_manager *m)
             q[n++] = j;
     }
     qsort(q, (size_t)n, sizeof *q, by_priority);
-    int left = m->threads;
+    int left = m->lost != NULL ? 0 : m->threads; /* a lost store takes no more work */
     for (int a = 0; a < n && left > 0;) {
         int b = a;
         while (b < n && q[b]->priority == q[a]->priority)
@@ -437,11 +439,85 @@ int jm_target_threads(jm_manager *m, const jm_job *j)
     return t > 0 ? t : 0;
 }
 
+static void log_line(jm_manager *m, const char *line)
+{
+    if (m->cfg.log != NULL)
+        m->cfg.log(line);
+}
+
+/* Is the store's name still the file this daemon holds?  Once it is not
+ * (deleted, or another file moved onto the name), nothing more may go
+ * into the file by that name, and above all the write-ahead log beside it
+ * must not be left for SQLite to replay onto another file.  So, once: the
+ * log's frames go into the file held and the log is emptied, a copy of
+ * the whole store is saved beside the name (STORE.rescued-TIME: nothing
+ * committed is lost), both connections let go of the file (the reader
+ * then reads the copy), and the daemon says so: /healthz 503, every write
+ * 503, no job scheduled, one line in the log.  Takes db_mu, rd_mu and mu
+ * in that order; called with none held. */
+static void watch_store(jm_manager *m)
+{
+    tsr_err why = {{0}}, cerr = {{0}};
+    if (sto_claim_check(m->claim, &why) == 0)
+        return;
+    char copy[4200];
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime_r(&now, &tm));
+    snprintf(copy, sizeof copy, "%s.rescued-%s", sto_claim_path(m->claim), stamp);
+    pthread_mutex_lock(&m->db_mu);
+    pthread_mutex_lock(&m->rd_mu);
+    int rc = sto_backup(m->db, copy, &cerr);
+    sto_detach(m->db, NULL, NULL);
+    if (sto_detach(m->rdb, rc == 0 ? copy : NULL, rc == 0 ? &cerr : NULL) != 0)
+        rc = TSR_EIO;
+    pthread_mutex_unlock(&m->rd_mu);
+    pthread_mutex_unlock(&m->db_mu);
+    char line[2 * TSR_ERR_MAX + 4400];
+    if (rc == 0)
+        snprintf(line, sizeof line, "%s; the jobs as last committed were saved to %s (stop "
+                 "tesserad, put that file in place, and start it again to go on)", why.msg,
+                 copy);
+    else
+        snprintf(line, sizeof line, "%s; no copy could be saved (%s): the jobs stay readable "
+                 "here until tesserad stops", why.msg, cerr.msg);
+    pthread_mutex_lock(&m->mu);
+    jm_set_str(&m->lost, line);
+    for (int i = 0; i < m->njobs; i++) {
+        jm_job *j = m->jobs[i];
+        if (!sto_state_final(j->state)) { /* no retry is coming: say why */
+            jm_set_str(&j->error, line);
+            j->retry_at = 0;
+        }
+        jm_touch(m, j);
+    }
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->mu);
+    log_line(m, line);
+}
+
+bool jm_refuse_lost(jm_manager *m, srv_reply *rep)
+{
+    pthread_mutex_lock(&m->mu);
+    if (m->lost != NULL)
+        srv_reply_error(rep, 503, "%s", m->lost);
+    bool lost = m->lost != NULL;
+    pthread_mutex_unlock(&m->mu);
+    return lost;
+}
+
 static void *scheduler_main(void *arg)
 {
     jm_manager *m = arg;
     pthread_mutex_lock(&m->mu);
     while (!m->shutdown) {
+        if (m->lost == NULL && base_now() - m->watched >= JM_WATCH_SECONDS) {
+            pthread_mutex_unlock(&m->mu);
+            watch_store(m);
+            pthread_mutex_lock(&m->mu);
+            m->watched = base_now();
+        }
         assign_threads(m);
         for (int i = 0; i < m->njobs; i++) {
             jm_job *j = m->jobs[i];
@@ -732,12 +808,16 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     pthread_cond_init(&m->changed, &ca);
     pthread_condattr_destroy(&ca);
     int rc = sto_claim_take(cfg->db_path, &m->claim, err);
+    if (rc == 0 && sto_claim_note(m->claim)[0] != '\0')
+        log_line(m, sto_claim_note(m->claim));
     if (rc == 0)
         rc = check_store(cfg->db_path, err);
     if (rc == 0)
-        rc = sto_open(cfg->db_path, TESSERA_ENGINE_VERSION, &m->db, err);
+        rc = sto_open_claimed(m->claim, TESSERA_ENGINE_VERSION, &m->db, err);
     if (rc == 0)
-        rc = sto_open(cfg->db_path, TESSERA_ENGINE_VERSION, &m->rdb, err);
+        rc = sto_open_claimed(m->claim, TESSERA_ENGINE_VERSION, &m->rdb, err);
+    if (rc == 0)
+        sto_claim_note_wal(m->claim);
     if (rc == 0)
         rc = load_jobs(m, err);
     if (rc == 0) {
@@ -789,6 +869,7 @@ void jm_close(jm_manager *m)
         jm_free_job(m->jobs[i]);
     free(m->jobs);
     free(m->store_error);
+    free(m->lost);
     for (int i = 0; i < m->nlibrary; i++) {
         free(m->library[i].file);
         free(m->library[i].path);

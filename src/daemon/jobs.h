@@ -57,7 +57,12 @@ typedef struct jm_config {
                                   0 = half the machine's memory, < 0 = no cap */
     int action_wait_ms;        /* how long pause/cancel wait for the job's runner
                                   before answering 202: 0 = JM_ACTION_WAIT_MS */
+    void (*log)(const char *line); /* a line for the operator (no newline), or NULL */
 } jm_config;
+
+/* How often the scheduler makes sure the store's name still leads to the
+ * file the daemon holds (docs/store.md, "The claim"). */
+#define JM_WATCH_SECONDS 1.0
 
 #define JM_ACTION_WAIT_MS 15000
 

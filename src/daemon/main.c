@@ -68,6 +68,11 @@ static void http_log(void *ctx, const char *line)
     fprintf(stderr, "tesserad: http: %s\n", line);
 }
 
+static void jobs_log(const char *line)
+{
+    fprintf(stderr, "tesserad: %s\n", line);
+}
+
 static const char *usage_text =
     "usage: tesserad [options]\n"
     "  --listen HOST:PORT       address to serve (default " SRV_DEFAULT_LISTEN "; another\n"
@@ -419,7 +424,7 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     jm_config jc = {.db_path = st.db, .threads = (int)st.threads,
                     .checkpoint_seconds = st.checkpoint, .puzzles_dir = st.puzzles,
                     .version = PACKAGE_VERSION, .max_memory = st.max_memory,
-                    .action_wait_ms = (int)st.action_wait_ms};
+                    .action_wait_ms = (int)st.action_wait_ms, .log = jobs_log};
 #ifdef HAVE_MPI
     jm_backend backend;
     if (cl != NULL) {

@@ -119,6 +119,9 @@ struct jm_manager {
     double checkpoint_seconds_sum;
     uint64_t store_failures;  /* commits the store refused since start */
     char *store_error;        /* why the last one failed, until a commit succeeds */
+    char *lost;               /* why the store's file is no longer the daemon's, and where
+                                 its copy went; NULL while it is (jobs.c, watch_store) */
+    double watched;           /* when the scheduler last looked (its own) */
     pthread_mutex_t dec_mu;   /* the decoder cache; taken with no other lock held */
     jm_decoder *decoders[DECODERS_MAX];
     uint64_t dec_clock;
@@ -151,6 +154,10 @@ enum jm_step jm_action_step(const jm_action *a, const jm_job *j); /* under mu */
 /* jobs.c */
 void jm_set_str(char **dst, const char *src);
 jm_job *jm_find(jm_manager *m, int64_t id);       /* under mu */
+/* A write refused because the store's file is gone from its path: true,
+ * with 503 and the reason in rep; false while the store is the daemon's.
+ * Takes mu. */
+bool jm_refuse_lost(jm_manager *m, srv_reply *rep);
 int jm_add_job(jm_manager *m, jm_job *j);          /* under mu */
 void jm_free_job(jm_job *j);
 void jm_set_options(jm_job *j, const char *text);

@@ -50,6 +50,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -218,8 +219,19 @@ static const char *const stmt_sql[S_COUNT] = {
                      " LIMIT ?2",
 };
 
+/* A claim on a store file (the claim's section below says how it works). */
+struct sto_claim {
+    int fd;            /* the store file, flock'ed */
+    dev_t dev;         /* its identity */
+    ino_t ino;
+    char path[PATH_MAX];
+    char owner[PATH_MAX + 8];
+    char note[3 * PATH_MAX + 200]; /* what taking it did beside the file, or "" */
+};
+
 struct sto_db {
-    sqlite3 *db;
+    sqlite3 *db;                 /* NULL once detached (sto_detach) */
+    const sto_claim *claim;      /* the claim it writes under (sto_open_claimed), or NULL */
     int engine_version;
     sqlite3_stmt *stmt[S_COUNT]; /* NULL until first used */
     unsigned char *buf;          /* scratch for task blobs, `cap` bytes */
@@ -292,8 +304,17 @@ static int grow(void **v, int *cap, int count, size_t size, const char *ctx, tsr
     return 0;
 }
 
+/* The answer of every call on a connection that sto_detach closed. */
+static int detached(const char *ctx, tsr_err *err)
+{
+    return tsr_err_set(err, TSR_ESTALE, "store: %s: the store's file is no longer at its path, "
+                       "and this connection to it is closed", ctx);
+}
+
 static int prep(sto_db *s, enum stmt_id id, sqlite3_stmt **out, const char *ctx, tsr_err *err)
 {
+    if (s->db == NULL)
+        return detached(ctx, err);
     if (s->stmt[id] == NULL) {
         int rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
                                     &s->stmt[id], NULL);
@@ -301,6 +322,12 @@ static int prep(sto_db *s, enum stmt_id id, sqlite3_stmt **out, const char *ctx,
             s->stmt[id] = NULL;
             return sql_err(s, rc, err, ctx, "prepare statement");
         }
+    }
+    /* a write outside a transaction (tx_begin checks those) */
+    if (s->claim != NULL && sqlite3_get_autocommit(s->db) && !sqlite3_stmt_readonly(s->stmt[id])) {
+        int r = sto_claim_check(s->claim, err);
+        if (r != 0)
+            return r;
     }
     *out = s->stmt[id];
     return 0;
@@ -351,7 +378,12 @@ static int run_simple(sto_db *s, enum stmt_id id, const char *ctx, const char *w
  * use a deferred BEGIN, which in WAL mode never waits for the writer. */
 static int tx_begin(sto_db *s, bool write, const char *ctx, tsr_err *err)
 {
-    return run_simple(s, write ? S_BEGIN_IMMEDIATE : S_BEGIN, ctx, "begin transaction", err);
+    /* a claimed connection writes only while its name leads to the file it
+     * holds: a file deleted or replaced under the daemon gets nothing more
+     * (prep checks the writes made outside a transaction) */
+    int r = write && s->claim != NULL && s->db != NULL ? sto_claim_check(s->claim, err) : 0;
+    return r != 0 ? r : run_simple(s, write ? S_BEGIN_IMMEDIATE : S_BEGIN, ctx,
+                                   "begin transaction", err);
 }
 
 /* Roll back whatever transaction is open (SQLite may already have rolled
@@ -628,7 +660,7 @@ static int not_empty(const char *path, const char *ctx, tsr_err *err)
 
 /* ... nor a store that cannot be written: the file itself (SQLite would
  * open it read-only and every write would fail later), or its directory
- * (the lock file and the write-ahead log live beside the database).  Said
+ * (its owner record and write-ahead log live beside the database).  Said
  * before anything else touches the directory, so that a read-only one is
  * named as such, not as a file that cannot be opened. */
 static int usable_file(const char *path, const char *ctx, tsr_err *err)
@@ -649,7 +681,7 @@ static int usable_file(const char *path, const char *ctx, tsr_err *err)
         if (errno == ENOENT)
             return tsr_err_set(err, TSR_EIO, "store: %s: there is no directory %s", ctx, dir);
         return tsr_err_set(err, TSR_EIO, "store: %s: the directory %s is not writable (%s): the "
-                           "store keeps its lock file and write-ahead log beside the database",
+                           "store keeps its owner record and write-ahead log beside the database",
                            ctx, dir, strerror(errno));
     }
     if (access(path, W_OK) != 0 && errno != ENOENT)
@@ -735,21 +767,112 @@ fail:
     return r;
 }
 
+int sto_open_claimed(const sto_claim *c, int engine_version, sto_db **out, tsr_err *err)
+{
+    int r = sto_open(c->path, engine_version, out, err);
+    if (r == 0) {
+        (*out)->claim = c;
+        /* the path might have been swapped between the claim and the open */
+        if ((r = sto_claim_check(c, err)) != 0) {
+            sto_close(*out);
+            *out = NULL;
+        }
+    }
+    return r;
+}
+
+/* Close the SQLite connection and drop its statements.  A connection whose
+ * claim no longer holds leaves the write-ahead log and its index where they
+ * are: SQLite would otherwise delete them by name, and the names may now
+ * belong to another file. */
+static void disconnect(sto_db *s)
+{
+    for (int i = 0; i < S_COUNT; i++) {
+        sqlite3_finalize(s->stmt[i]);
+        s->stmt[i] = NULL;
+    }
+    if (s->db != NULL && s->claim != NULL && sto_claim_check(s->claim, NULL) != 0) {
+        int keep = 1;
+        sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &keep);
+    }
+    sqlite3_close(s->db); /* every statement is finalized, so this closes */
+    s->db = NULL;
+}
+
 void sto_close(sto_db *s)
 {
     if (s == NULL)
         return;
-    for (int i = 0; i < S_COUNT; i++)
-        sqlite3_finalize(s->stmt[i]);
-    sqlite3_close(s->db); /* every statement is finalized, so this closes */
+    disconnect(s);
     free(s->buf);
     free(s);
+}
+
+int sto_backup(sto_db *s, const char *to, tsr_err *err)
+{
+    if (s->db == NULL)
+        return detached("backup", err);
+    /* the log's frames into the file first: the copy is then one read of
+     * it, and no frame of it is left for the name's next owner */
+    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return sql_err(s, rc, err, "backup", "checkpoint the write-ahead log");
+    if (access(to, F_OK) == 0)
+        return tsr_err_set(err, TSR_EIO, "store: backup to %s: the file exists", to);
+    sqlite3 *dst = NULL;
+    rc = sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                         SQLITE_OPEN_NOMUTEX, NULL);
+    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(dst, "main", s->db, "main") : NULL;
+    if (b != NULL) {
+        rc = sqlite3_backup_step(b, -1);
+        rc = sqlite3_backup_finish(b) == SQLITE_OK && rc == SQLITE_DONE ? SQLITE_OK
+                                                                        : sqlite3_errcode(dst);
+    } else if (rc == SQLITE_OK) {
+        rc = sqlite3_errcode(dst);
+    }
+    int r = rc == SQLITE_OK ? 0
+                            : tsr_err_set(err, TSR_EIO, "store: backup to %s: %s", to,
+                                          dst != NULL ? sqlite3_errmsg(dst) : sqlite3_errstr(rc));
+    sqlite3_close(dst);
+    if (r != 0)
+        unlink(to);
+    return r;
+}
+
+int sto_detach(sto_db *s, const char *copy, tsr_err *err)
+{
+    disconnect(s);
+    if (copy == NULL)
+        return 0;
+    /* immutable: no lock, no log, no index beside the copy; nothing writes it.
+     * In a URI's path '%', '?' and '#' are written %XX. */
+    char path[3 * PATH_MAX];
+    size_t o = 0;
+    for (const char *p = copy; *p != '\0' && o + 4 < sizeof path; p++)
+        o += (size_t)snprintf(path + o, sizeof path - o, strchr("%?#", *p) ? "%%%02X" : "%c",
+                              (unsigned char)*p);
+    char *uri = sqlite3_mprintf("file:%s?immutable=1", path);
+    int rc = uri == NULL ? SQLITE_NOMEM
+                         : sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                           SQLITE_OPEN_NOMUTEX, NULL);
+    sqlite3_free(uri);
+    if (rc != SQLITE_OK) {
+        int r = tsr_err_set(err, TSR_EIO, "store: open the copy %s: %s", copy,
+                            s->db != NULL ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        sqlite3_close(s->db);
+        s->db = NULL;
+        return r;
+    }
+    s->claim = NULL; /* a copy of its own, never written */
+    return 0;
 }
 
 int sto_wal_checkpoint(sto_db *s, bool truncate, tsr_err *err)
 {
     if (s == NULL)
         return tsr_err_set(err, TSR_EINVAL, "store: wal checkpoint: no database");
+    if (s->db == NULL)
+        return detached("wal checkpoint", err);
     int rc = sqlite3_wal_checkpoint_v2(
         s->db, NULL, truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
     return rc == SQLITE_OK ? 0 : sql_err(s, rc, err, "wal checkpoint", "checkpoint");
@@ -1827,61 +1950,225 @@ int sto_classes_read(sto_db *s, int64_t job, int64_t after, int limit, sto_class
     return r;
 }
 
-/* ---- the claim on a store file ------------------------------------------------- */
+/* ---- the claim on a store file -------------------------------------------------
+ * The claim is an exclusive flock(2) on the store file itself, through a
+ * descriptor the claim keeps open.  A lock belongs to the file, not to the
+ * name it was opened by: a symbolic link, a hard link or a bind mount of a
+ * claimed file meets the same lock.  flock locks are independent of the
+ * POSIX record locks SQLite takes on the same file, so SQLite's own
+ * locking and every reader beside the daemon are left alone.
+ *
+ * Beside the file, PATH.owner says who holds it (the pid) and which file
+ * and write-ahead log it held (device and inode numbers); it is written
+ * once the daemon's connections are open (sto_claim_note_wal) and removed
+ * when the claim is released cleanly.  A PATH.owner left by a holder that
+ * died names the log that holder wrote, and lets the next claim tell a log
+ * of this file from one that outlived a file moved away under it. */
 
-struct sto_claim {
-    int fd;
-};
+/* The pid holding a flock on file (dev, ino), from /proc/locks; 0 when
+ * it cannot be told. */
+static long flock_holder(dev_t dev, ino_t ino)
+{
+    FILE *f = fopen("/proc/locks", "r");
+    char line[256], kind[16], mode[16];
+    long pid = 0, found = 0;
+    unsigned maj, mnr;
+    unsigned long long node;
+    while (f != NULL && found == 0 && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%llu", kind, mode, &pid, &maj, &mnr,
+                   &node) == 6 &&
+            strcmp(kind, "FLOCK") == 0 && strcmp(mode, "WRITE") == 0 && maj == major(dev) &&
+            mnr == minor(dev) && node == (unsigned long long)ino)
+            found = pid;
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+/* PATH.owner's record of the file and log a holder held: 0 when it names
+ * both, TSR_EINVAL when there is none or it does not parse. */
+static int owner_read(const char *owner, unsigned long long file[2], unsigned long long wal[2])
+{
+    FILE *f = fopen(owner, "r");
+    char line[128];
+    int have = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        have |= sscanf(line, "store %llu:%llu", &file[0], &file[1]) == 2;
+        have |= (sscanf(line, "wal %llu:%llu", &wal[0], &wal[1]) == 2) << 1;
+    }
+    if (f != NULL)
+        fclose(f);
+    return have == 3 ? 0 : TSR_EINVAL;
+}
+
+/* Write PATH.owner anew: pid, the claimed file and, when wal is not NULL,
+ * its log.  Best effort: it informs, it does not lock. */
+static void owner_write(const sto_claim *c, const struct stat *wal)
+{
+    char tmp[PATH_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%s.tmp", c->owner);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        return;
+    fprintf(f, "pid %ld\nstore %llu:%llu\n", (long)getpid(), (unsigned long long)c->dev,
+            (unsigned long long)c->ino);
+    if (wal != NULL)
+        fprintf(f, "wal %llu:%llu\n", (unsigned long long)wal->st_dev,
+                (unsigned long long)wal->st_ino);
+    if (fclose(f) != 0 || rename(tmp, c->owner) != 0)
+        unlink(tmp);
+}
+
+/* A log beside the file that another file wrote: the last holder's
+ * PATH.owner names this log but another store file, so the file was
+ * replaced while the log stayed (mv onto the name, then a crash).  SQLite
+ * would replay that log onto this file and corrupt it; it is moved aside
+ * (and its index removed, which SQLite rebuilds), and c->note says so. */
+static void set_aside_foreign_wal(sto_claim *c)
+{
+    unsigned long long file[2], wal[2];
+    char log[PATH_MAX + 8];
+    struct stat sb;
+    snprintf(log, sizeof log, "%s-wal", c->path);
+    if (owner_read(c->owner, file, wal) != 0 || stat(log, &sb) != 0 || sb.st_size == 0)
+        return;
+    bool same_log = (unsigned long long)sb.st_dev == wal[0] &&
+                    (unsigned long long)sb.st_ino == wal[1];
+    bool same_file = (unsigned long long)c->dev == file[0] &&
+                     (unsigned long long)c->ino == file[1];
+    if (!same_log || same_file)
+        return; /* this file's own log, or a log that came with it */
+    char aside[PATH_MAX + 48], shm[PATH_MAX + 8];
+    snprintf(aside, sizeof aside, "%s.foreign-%lld", log, (long long)time(NULL));
+    snprintf(shm, sizeof shm, "%s-shm", c->path);
+    if (rename(log, aside) == 0) {
+        unlink(shm);
+        snprintf(c->note, sizeof c->note, "%s belonged to the file that had the name %s before "
+                 "(it was replaced while a tesserad held it): not replayed onto this file, "
+                 "moved to %s", log, c->path, aside);
+    } else {
+        snprintf(c->note, sizeof c->note, "%s belonged to another file and could not be moved "
+                 "aside (%s)", log, strerror(errno));
+    }
+}
 
 int sto_claim_take(const char *path, sto_claim **out, tsr_err *err)
 {
     *out = NULL;
-    char lock[PATH_MAX];
-    if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
-        return tsr_err_set(err, TSR_ETOOBIG, "store: claim %s: path too long", path);
-    char ctx[320];
+    char ctx[PATH_MAX + 16];
     snprintf(ctx, sizeof ctx, "open %s", path);
-    int r = usable_file(path, ctx, err); /* before the lock file is tried */
+    int r = usable_file(path, ctx, err);
     if (r != 0)
         return r;
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return tsr_err_set(err, TSR_EIO, "store: claim %s: cannot open %s: %s", path, lock,
-                           strerror(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        char pid[32] = "";
-        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
-        pid[n > 0 ? n : 0] = '\0';
-        pid[strcspn(pid, "\n")] = '\0';
-        close(fd);
-        if (e == EWOULDBLOCK)
-            return tsr_err_set(err, TSR_EBUSY, "store: %s is in use by another tesserad (pid %s): "
-                               "stop it first, or give this one another --db", path,
-                               pid[0] ? pid : "unknown");
-        return tsr_err_set(err, TSR_EIO, "store: claim %s: cannot lock %s: %s", path, lock,
-                           strerror(e));
-    }
-    char pid[32];
-    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    sto_claim *c = malloc(sizeof *c);
-    if (c == NULL || ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+    sto_claim *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "store: claim %s: out of memory", path);
+    if (snprintf(c->path, sizeof c->path, "%s", path) >= (int)sizeof c->path ||
+        snprintf(c->owner, sizeof c->owner, "%s.owner", path) >= (int)sizeof c->owner) {
         free(c);
-        close(fd); /* drops the lock */
-        return tsr_err_set(err, TSR_EIO, "store: claim %s: cannot write %s", path, lock);
+        return tsr_err_set(err, TSR_ETOOBIG, "store: claim %s: path too long", path);
     }
-    c->fd = fd;
+    c->fd = open(path, O_RDWR | O_CLOEXEC);
+    if (c->fd < 0 && errno == ENOENT) {
+        /* a new store: SQLite creates it (two daemons doing so at once
+         * meet in SQLite's own locks), then it is claimed like any other */
+        sto_db *s = NULL;
+        r = sto_open(path, 0, &s, err);
+        sto_close(s);
+        if (r != 0) {
+            free(c);
+            return r;
+        }
+        c->fd = open(path, O_RDWR | O_CLOEXEC);
+    }
+    struct stat fs, ps;
+    if (c->fd < 0 || fstat(c->fd, &fs) != 0) {
+        r = tsr_err_set(err, TSR_EIO, "store: claim %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (!S_ISREG(fs.st_mode)) {
+        r = tsr_err_set(err, TSR_EIO, "store: claim %s: not a regular file", path);
+        goto fail;
+    }
+    if (flock(c->fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        if (e != EWOULDBLOCK) {
+            r = tsr_err_set(err, TSR_EIO, "store: claim %s: cannot lock it: %s", path,
+                            strerror(e));
+            goto fail;
+        }
+        long pid = flock_holder(fs.st_dev, fs.st_ino);
+        char who[32] = "unknown";
+        if (pid > 0)
+            snprintf(who, sizeof who, "%ld", pid);
+        r = tsr_err_set(err, TSR_EBUSY, "store: %s is in use by another tesserad (pid %s), "
+                        "perhaps under another name (a link to the same file): stop it "
+                        "first, or give this one another --db", path, who);
+        goto fail;
+    }
+    /* the name must still lead to the file locked */
+    if (stat(path, &ps) != 0 || ps.st_dev != fs.st_dev || ps.st_ino != fs.st_ino) {
+        r = tsr_err_set(err, TSR_EBUSY, "store: claim %s: the file was replaced while it was "
+                        "being claimed; try again", path);
+        goto fail;
+    }
+    c->dev = fs.st_dev;
+    c->ino = fs.st_ino;
+    set_aside_foreign_wal(c);
+    owner_write(c, NULL);
     *out = c;
     return 0;
+fail:
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c);
+    return r;
+}
+
+int sto_claim_check(const sto_claim *c, tsr_err *err)
+{
+    struct stat fs, ps;
+    const char *what = NULL;
+    if (fstat(c->fd, &fs) == 0 && fs.st_nlink == 0)
+        what = "deleted";
+    else if (stat(c->path, &ps) != 0)
+        what = errno == ENOENT ? "deleted or moved away" : "out of reach";
+    else if (ps.st_dev != c->dev || ps.st_ino != c->ino)
+        what = "replaced by another file";
+    if (what == NULL)
+        return 0;
+    return tsr_err_set(err, TSR_ESTALE, "store: %s is no longer the file this tesserad holds: "
+                       "it was %s; nothing more is written to it", c->path, what);
+}
+
+const char *sto_claim_path(const sto_claim *c)
+{
+    return c->path;
+}
+
+const char *sto_claim_note(const sto_claim *c)
+{
+    return c->note;
+}
+
+void sto_claim_note_wal(const sto_claim *c)
+{
+    char log[PATH_MAX + 8];
+    struct stat sb;
+    snprintf(log, sizeof log, "%s-wal", c->path);
+    if (sto_claim_check(c, NULL) == 0 && stat(log, &sb) == 0)
+        owner_write(c, &sb);
 }
 
 void sto_claim_release(sto_claim *c)
 {
     if (c == NULL)
         return;
-    /* the file stays: removing it while another process waits to open it
-     * would let two processes lock two different files */
-    close(c->fd);
+    /* the record goes with a clean end; a name that leads elsewhere now
+     * is left to its new file */
+    if (sto_claim_check(c, NULL) == 0)
+        unlink(c->owner);
+    close(c->fd); /* drops the lock */
     free(c);
 }
 

@@ -128,17 +128,49 @@ int sto_open(const char *path, int engine_version, sto_db **out, tsr_err *err);
 void sto_close(sto_db *db);
 
 /* The claim of one process on a store file: an advisory lock (flock) on
- * PATH.lock beside the database, which holds the holder's pid.  The kernel
- * drops the lock when the process ends, kill -9 included, so a claim never
- * outlives its holder; a stale .lock file is simply taken over.  SQLite's
- * own locking is left alone, so reader connections, sqlite3 and backups
- * keep working beside it.  TSR_EBUSY, naming the holder's pid, when
- * another process holds it; TSR_EIO, before trying the lock file, for a
- * store that cannot be written (a read-only file or directory) or an
- * existing empty file. */
+ * the file itself, so that no second name for it (a symbolic or hard link)
+ * lets a second daemon open it.  A missing file is first created as a new
+ * store.  The kernel drops the lock when the process ends, kill -9
+ * included, so a claim never outlives its holder.  SQLite's own locking is
+ * left alone, so reader connections, sqlite3 and backups keep working
+ * beside it.  TSR_EBUSY, naming the holder's pid, when another process
+ * holds it; TSR_EIO, before anything else, for a store that cannot be
+ * written (a read-only file or directory) or an existing empty file.
+ * PATH.owner beside the file says who holds it; a write-ahead log that an
+ * earlier holder wrote for a file since replaced under that name is moved
+ * aside, never replayed onto this file (sto_claim_note says so). */
 typedef struct sto_claim sto_claim;
 int sto_claim_take(const char *path, sto_claim **out, tsr_err *err);
 void sto_claim_release(sto_claim *c); /* NULL is fine */
+
+/* 0 while the claim's path still leads to the file claimed; TSR_ESTALE,
+ * saying whether it was deleted or replaced, once it does not. */
+int sto_claim_check(const sto_claim *c, tsr_err *err);
+const char *sto_claim_path(const sto_claim *c);
+/* What taking the claim did beside the file (a foreign log set aside), or
+ * "" (for the daemon's log). */
+const char *sto_claim_note(const sto_claim *c);
+/* Record the write-ahead log the claimed connections use in PATH.owner,
+ * once they are open: what lets the next claim tell it from a stranger. */
+void sto_claim_note_wal(const sto_claim *c);
+
+/* sto_open on the claim's file, tied to the claim: every write
+ * transaction first checks it (sto_claim_check) and is refused with
+ * TSR_ESTALE once the name leads elsewhere, and the connection closes
+ * without removing the write-ahead log or its index (SQLite would remove
+ * them by name, and the name may be another file's now). */
+int sto_open_claimed(const sto_claim *c, int engine_version, sto_db **out, tsr_err *err);
+
+/* Copy the whole store to a new file `to` (refused when it exists), after
+ * moving the write-ahead log's frames into the database file and emptying
+ * the log.  Called with no other transaction open on the file. */
+int sto_backup(sto_db *db, const char *to, tsr_err *err);
+
+/* Close the connection's SQLite handle (as sto_close would) and keep the
+ * sto_db: with `copy` NULL every later call on it fails with TSR_ESTALE;
+ * otherwise it reads the file `copy` (a backup), read-only, from then on.
+ * For a daemon whose store file was deleted or replaced under it. */
+int sto_detach(sto_db *db, const char *copy, tsr_err *err);
 
 /* Check the store at `path` without changing it (opened read-only, no
  * upgrade): SQLite's structure check (PRAGMA quick_check; integrity_check

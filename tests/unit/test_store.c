@@ -600,6 +600,70 @@ START_TEST(claim_is_exclusive)
 }
 END_TEST
 
+/* The claim is on the file, not the name: a symbolic or a hard link to a
+ * claimed file is refused; a claimed connection writes only while the
+ * name leads to the file, and a detached one reads its copy. */
+START_TEST(claim_follows_the_file)
+{
+    tmp t;
+    tmp_make(&t);
+    tsr_err err = {{0}};
+    sto_claim *a = NULL, *b = NULL;
+    ck_assert_int_eq(sto_claim_take(t.path, &a, &err), 0); /* creates the store */
+    char sym[700], hard[700], moved[700], copy[700];
+    snprintf(sym, sizeof sym, "%s/sym.db", t.dir);
+    snprintf(hard, sizeof hard, "%s/hard.db", t.dir);
+    snprintf(moved, sizeof moved, "%s/moved.db", t.dir);
+    snprintf(copy, sizeof copy, "%s/copy.db", t.dir);
+    ck_assert_int_eq(symlink(t.path, sym), 0);
+    ck_assert_int_eq(link(t.path, hard), 0);
+    ck_assert_int_eq(sto_claim_take(sym, &b, &err), TSR_EBUSY);
+    ck_assert_int_eq(sto_claim_take(hard, &b, &err), TSR_EBUSY);
+    ck_assert_msg(strstr(err.msg, "in use by another tesserad") != NULL, "%s", err.msg);
+    unlink(hard);
+
+    sto_db *w = NULL, *rd = NULL;
+    ck_assert_int_eq(sto_open_claimed(a, ENGINE, &w, &err), 0);
+    ck_assert_int_eq(sto_open_claimed(a, ENGINE, &rd, &err), 0);
+    int64_t id;
+    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, &err), 0);
+    ck_assert_int_eq(sto_claim_check(a, &err), 0);
+
+    /* the name now leads elsewhere: writes refused, reads go on */
+    ck_assert_int_eq(rename(t.path, moved), 0);
+    ck_assert_int_eq(sto_claim_check(a, &err), TSR_ESTALE);
+    ck_assert_msg(strstr(err.msg, "deleted or moved away") != NULL, "%s", err.msg);
+    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, &err), TSR_ESTALE);
+    ck_assert_int_eq(sto_job_set_state(w, 1, STO_PAUSED, NULL, &err), TSR_ESTALE);
+    sto_job j = {0};
+    ck_assert_int_eq(sto_job_get(rd, 1, &j, &err), 0);
+    sto_job_clear(&j);
+    /* another file with the name: "replaced" */
+    FILE *f = fopen(t.path, "w");
+    fputs("x", f);
+    fclose(f);
+    ck_assert_int_eq(sto_claim_check(a, &err), TSR_ESTALE);
+    ck_assert_msg(strstr(err.msg, "replaced by another file") != NULL, "%s", err.msg);
+
+    /* the copy holds what was committed; a detached reader reads it */
+    ck_assert_int_eq(sto_backup(w, copy, &err), 0);
+    ck_assert_int_eq(sto_backup(w, copy, &err), TSR_EIO); /* never over a file */
+    ck_assert_int_eq(sto_detach(w, NULL, &err), 0);
+    ck_assert_int_eq(sto_detach(rd, copy, &err), 0);
+    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, &err), TSR_ESTALE);
+    ck_assert_int_eq(sto_job_get(rd, 1, &j, &err), 0);
+    ck_assert_int_eq(j.state, STO_QUEUED);
+    sto_job_clear(&j);
+    ck_assert_int_eq(sto_job_create(rd, "{}", NULL, 0, &id, &err) != 0, 1); /* read-only */
+    sto_close(w);
+    sto_close(rd);
+    sto_claim_release(a);
+    ck_assert_int_eq(raw_query(copy, "SELECT count(*) FROM jobs", NULL, 0), 1);
+    unlink(sym);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(schema_checks)
 {
     tmp t;
@@ -1437,6 +1501,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, reopen_keeps_everything);
     tcase_add_test(tc, schema_checks);
     tcase_add_test(tc, claim_is_exclusive);
+    tcase_add_test(tc, claim_follows_the_file);
     tcase_add_test(tc, checkpoint_atomic);
     tcase_add_test(tc, batch_records);
     tcase_add_test(tc, check_values);
