@@ -25,7 +25,8 @@ PUZZLES = os.environ.get("BENCH_DAEMON_PUZZLES", "tetris-cube bedlam-cube").spli
 
 
 def call(base, path, body=None):
-    req = urllib.request.Request(base + path, data=body, method="POST" if body else "GET")
+    req = urllib.request.Request(base + path, data=body, method="POST" if body else "GET",
+                                 headers={"Content-Type": "application/json"} if body else {})
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
 

@@ -38,7 +38,8 @@ def main():
     base = "http://127.0.0.1:%d" % port
 
     def call(method, path, body=None):
-        req = urllib.request.Request(base + path, data=body, method=method)
+        req = urllib.request.Request(base + path, data=body, method=method,
+                                     headers={"Content-Type": "application/json"} if body else {})
         with urllib.request.urlopen(req, timeout=30) as f:
             return json.loads(f.read())
 

@@ -35,7 +35,8 @@ def call(base, path, post=False, body=None):
     """GET path, or POST it (with body, or empty); the JSON answer."""
     post = post or body is not None
     req = urllib.request.Request(base + path, data=body if body is not None else (b"" if post else None),
-                                 method="POST" if post else "GET")
+                                 method="POST" if post else "GET",
+                                 headers={"Content-Type": "application/json"} if post else {})
     with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())
 
