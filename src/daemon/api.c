@@ -194,9 +194,9 @@ typedef struct est_stop {
 static int est_stop_now(void *ctx)
 {
     est_stop *e = ctx;
-    pthread_mutex_lock(&e->m->mu);
+    base_lock(&e->m->mu);
     bool shutdown = e->m->shutdown;
-    pthread_mutex_unlock(&e->m->mu);
+    base_unlock(&e->m->mu);
     return shutdown || base_now() > e->until;
 }
 
@@ -295,9 +295,9 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
         doc[len] = '\0';
     }
     if (rc == 0) {
-        pthread_mutex_lock(&m->db_mu);
+        base_lock(&m->db_mu);
         rc = sto_job_create(m->db, doc, options, opt.priority, &id, &err);
-        pthread_mutex_unlock(&m->db_mu);
+        base_unlock(&m->db_mu);
     }
     free(doc);
     if (rc != 0) {
@@ -310,16 +310,16 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     jm_job_init(j, m, id, 0, &opt, options, pz);
     free(options);
     tsr_puzzle_free(pz);
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     if (jm_add_job(m, j) != 0) {
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         jm_free_job(j);
         srv_reply_error(rep, 500, "out of memory");
         return;
     }
     jm_touch(m, j);
     reply_json(rep, 201, jm_job_json(j, false));
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     snprintf(rep->location, sizeof rep->location, "/api/v1/jobs/%lld", (long long)id);
 }
 
@@ -336,7 +336,7 @@ static void op_list(void *ctx, const char *state, int64_t after, int limit, srv_
     int n = 0;
     size_t bytes = 0;
     bool cut = false; /* the page ends at its byte budget, with jobs after it */
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     for (int i = 0; i < m->njobs && n < limit; i++) {
         jm_job *j = m->jobs[i];
         if (j->id <= after || (state != NULL && j->state != filter))
@@ -351,7 +351,7 @@ static void op_list(void *ctx, const char *state, int64_t after, int limit, srv_
         last = j->id;
         n++;
     }
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     json_t *o = json_object();
     json_object_set_new(o, "jobs", arr);
     /* as for solutions: a full page (or one cut at its budget) may have a
@@ -365,7 +365,7 @@ static void op_list(void *ctx, const char *state, int64_t after, int limit, srv_
 static void op_get(void *ctx, int64_t id, srv_reply *rep)
 {
     jm_manager *m = ctx;
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     jm_job *j = jm_find(m, id);
     if (j != NULL && (j->cached == NULL || j->cached_change != j->change)) {
         json_t *o = jm_job_json(j, true);
@@ -380,7 +380,7 @@ static void op_get(void *ctx, int64_t id, srv_reply *rep)
         rep->text_len = j->cached_len;
         rep->content_type = "application/json; charset=utf-8";
     }
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     if (j == NULL)
         srv_reply_error(rep, 404, "no job %lld", (long long)id);
     else if (rep->text == NULL)
@@ -394,13 +394,12 @@ static void op_get(void *ctx, int64_t id, srv_reply *rep)
  * gone. */
 static jm_job *wait_runner(jm_manager *m, int64_t id, bool (*busy)(const jm_job *))
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ACTION_WAIT_MS / 1000;
+    BASE_HELD(&m->mu);
+    double until = base_now() + ACTION_WAIT_MS / 1000; /* whole seconds: jm_config */
     jm_job *j;
     while ((j = jm_find(m, id)) != NULL && busy(j) && j->has_runner && !j->runner_done &&
            !m->shutdown)
-        if (pthread_cond_timedwait(&m->changed, &m->mu, &until) == ETIMEDOUT)
+        if (base_cond_wait(&m->changed, &m->mu, until) == ETIMEDOUT)
             break;
     return j;
 }
@@ -411,6 +410,7 @@ static bool leaving(const jm_job *j) { return sto_state_final(j->state); }
 /* Drop job j from the table (under mu; it is freed). */
 static void forget_job(jm_manager *m, jm_job *j)
 {
+    BASE_HELD(&m->mu);
     int i = 0;
     while (m->jobs[i] != j)
         i++;
@@ -427,11 +427,11 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     tsr_err err = {{0}};
     if (jm_refuse_lost(m, rep))
         return;
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     jm_job *j = jm_find(m, id);
     bool shutdown = m->shutdown;
     if (j == NULL || shutdown || rule == NULL) {
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         if (j == NULL)
             srv_reply_error(rep, 404, "no job %lld", (long long)id);
         else if (shutdown)
@@ -444,19 +444,19 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
      * never frees a job its runner still holds */
     j = wait_runner(m, id, leaving);
     if (j == NULL) {
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         srv_reply_error(rep, 404, "no job %lld", (long long)id);
         return;
     }
     enum jm_step step = jm_action_step(rule, j);
     if (step == JM_DELETE && j->has_runner && !j->runner_done) {
-        pthread_mutex_unlock(&m->mu); /* still leaving after ACTION_WAIT_MS */
+        base_unlock(&m->mu); /* still leaving after ACTION_WAIT_MS */
         srv_reply_error(rep, 503, "job %lld is finishing; try again", (long long)id);
         return;
     }
     if (step == JM_REFUSE) {
         const char *sn = sto_state_name(j->state);
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         srv_reply_error(rep, 409, "job %lld is %s: %s", (long long)id, sn, rule->refusal);
         return;
     }
@@ -467,17 +467,17 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     if (step == JM_ASK)
         wait_runner(m, id, acting);
     char *kept_error = step == JM_STORE ? jm_kept_error(j) : NULL;
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
 
     int rc = 0;
     if (step == JM_STORE || step == JM_DELETE) {
-        pthread_mutex_lock(&m->db_mu);
+        base_lock(&m->db_mu);
         rc = step == JM_DELETE ? sto_job_delete(m->db, id, &err)
                             : sto_job_set_state(m->db, id, rule->to, kept_error, &err);
-        pthread_mutex_unlock(&m->db_mu);
+        base_unlock(&m->db_mu);
     }
     free(kept_error);
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     j = jm_find(m, id);
     bool live = j != NULL && j->has_runner && !j->runner_done;
     if (j != NULL && step == JM_DELETE && rc == 0) {
@@ -505,7 +505,7 @@ static void op_action(void *ctx, int64_t id, const char *action, srv_reply *rep)
     if (rc == 0 && j != NULL)
         reply_json(rep, step == JM_ASK && j->want != WANT_NONE && live ? 202 : 200,
                    jm_job_json(j, false));
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     if (rc != 0)
         srv_reply_error(rep, action_status(rc), "%s", err.msg);
 }
@@ -515,9 +515,9 @@ static tsr_puzzle *job_puzzle(jm_manager *m, int64_t id, tsr_err *err)
 {
     sto_job doc = {0};
     tsr_puzzle *pz = NULL;
-    pthread_mutex_lock(&m->rd_mu);
+    base_lock(&m->rd_mu);
     int rc = sto_job_get(m->rdb, id, &doc, err);
-    pthread_mutex_unlock(&m->rd_mu);
+    base_unlock(&m->rd_mu);
     if (rc == 0)
         tsr_puzzle_read(doc.puzzle, strlen(doc.puzzle), "stored puzzle", &pz, NULL, err);
     sto_job_clear(&doc);
@@ -528,9 +528,9 @@ static void op_job_puzzle(void *ctx, int64_t id, srv_reply *rep)
 {
     jm_manager *m = ctx;
     tsr_err err = {{0}};
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     bool exists = jm_find(m, id) != NULL;
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     tsr_puzzle *pz = exists ? job_puzzle(m, id, &err) : NULL;
     json_t *j = pz ? jm_puzzle_json(pz) : NULL;
     tsr_puzzle_free(pz);
@@ -568,10 +568,10 @@ static jm_decoder *decoder_build(jm_manager *m, int64_t id, tsr_err *err)
 {
     sto_job doc = {0};
     jm_decoder *d = calloc(1, sizeof *d);
-    pthread_mutex_lock(&m->rd_mu);
+    base_lock(&m->rd_mu);
     int rc = d == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory")
                        : sto_job_get(m->rdb, id, &doc, err);
-    pthread_mutex_unlock(&m->rd_mu);
+    base_unlock(&m->rd_mu);
     tsr_options opt;
     if (rc == 0)
         rc = tsr_puzzle_read(doc.puzzle, strlen(doc.puzzle), "stored puzzle", &d->pz, NULL, err);
@@ -596,6 +596,7 @@ static jm_decoder *decoder_build(jm_manager *m, int64_t id, tsr_err *err)
 /* Under dec_mu: the cached decoder of job id, or NULL. */
 static jm_decoder *decoder_find(jm_manager *m, int64_t id)
 {
+    BASE_HELD(&m->dec_mu);
     for (int i = 0; i < DECODERS_MAX; i++)
         if (m->decoders[i] != NULL && m->decoders[i]->id == id)
             return m->decoders[i];
@@ -606,6 +607,7 @@ static jm_decoder *decoder_find(jm_manager *m, int64_t id)
  * recently used one that no reader holds; -1 when readers hold them all. */
 static int decoder_slot(jm_manager *m)
 {
+    BASE_HELD(&m->dec_mu);
     int best = -1;
     for (int i = 0; i < DECODERS_MAX; i++) {
         jm_decoder *o = m->decoders[i];
@@ -623,14 +625,14 @@ static int decoder_slot(jm_manager *m)
  * decoder_put. */
 static jm_decoder *decoder_get(jm_manager *m, int64_t id, tsr_err *err)
 {
-    pthread_mutex_lock(&m->dec_mu);
+    base_lock(&m->dec_mu);
     jm_decoder *d = decoder_find(m, id);
     if (d == NULL) {
-        pthread_mutex_unlock(&m->dec_mu);
+        base_unlock(&m->dec_mu);
         jm_decoder *built = decoder_build(m, id, err);
         if (built == NULL)
             return NULL;
-        pthread_mutex_lock(&m->dec_mu);
+        base_lock(&m->dec_mu);
         d = decoder_find(m, id); /* another reader may have built it meanwhile */
         if (d != NULL) {
             decoder_free(built);
@@ -648,17 +650,17 @@ static jm_decoder *decoder_get(jm_manager *m, int64_t id, tsr_err *err)
     if (d->refs >= 0)
         d->refs++;
     d->used = ++m->dec_clock;
-    pthread_mutex_unlock(&m->dec_mu);
+    base_unlock(&m->dec_mu);
     return d;
 }
 
 static void decoder_put(jm_manager *m, jm_decoder *d)
 {
-    pthread_mutex_lock(&m->dec_mu);
+    base_lock(&m->dec_mu);
     bool own = d->refs < 0;
     if (!own)
         d->refs--;
-    pthread_mutex_unlock(&m->dec_mu);
+    base_unlock(&m->dec_mu);
     if (own)
         decoder_free(d);
 }
@@ -672,9 +674,9 @@ static int each_solution(jm_manager *m, jm_decoder *d, int64_t id, int64_t after
 {
     sto_classes c;
     *n = 0;
-    pthread_mutex_lock(&m->rd_mu);
+    base_lock(&m->rd_mu);
     int rc = sto_classes_read(m->rdb, id, after, limit, &c, err);
-    pthread_mutex_unlock(&m->rd_mu);
+    base_unlock(&m->rd_mu);
     if (rc != 0)
         return rc;
     int ncopies = tsr_solver_ncopies(d->s), nplace;
@@ -787,9 +789,9 @@ static int legacy_page(jm_manager *m, int64_t id, int64_t after, int limit, bool
 {
     char **bodies = NULL;
     int64_t *seqs = NULL;
-    pthread_mutex_lock(&m->rd_mu);
+    base_lock(&m->rd_mu);
     int rc = sto_solutions_page(m->rdb, id, after, limit, &bodies, &seqs, n, err);
-    pthread_mutex_unlock(&m->rd_mu);
+    base_unlock(&m->rd_mu);
     tsr_puzzle *pz = rc == 0 && text ? job_puzzle(m, id, err) : NULL;
     if (rc == 0 && text && pz == NULL)
         rc = TSR_EIO;
@@ -837,9 +839,9 @@ static int write_part(jm_manager *m, int64_t id, bool legacy, int64_t after, int
         return legacy_page(m, id, after, limit, text, f, last, n, err);
     jm_decoder *d = decoder_get(m, id, err);
     if (d == NULL) { /* a job deleted meanwhile is "no job", not a failure */
-        pthread_mutex_lock(&m->mu);
+        base_lock(&m->mu);
         bool gone = jm_find(m, id) == NULL;
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         return gone ? TSR_EINVAL : TSR_EIO;
     }
     int rc = each_solution(m, d, id, after, limit, text ? write_text : write_json_line, f, n,
@@ -877,13 +879,13 @@ static int write_page(jm_manager *m, int64_t id, bool legacy, int64_t after, int
 static bool solutions_job(jm_manager *m, int64_t id, bool *legacy, int64_t *stored,
                           srv_reply *rep)
 {
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     jm_job *j = jm_find(m, id);
     if (j != NULL) {
         *legacy = j->legacy;
         *stored = j->stored;
     }
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     if (j == NULL)
         srv_reply_error(rep, 404, "no job %lld", (long long)id);
     return j != NULL;
@@ -1032,6 +1034,7 @@ static void op_puzzles(void *ctx, const char *name, srv_reply *rep)
 
 void jm_count_states(jm_manager *m, int counts[6])
 {
+    BASE_HELD(&m->mu);
     memset(counts, 0, 6 * sizeof *counts);
     for (int i = 0; i < m->njobs; i++)
         counts[m->jobs[i]->state]++;
@@ -1042,7 +1045,7 @@ static void op_health(void *ctx, srv_reply *rep)
     jm_manager *m = ctx;
     int counts[6];
     json_t *o = json_object(), *jobs = json_object();
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     jm_count_states(m, counts);
     /* "degraded": the store refused the last commit; "lost": the store's
      * name no longer leads to the daemon's file (docs/store.md) */
@@ -1051,7 +1054,7 @@ static void op_health(void *ctx, srv_reply *rep)
                               m->lost != NULL, "failures", (json_int_t)m->store_failures,
                               "error", why ? json_string(why) : json_null());
     bool lost = m->lost != NULL;
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     for (int s = 0; s < 6; s++)
         json_object_set_new(jobs, sto_state_name((enum sto_state)s), json_integer(counts[s]));
     json_object_set_new(o, "status", json_string(lost ? "lost"
@@ -1076,7 +1079,7 @@ static void op_metrics(void *ctx, srv_reply *rep)
     int counts[6], busy = 0;
     uint64_t nodes = 0;
     int64_t sols = 0;
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     jm_count_states(m, counts);
     for (int i = 0; i < m->njobs; i++) {
         nodes += m->jobs[i]->nodes;
@@ -1086,7 +1089,7 @@ static void op_metrics(void *ctx, srv_reply *rep)
     uint64_t cps = m->checkpoints, failures = m->store_failures;
     bool writable = m->store_error == NULL && m->lost == NULL;
     double cpsum = m->checkpoint_seconds_sum;
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -1127,23 +1130,16 @@ static void op_metrics(void *ctx, srv_reply *rep)
 static int64_t op_wait_change(void *ctx, int64_t id, int64_t seen, int timeout_ms)
 {
     jm_manager *m = ctx;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&m->mu);
+    double until = base_now() + timeout_ms / 1000.0;
+    base_lock(&m->mu);
     jm_job *j;
     int64_t change = -1;
     while ((j = jm_find(m, id)) != NULL && j->change == seen && !m->shutdown)
-        if (pthread_cond_timedwait(&m->changed, &m->mu, &until) == ETIMEDOUT)
+        if (base_cond_wait(&m->changed, &m->mu, until) == ETIMEDOUT)
             break;
     if ((j = jm_find(m, id)) != NULL)
         change = j->change;
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     return change;
 }
 
@@ -1161,9 +1157,9 @@ void jm_ops(jm_manager *m, srv_ops *ops)
 void jm_status_line(jm_manager *m, char *buf, size_t size)
 {
     int counts[6];
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     jm_count_states(m, counts);
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     snprintf(buf, size, "%d running, %d queued, %d paused, %d completed", counts[STO_RUNNING],
              counts[STO_QUEUED], counts[STO_PAUSED], counts[STO_COMPLETED]);
 }

@@ -628,10 +628,10 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
             rc = TSR_ENOMEM;
     }
     if (rc == 0) {
-        pthread_mutex_lock(&m->db_mu);
+        base_lock(&m->db_mu);
         rc = sto_group_create(m->db, name ? json_string_value(name) : NULL, spec_text, n, docs,
                               opts, prio, &group, ids, &err);
-        pthread_mutex_unlock(&m->db_mu);
+        base_unlock(&m->db_mu);
     } else {
         tsr_err_set(&err, rc, "out of memory");
     }
@@ -640,7 +640,7 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     } else {
         for (int i = 0; i < n; i++)
             jm_job_init(jobs[i], m, ids[i], group, &mv[i].opt, mv[i].options, mv[i].pz);
-        pthread_mutex_lock(&m->mu);
+        base_lock(&m->mu);
         for (int i = 0; i < n; i++) {
             if (jm_add_job(m, jobs[i]) != 0) {
                 /* stored, so the next start-up loads it; say so */
@@ -652,7 +652,7 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
             }
             jobs[i] = NULL;
         }
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         if (rep->status < 400) {
             jm_batches(m, group, 0, 0, rep);
             if (rep->status == 200)
@@ -673,6 +673,7 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
 /* A batch's members' states and counts, summed (under mu). */
 static json_t *summary_json(jm_manager *m, const sto_group *g, json_t *jobs_out)
 {
+    BASE_HELD(&m->mu);
     int states[TSR_JOB_NSTATES] = {0}, n = 0;
     long long solutions = 0;
     for (int i = 0; i < m->njobs; i++) {
@@ -723,14 +724,14 @@ void jm_batches(void *ctx, int64_t id, int64_t after, int limit, srv_reply *rep)
     sto_group *groups = NULL, one = {0};
     int n = 0, rc;
     tsr_err err = {{0}};
-    pthread_mutex_lock(&m->rd_mu);
+    base_lock(&m->rd_mu);
     if (id > 0) {
         rc = sto_group_get(m->rdb, id, &one, &err);
         n = rc == 0;
     } else {
         rc = sto_group_list(m->rdb, after, limit, &groups, &n, &err);
     }
-    pthread_mutex_unlock(&m->rd_mu);
+    base_unlock(&m->rd_mu);
     if (rc != 0) {
         if (id > 0 && rc == TSR_EINVAL)
             srv_reply_error(rep, 404, "no batch %lld", (long long)id);
@@ -740,9 +741,9 @@ void jm_batches(void *ctx, int64_t id, int64_t after, int limit, srv_reply *rep)
     }
     if (id > 0) {
         json_t *jobs = json_array();
-        pthread_mutex_lock(&m->mu);
+        base_lock(&m->mu);
         json_t *o = summary_json(m, &one, jobs);
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         size_t k = json_array_size(jobs);
         json_t **v = malloc((k + 1) * sizeof *v);
         json_t *sorted = json_array();
@@ -762,10 +763,10 @@ void jm_batches(void *ctx, int64_t id, int64_t after, int limit, srv_reply *rep)
         return;
     }
     json_t *arr = json_array();
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     for (int i = 0; i < n; i++)
         json_array_append_new(arr, summary_json(m, &groups[i], NULL));
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     json_t *o = json_object();
     json_object_set_new(o, "batches", arr);
     json_object_set_new(o, "next", n == limit && n > 0 ? json_integer(groups[n - 1].id)

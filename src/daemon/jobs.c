@@ -3,14 +3,21 @@
  * start-up and shutdown.  run.c runs a job; api.c answers HTTP.
  *
  * Threads and locks.  HTTP threads, one scheduler thread and one runner
- * thread per running job share the manager.  Three mutexes, taken in this
- * order and never the other way round:
- *   db_mu  the writer connection (creates, checkpoints, state changes);
- *   rd_mu  the reader connection (solution pages, puzzle documents);
- *   mu     the in-memory job table, every field of every jm_job, and the
- *          condition `changed`, broadcast whenever a job changes.
+ * thread per running job share the manager.  Its mutexes are taken in this
+ * order and never the other way round (a thread may skip any of them):
+ *   db_mu   the writer connection (creates, checkpoints, state changes);
+ *   rd_mu   the reader connection (solution pages, puzzle documents);
+ *   mu      the in-memory job table, every field of every jm_job, and the
+ *           condition `changed`, broadcast whenever a job changes;
+ *   sol_mu  (one per run, run.c) the solutions found since its last
+ *           checkpoint, taken by pool workers with nothing else held and
+ *           by the runner under db_mu.
+ * dec_mu, the decoder cache (api.c), is taken alone: with no other lock
+ * held, and none taken under it.
  * No SQLite call is made while holding mu, so status requests never wait
- * for the disk.
+ * for the disk.  A function documented "(under mu)" checks it in a debug
+ * build (BASE_HELD, base.h), and every timed wait is on the one monotonic
+ * clock (base_cond_wait).
  *
  * A job's life: submit (api.c) creates it in the store (queued, no
  * frontier: an empty frontier on a live job means "from the root").  The
@@ -43,6 +50,7 @@ int jm_action_wait_ms = JM_ACTION_WAIT_MS;
 
 void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
 {
+    BASE_HELD(&m->mu);
     j->store_failures++;
     int shift = j->store_failures - 1 < 6 ? j->store_failures - 1 : 6;
     double wait = (double)(1 << shift) < RETRY_MAX_S ? (double)(1 << shift) : RETRY_MAX_S;
@@ -63,6 +71,7 @@ void jm_store_failed(jm_manager *m, jm_job *j, const char *why)
 
 void jm_store_ok(jm_manager *m, jm_job *j)
 {
+    BASE_HELD(&m->mu);
     /* only the store's own complaint goes: a note tesserad --repair left
      * on an unfinished job stays in view while it runs */
     if (j->store_failures > 0)
@@ -75,6 +84,7 @@ void jm_store_ok(jm_manager *m, jm_job *j)
 
 char *jm_kept_error(const jm_job *j)
 {
+    JM_JOB_HELD(j);
     return j->error != NULL && j->store_failures == 0 ? strdup(j->error) : NULL;
 }
 
@@ -88,6 +98,7 @@ void jm_set_str(char **dst, const char *src)
 
 jm_job *jm_find(jm_manager *m, int64_t id)
 {
+    BASE_HELD(&m->mu);
     int lo = 0, hi = m->njobs - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
@@ -103,6 +114,7 @@ jm_job *jm_find(jm_manager *m, int64_t id)
 
 int jm_add_job(jm_manager *m, jm_job *j)
 {
+    BASE_HELD(&m->mu);
     int rc = base_grow((void **)&m->jobs, &m->capjobs, (size_t)m->njobs, sizeof *m->jobs, 64, 0);
     if (rc)
         return rc;
@@ -111,6 +123,7 @@ int jm_add_job(jm_manager *m, jm_job *j)
         m->jobs[i] = m->jobs[i - 1];
         i--;
     }
+    assert(i == 0 || m->jobs[i - 1]->id < j->id); /* one entry per id */
     m->jobs[i] = j;
     m->njobs++;
     return 0;
@@ -142,6 +155,7 @@ void jm_set_options(jm_job *j, const char *text)
 
 void jm_touch(jm_manager *m, jm_job *j)
 {
+    BASE_HELD(&m->mu);
     j->change++;
     j->updated = (int64_t)time(NULL);
     pthread_cond_broadcast(&m->changed);
@@ -256,6 +270,7 @@ const jm_action *jm_action_find(const char *name)
 
 enum jm_step jm_action_step(const jm_action *a, const jm_job *j)
 {
+    JM_JOB_HELD(j);
     /* a finished job's runner is only leaving (op_action waits for it) */
     bool busy = j->has_runner && !j->runner_done && !sto_state_final(j->state);
     return busy ? a->in[j->state].busy : a->in[j->state].idle;
@@ -277,6 +292,7 @@ static json_t *actions_json(const jm_job *j)
 /* The job object of docs/api.md (under mu). */
 json_t *jm_job_json(const jm_job *j, bool with_stats)
 {
+    JM_JOB_HELD(j);
     json_t *o = json_object();
     json_object_set_new(o, "id", json_integer(j->id));
     json_object_set_new(o, "name", j->name ? json_string(j->name) : json_null());
@@ -391,6 +407,7 @@ static int by_priority(const void *a, const void *b)
  * use flows to the next. */
 static void assign_threads(jm_manager *m)
 {
+    BASE_HELD(&m->mu);
     jm_job **q = malloc((size_t)(m->njobs ? m->njobs : 1) * sizeof *q);
     if (q == NULL)
         return;
@@ -429,6 +446,7 @@ static void assign_threads(jm_manager *m)
 
 int jm_target_threads(jm_manager *m, const jm_job *j)
 {
+    BASE_HELD(&m->mu);
     int free = m->threads;
     for (int i = 0; i < m->njobs; i++) {
         const jm_job *k = m->jobs[i];
@@ -466,14 +484,14 @@ static void watch_store(jm_manager *m)
     struct tm tm;
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime_r(&now, &tm));
     snprintf(copy, sizeof copy, "%s.rescued-%s", sto_claim_path(m->claim), stamp);
-    pthread_mutex_lock(&m->db_mu);
-    pthread_mutex_lock(&m->rd_mu);
+    base_lock(&m->db_mu);
+    base_lock(&m->rd_mu);
     int rc = sto_backup(m->db, copy, &cerr);
     sto_detach(m->db, NULL, NULL);
     if (sto_detach(m->rdb, rc == 0 ? copy : NULL, rc == 0 ? &cerr : NULL) != 0)
         rc = TSR_EIO;
-    pthread_mutex_unlock(&m->rd_mu);
-    pthread_mutex_unlock(&m->db_mu);
+    base_unlock(&m->rd_mu);
+    base_unlock(&m->db_mu);
     char line[2 * TSR_ERR_MAX + 4400];
     if (rc == 0)
         snprintf(line, sizeof line, "%s; the jobs as last committed were saved to %s (stop "
@@ -482,7 +500,7 @@ static void watch_store(jm_manager *m)
     else
         snprintf(line, sizeof line, "%s; no copy could be saved (%s): the jobs stay readable "
                  "here until tesserad stops", why.msg, cerr.msg);
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     jm_set_str(&m->lost, line);
     for (int i = 0; i < m->njobs; i++) {
         jm_job *j = m->jobs[i];
@@ -493,38 +511,38 @@ static void watch_store(jm_manager *m)
         jm_touch(m, j);
     }
     pthread_cond_broadcast(&m->changed);
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     log_line(m, line);
 }
 
 bool jm_refuse_lost(jm_manager *m, srv_reply *rep)
 {
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     if (m->lost != NULL)
         srv_reply_error(rep, 503, "%s", m->lost);
     bool lost = m->lost != NULL;
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     return lost;
 }
 
 static void *scheduler_main(void *arg)
 {
     jm_manager *m = arg;
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     while (!m->shutdown) {
         if (m->lost == NULL && base_now() - m->watched >= JM_WATCH_SECONDS) {
-            pthread_mutex_unlock(&m->mu);
+            base_unlock(&m->mu);
             watch_store(m);
-            pthread_mutex_lock(&m->mu);
+            base_lock(&m->mu);
             m->watched = base_now();
         }
         assign_threads(m);
         for (int i = 0; i < m->njobs; i++) {
             jm_job *j = m->jobs[i];
             if (j->has_runner && j->runner_done) {
-                pthread_mutex_unlock(&m->mu);
+                base_unlock(&m->mu);
                 pthread_join(j->runner, NULL);
-                pthread_mutex_lock(&m->mu);
+                base_lock(&m->mu);
                 j->has_runner = j->runner_done = false;
                 i = -1; /* the table may have changed meanwhile */
                 continue;
@@ -541,12 +559,9 @@ static void *scheduler_main(void *arg)
                 jm_touch(m, j);
             }
         }
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 1;
-        pthread_cond_timedwait(&m->changed, &m->mu, &until);
+        base_cond_wait(&m->changed, &m->mu, base_now() + JM_WATCH_SECONDS);
     }
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     return NULL;
 }
 
@@ -752,7 +767,10 @@ static int load_jobs(jm_manager *m, tsr_err *err)
                 j->state = STO_FAILED;
                 jm_set_str(&j->error, why);
             }
+            /* no other thread runs yet; the table's rule holds all the same */
+            base_lock(&m->mu);
             rc = jm_add_job(m, j);
+            base_unlock(&m->mu);
             after = s->id;
         }
         sto_jobs_free(list, n);
@@ -799,14 +817,11 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     m->max_memory = cfg->max_memory < 0    ? 0
                     : cfg->max_memory > 0 ? cfg->max_memory
                                           : jm_default_max_memory();
-    pthread_mutex_init(&m->db_mu, NULL);
-    pthread_mutex_init(&m->rd_mu, NULL);
-    pthread_mutex_init(&m->dec_mu, NULL);
-    pthread_mutex_init(&m->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_cond_init(&m->changed, &ca);
-    pthread_condattr_destroy(&ca);
+    base_mutex_init(&m->db_mu);
+    base_mutex_init(&m->rd_mu);
+    base_mutex_init(&m->dec_mu);
+    base_mutex_init(&m->mu);
+    base_cond_init(&m->changed);
     int rc = sto_claim_take(cfg->db_path, &m->claim, err);
     if (rc == 0 && sto_claim_note(m->claim)[0] != '\0')
         log_line(m, sto_claim_note(m->claim));
@@ -839,10 +854,10 @@ void jm_shutdown(jm_manager *m)
 {
     if (m == NULL)
         return;
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     m->shutdown = true;
     pthread_cond_broadcast(&m->changed);
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     if (m->has_scheduler) {
         pthread_join(m->scheduler, NULL);
         m->has_scheduler = false;
@@ -855,9 +870,9 @@ void jm_shutdown(jm_manager *m)
             j->has_runner = false;
         }
     }
-    pthread_mutex_lock(&m->db_mu);
+    base_lock(&m->db_mu);
     sto_wal_checkpoint(m->db, true, NULL);
-    pthread_mutex_unlock(&m->db_mu);
+    base_unlock(&m->db_mu);
 }
 
 void jm_close(jm_manager *m)
@@ -879,11 +894,11 @@ void jm_close(jm_manager *m)
     sto_close(m->rdb);
     sto_close(m->db);
     sto_claim_release(m->claim);
-    pthread_mutex_destroy(&m->db_mu);
-    pthread_mutex_destroy(&m->rd_mu);
+    base_mutex_destroy(&m->db_mu);
+    base_mutex_destroy(&m->rd_mu);
     jm_decoders_free(m);
-    pthread_mutex_destroy(&m->dec_mu);
-    pthread_mutex_destroy(&m->mu);
+    base_mutex_destroy(&m->dec_mu);
+    base_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->changed);
     free(m);
 }

@@ -105,7 +105,7 @@ struct jm_manager {
     int threads;
     double max_memory;        /* resolved cfg.max_memory: bytes, 0 = no cap */
     double started;
-    pthread_mutex_t db_mu, rd_mu, mu;
+    base_mutex db_mu, rd_mu, mu;
     pthread_cond_t changed;
     sto_claim *claim;         /* the store file is this process's (store.h) */
     sto_db *db, *rdb;
@@ -122,7 +122,7 @@ struct jm_manager {
     char *lost;               /* why the store's file is no longer the daemon's, and where
                                  its copy went; NULL while it is (jobs.c, watch_store) */
     double watched;           /* when the scheduler last looked (its own) */
-    pthread_mutex_t dec_mu;   /* the decoder cache; taken with no other lock held */
+    base_mutex dec_mu;        /* the decoder cache; taken with no other lock held */
     jm_decoder *decoders[DECODERS_MAX];
     uint64_t dec_clock;
     library_entry *library;
@@ -153,6 +153,9 @@ enum jm_step jm_action_step(const jm_action *a, const jm_job *j); /* under mu */
 
 /* jobs.c */
 void jm_set_str(char **dst, const char *src);
+/* A job function's "(under mu)": the job table's lock, when the job is in a
+ * table (a job made only to describe a puzzle has none). */
+#define JM_JOB_HELD(j) BASE_HELD((j)->m != NULL ? &(j)->m->mu : NULL)
 jm_job *jm_find(jm_manager *m, int64_t id);       /* under mu */
 /* A write refused because the store's file is gone from its path: true,
  * with 503 and the reason in rep; false while the store is the daemon's.

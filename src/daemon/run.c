@@ -38,7 +38,7 @@ typedef struct run {
     tsr_solver *s;
     long long limit;
     /* solutions found since the last checkpoint (sol_mu) */
-    pthread_mutex_t sol_mu;
+    base_mutex sol_mu;
     sto_batch batch;
     double pending_since;     /* when the batch got its first solution */
     long long found;          /* stored when the run began + reported since */
@@ -70,7 +70,7 @@ typedef struct run {
 static int on_found(void *ctx, const int *images, int n, int count)
 {
     run *r = ctx;
-    pthread_mutex_lock(&r->sol_mu);
+    base_lock(&r->sol_mu);
     int stop = 0;
     if (r->limit > 0 && r->found + count > r->limit)
         count = (int)(r->limit - r->found);
@@ -93,7 +93,7 @@ static int on_found(void *ctx, const int *images, int n, int count)
             }
         }
     }
-    pthread_mutex_unlock(&r->sol_mu);
+    base_unlock(&r->sol_mu);
     return stop;
 }
 
@@ -115,6 +115,7 @@ static void account(run *r, const tsr_stats *st, uint64_t *nodes, double *fracti
 /* Publish progress in the job table (under mu). */
 static void publish(run *r, uint64_t nodes, double fraction, double seconds)
 {
+    BASE_HELD(&r->m->mu);
     jm_job *j = r->j;
     double t = base_now();
     if (r->last_t > 0 && t > r->last_t + 0.2) {
@@ -146,7 +147,7 @@ static int on_progress(void *ctx, const tsr_stats *st)
     uint64_t nodes;
     double fraction, seconds;
     account(r, st, &nodes, &fraction, &seconds);
-    pthread_mutex_lock(&r->m->mu);
+    base_lock(&r->m->mu);
     jm_job *j = r->j;
     if (st->nworkers != j->nworkers) { /* a resize to the pool's size, once a run: no growth */
         tsr_worker_stats *w = realloc(j->workers, (size_t)(st->nworkers + 1) * sizeof *w);
@@ -159,7 +160,7 @@ static int on_progress(void *ctx, const tsr_stats *st)
         memcpy(j->workers, st->workers, (size_t)st->nworkers * sizeof *j->workers);
     publish(r, nodes, fraction, seconds);
     int stop = r->j->want == WANT_CANCEL;
-    pthread_mutex_unlock(&r->m->mu);
+    base_unlock(&r->m->mu);
     return stop;
 }
 
@@ -169,14 +170,14 @@ static int on_progress(void *ctx, const tsr_stats *st)
 static int checkpoint_wanted(void *ctx)
 {
     run *r = ctx;
-    pthread_mutex_lock(&r->m->mu);
+    base_lock(&r->m->mu);
     int want = r->m->shutdown || r->j->want != WANT_NONE ||
                jm_target_threads(r->m, r->j) != r->j->threads;
-    pthread_mutex_unlock(&r->m->mu);
-    pthread_mutex_lock(&r->sol_mu);
+    base_unlock(&r->m->mu);
+    base_lock(&r->sol_mu);
     want = want || r->batch.records.len >= SOLUTION_BUFFER_BYTES ||
            (r->batch.found > 0 && base_now() - r->pending_since >= SOLUTION_DELAY_S);
-    pthread_mutex_unlock(&r->sol_mu);
+    base_unlock(&r->sol_mu);
     return want;
 }
 
@@ -196,10 +197,10 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     sto_progress prog = {nodes, fraction, seconds, stats};
     /* the store's task type has the same fields */
     sto_task *t = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *t);
-    pthread_mutex_lock(&r->sol_mu);
+    base_lock(&r->sol_mu);
     sto_batch batch = r->batch;
     r->batch = (sto_batch){0};
-    pthread_mutex_unlock(&r->sol_mu);
+    base_unlock(&r->sol_mu);
     int rc = t == NULL || stats == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory") : 0;
     for (int i = 0; rc == 0 && i < ntasks; i++)
         t[i] = (sto_task){tasks[i].n, tasks[i].images, tasks[i].weight};
@@ -208,12 +209,12 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     sto_job *list = NULL;
     int nlist = 0;
     if (rc == 0) {
-        pthread_mutex_lock(&m->db_mu);
+        base_lock(&m->db_mu);
         rc = sto_checkpoint(m->db, r->id, t, ntasks, &batch, &prog, new_state, err);
         if (rc == 0 && sto_job_list(m->db, NULL, r->id - 1, 1, &list, &nlist, NULL) == 0 &&
             nlist == 1)
             summary = list[0];
-        pthread_mutex_unlock(&m->db_mu);
+        base_unlock(&m->db_mu);
     }
     double dt = base_now() - t0;
     free(t);
@@ -227,7 +228,7 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
         r->store_failed = true;
         snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
     }
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     if (rc == 0) {
         m->checkpoints++;
         m->checkpoint_seconds_sum += dt;
@@ -243,7 +244,7 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
             r->j->state = *new_state;
         publish(r, nodes, fraction, seconds);
     }
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     sto_jobs_free(list, nlist);
     return rc;
 }
@@ -252,7 +253,7 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
 {
     run *r = ctx;
     jm_manager *m = r->m;
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     enum want want = r->j->want;
     /* the scheduler gives no threads to a job being paused or cancelled */
     bool end = m->shutdown || want != WANT_NONE || jm_target_threads(m, r->j) != r->j->threads;
@@ -261,7 +262,7 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
         next = STO_PAUSED;
     else if (r->j->assigned == 0 && !m->shutdown)
         next = STO_QUEUED; /* preempted by a job of higher priority */
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     if (want == WANT_CANCEL)
         return 1; /* no frontier needed: run_job commits the cancel */
     tsr_err err = {{0}};
@@ -293,23 +294,21 @@ static void *estimator_main(void *arg)
 {
     run *r = arg;
     jm_manager *m = r->m;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)ESTIMATE_AFTER_S;
-    pthread_mutex_lock(&m->mu);
-    while (!r->estimator_stop && pthread_cond_timedwait(&m->changed, &m->mu, &until) == 0)
+    double until = base_now() + ESTIMATE_AFTER_S;
+    base_lock(&m->mu);
+    while (!r->estimator_stop && base_cond_wait(&m->changed, &m->mu, until) == 0)
         ;
     bool go = !r->estimator_stop;
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     tsr_estimate e;
     /* a range wider than ESTIMATE_SPREAD says nothing the fraction does not
      * (a heavy tail met by too few descents): it is left out */
     if (go && tsr_solver_estimate_until(r->s, 1000000, ESTIMATE_SECONDS, (uint64_t)r->id,
                                         estimator_stopped, r, &e) == 0 &&
         e.nodes_low > 0 && e.nodes_high <= ESTIMATE_SPREAD * e.nodes_low) {
-        pthread_mutex_lock(&m->mu);
+        base_lock(&m->mu);
         tsr_eta_set_tree(&r->eta, e.nodes_low, e.nodes_high);
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
     }
     return NULL;
 }
@@ -323,10 +322,10 @@ static void estimator_join(run *r)
 {
     if (!r->has_estimator)
         return;
-    pthread_mutex_lock(&r->m->mu);
+    base_lock(&r->m->mu);
     __atomic_store_n(&r->estimator_stop, true, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&r->m->changed);
-    pthread_mutex_unlock(&r->m->mu);
+    base_unlock(&r->m->mu);
     pthread_join(r->estimator, NULL);
     r->has_estimator = false;
 }
@@ -337,9 +336,9 @@ static void estimator_join(run *r)
 static int prep_stop(void *ctx)
 {
     run *r = ctx;
-    pthread_mutex_lock(&r->m->mu);
+    base_lock(&r->m->mu);
     int stop = r->m->shutdown || r->j->want != WANT_NONE;
-    pthread_mutex_unlock(&r->m->mu);
+    base_unlock(&r->m->mu);
     return stop;
 }
 
@@ -350,9 +349,9 @@ static int prepare(run *r, tsr_err *err)
 {
     jm_manager *m = r->m;
     sto_job doc = {0};
-    pthread_mutex_lock(&m->db_mu);
+    base_lock(&m->db_mu);
     int rc = sto_job_get(m->db, r->id, &doc, err);
-    pthread_mutex_unlock(&m->db_mu);
+    base_unlock(&m->db_mu);
     if (rc)
         return rc;
     tsr_options opt;
@@ -387,9 +386,9 @@ static int prepare(run *r, tsr_err *err)
             rc = tsr_solver_prepare(r->pz, &ro, &(tsr_stop){prep_stop, r}, &r->s, err);
         }
         if (rc == 0) {
-            pthread_mutex_lock(&m->db_mu);
+            base_lock(&m->db_mu);
             rc = sto_job_set_options(m->db, r->id, resolved, err);
-            pthread_mutex_unlock(&m->db_mu);
+            base_unlock(&m->db_mu);
         }
     }
     if (rc == 0) {
@@ -416,7 +415,7 @@ static int prepare(run *r, tsr_err *err)
             r->committed_fraction = doc.fraction;
             r->committed_seconds = doc.seconds;
             r->found = doc.solutions;
-            pthread_mutex_lock(&m->mu);
+            base_lock(&m->mu);
             jm_job *j = r->j;
             free(j->attempts);
             free(j->fits);
@@ -427,7 +426,7 @@ static int prepare(run *r, tsr_err *err)
             if (resolved)
                 jm_set_options(j, resolved);
             jm_touch(m, j);
-            pthread_mutex_unlock(&m->mu);
+            base_unlock(&m->mu);
         }
     }
     free(resolved);
@@ -438,14 +437,14 @@ static int prepare(run *r, tsr_err *err)
 /* Mark the job failed (store and memory). */
 static void fail_job(jm_manager *m, jm_job *j, const char *why)
 {
-    pthread_mutex_lock(&m->db_mu);
+    base_lock(&m->db_mu);
     sto_job_set_state(m->db, j->id, STO_FAILED, why, NULL);
-    pthread_mutex_unlock(&m->db_mu);
-    pthread_mutex_lock(&m->mu);
+    base_unlock(&m->db_mu);
+    base_lock(&m->mu);
     j->state = STO_FAILED;
     jm_set_str(&j->error, why);
     jm_touch(m, j);
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
 }
 
 /* The store refused a commit (a full disk, a read-only file, an I/O
@@ -457,13 +456,13 @@ static void fail_job(jm_manager *m, jm_job *j, const char *why)
 static void stall_job(run *r)
 {
     jm_manager *m = r->m;
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     jm_job *j = r->j;
     j->nodes = r->committed_nodes;
     j->fraction = r->committed_fraction;
     j->seconds = r->committed_seconds;
     jm_store_failed(m, j, r->store_msg);
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
 }
 
 /* Load the stored frontier (empty: the job starts from the root). */
@@ -471,9 +470,9 @@ static int load_frontier(run *r, tsr_task **tasks, int *n, tsr_err *err)
 {
     sto_task *st = NULL;
     int ns = 0;
-    pthread_mutex_lock(&r->m->db_mu);
+    base_lock(&r->m->db_mu);
     int rc = sto_frontier_load(r->m->db, r->id, &st, &ns, err);
-    pthread_mutex_unlock(&r->m->db_mu);
+    base_unlock(&r->m->db_mu);
     if (rc)
         return rc;
     *tasks = calloc((size_t)(ns > 0 ? ns : 1), sizeof **tasks);
@@ -507,22 +506,22 @@ static int end_unstarted(run *r, enum want want, bool shutdown, tsr_err *err)
     enum sto_state next = want == WANT_PAUSE    ? STO_PAUSED
                           : want == WANT_CANCEL ? STO_CANCELLED
                                                 : STO_QUEUED;
-    pthread_mutex_lock(&m->mu);
+    base_lock(&m->mu);
     char *kept_error = jm_kept_error(r->j);
-    pthread_mutex_unlock(&m->mu);
-    pthread_mutex_lock(&m->db_mu);
+    base_unlock(&m->mu);
+    base_lock(&m->db_mu);
     int rc = sto_job_set_state(m->db, r->id, next, kept_error, err);
-    pthread_mutex_unlock(&m->db_mu);
+    base_unlock(&m->db_mu);
     free(kept_error);
     if (rc != 0 && rc != TSR_EINVAL) {
         r->store_failed = true;
         snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
     }
     if (rc == 0) {
-        pthread_mutex_lock(&m->mu);
+        base_lock(&m->mu);
         r->j->state = next;
         jm_touch(m, r->j);
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
     }
     return rc;
 }
@@ -544,10 +543,10 @@ static void run_job(run *r)
     bool ended = false; /* before any search */
     if (rc == TSR_ECANCELED) { /* a pause, cancel or shutdown stopped it */
         ended = true;
-        pthread_mutex_lock(&m->mu);
+        base_lock(&m->mu);
         enum want want = r->j->want;
         bool shutdown = m->shutdown;
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         rc = end_unstarted(r, want, shutdown, &err);
     } else if (rc == 0) {
         estimator_start(r);
@@ -557,23 +556,20 @@ static void run_job(run *r)
         int ntasks = 0;
         if ((rc = load_frontier(r, &tasks, &ntasks, &err)) != 0)
             break;
-        pthread_mutex_lock(&m->mu);
+        base_lock(&m->mu);
         /* threads a job gives up are free only once its pool has parked:
          * wait for them rather than oversubscribe the cores */
         int threads;
         while ((threads = jm_target_threads(m, r->j)) == 0 && r->j->assigned > 0 &&
                !m->shutdown && r->j->want == WANT_NONE) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_sec += 1;
-            pthread_cond_timedwait(&m->changed, &m->mu, &until);
+            base_cond_wait(&m->changed, &m->mu, base_now() + 1.0);
         }
         r->j->threads = threads;
         jm_touch(m, r->j);
         bool shutdown = m->shutdown;
         bool stop_now = shutdown || threads == 0 || r->j->want != WANT_NONE;
         enum want want = r->j->want;
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         if (stop_now && want != WANT_CANCEL) {
             free_tasks(tasks, ntasks);
             rc = end_unstarted(r, want, shutdown, &err);
@@ -614,9 +610,9 @@ static void run_job(run *r)
             tsr_stats_free(&st);
             break;
         }
-        pthread_mutex_lock(&m->mu);
+        base_lock(&m->mu);
         bool cancel = r->j->want == WANT_CANCEL;
-        pthread_mutex_unlock(&m->mu);
+        base_unlock(&m->mu);
         enum sto_state final = STO_COMPLETED;
         if (cancel) {
             final = STO_CANCELLED;
@@ -659,7 +655,7 @@ void *jm_runner_main(void *arg)
      * gets every cycle, as before. */
     struct sched_param sp = {.sched_priority = 0};
     pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-    pthread_mutex_init(&r.sol_mu, NULL);
+    base_mutex_init(&r.sol_mu);
     run_job(&r);
     estimator_join(&r);
     tsr_solver_free(r.s);
@@ -670,8 +666,8 @@ void *jm_runner_main(void *arg)
     free(r.base_fits);
     free(r.cur_attempts);
     free(r.cur_fits);
-    pthread_mutex_destroy(&r.sol_mu);
-    pthread_mutex_lock(&m->mu);
+    base_mutex_destroy(&r.sol_mu);
+    base_lock(&m->mu);
     j->threads = 0;
     j->nworkers = 0;
     j->rate = 0;
@@ -682,6 +678,6 @@ void *jm_runner_main(void *arg)
     if (j->want == WANT_CANCEL && sto_state_final(j->state))
         j->want = WANT_NONE;
     jm_touch(m, j);
-    pthread_mutex_unlock(&m->mu);
+    base_unlock(&m->mu);
     return NULL;
 }

@@ -435,7 +435,7 @@ static int pool_init(pool *pl, const tsr_solver *s, int threads, int ntasks,
     pl->snap_workers = calloc(nw, sizeof *pl->snap_workers);
     pthread_mutex_init(&pl->mu, NULL);
     pthread_mutex_init(&pl->out_mu, NULL);
-    pthread_cond_init(&pl->cv, NULL);
+    base_cond_init(&pl->cv);
     int rc = pl->total.attempts == NULL || pl->total.fits == NULL || pl->w == NULL ||
                      pl->snap_attempts == NULL || pl->snap_fits == NULL ||
                      pl->snap_workers == NULL
@@ -488,14 +488,7 @@ static void pool_watch(pool *pl, const tsr_callbacks *cb, const tsr_pool_hooks *
     long wait_ns = cp_every > 0 && cp_every < WATCH_NS * 1e-9 ? (long)(cp_every * 1e9) : WATCH_NS;
     pthread_mutex_lock(&pl->mu);
     while (pl->pending > 0 && !atomic_load(&pl->stop)) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += wait_ns;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&pl->cv, &pl->mu, &until);
+        base_cond_timedwait(&pl->cv, &pl->mu, base_now() + wait_ns * 1e-9);
         if (cb && cb->progress && base_now() >= next) {
             pthread_mutex_unlock(&pl->mu);
             tsr_stats snap;

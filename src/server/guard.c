@@ -9,6 +9,10 @@
  * most the server's limit plus the reserve and the margin, a thousand or
  * so, so every operation simply walks the list.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -33,7 +37,7 @@ struct guard_conn {
 };
 
 struct guard {
-    pthread_mutex_t mu;
+    base_mutex mu;
     pthread_cond_t wake;
     pthread_t reaper;
     bool stop;
@@ -62,6 +66,7 @@ static bool same_address(const struct sockaddr_storage *a, const struct sockaddr
  * and libmicrohttpd closes it.  Once per connection. */
 static void cut(guard *g, guard_conn *c)
 {
+    BASE_HELD(&g->mu);
     if (c->shut)
         return;
     c->shut = true;
@@ -75,6 +80,7 @@ static void cut(guard *g, guard_conn *c)
  * request (under mu), or NULL when every one is busy. */
 static guard_conn *longest_idle(guard *g, const guard_conn *except)
 {
+    BASE_HELD(&g->mu);
     guard_conn *best = NULL;
     for (guard_conn *c = g->head; c != NULL; c = c->next)
         if (c != except && !c->shut && c->idle_since > 0 &&
@@ -86,22 +92,15 @@ static guard_conn *longest_idle(guard *g, const guard_conn *except)
 static void *reaper_main(void *arg)
 {
     guard *g = arg;
-    pthread_mutex_lock(&g->mu);
+    base_lock(&g->mu);
     while (!g->stop) {
         double t = base_now();
         for (guard_conn *c = g->head; c != NULL; c = c->next)
             if (c->deadline > 0 && t > c->deadline)
                 cut(g, c);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += GUARD_TICK_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&g->wake, &g->mu, &until);
+        base_cond_wait(&g->wake, &g->mu, t + GUARD_TICK_MS / 1000.0);
     }
-    pthread_mutex_unlock(&g->mu);
+    base_unlock(&g->mu);
     return NULL;
 }
 
@@ -112,12 +111,12 @@ int guard_new(int limit, double idle_s, guard **out)
         return -ENOMEM;
     g->limit = limit;
     g->idle_s = idle_s;
-    pthread_mutex_init(&g->mu, NULL);
-    pthread_cond_init(&g->wake, NULL);
+    base_mutex_init(&g->mu);
+    base_cond_init(&g->wake);
     int rc = pthread_create(&g->reaper, NULL, reaper_main, g);
     if (rc != 0) {
         pthread_cond_destroy(&g->wake);
-        pthread_mutex_destroy(&g->mu);
+        base_mutex_destroy(&g->mu);
         free(g);
         return -rc;
     }
@@ -129,10 +128,10 @@ void guard_free(guard *g)
 {
     if (g == NULL)
         return;
-    pthread_mutex_lock(&g->mu);
+    base_lock(&g->mu);
     g->stop = true;
     pthread_cond_signal(&g->wake);
-    pthread_mutex_unlock(&g->mu);
+    base_unlock(&g->mu);
     pthread_join(g->reaper, NULL);
     while (g->head != NULL) { /* none, once the server has stopped */
         guard_conn *c = g->head;
@@ -140,7 +139,7 @@ void guard_free(guard *g)
         free(c);
     }
     pthread_cond_destroy(&g->wake);
-    pthread_mutex_destroy(&g->mu);
+    base_mutex_destroy(&g->mu);
     free(g);
 }
 
@@ -152,7 +151,7 @@ guard_conn *guard_open(guard *g, int fd, const struct sockaddr *addr, socklen_t 
     c->fd = fd;
     if (addr != NULL && len <= sizeof c->addr)
         memcpy(&c->addr, addr, len);
-    pthread_mutex_lock(&g->mu);
+    base_lock(&g->mu);
     int same = 0;
     for (guard_conn *o = g->head; o != NULL; o = o->next)
         same += !o->shut && same_address(&o->addr, &c->addr);
@@ -178,7 +177,7 @@ guard_conn *guard_open(guard *g, int fd, const struct sockaddr *addr, socklen_t 
             c->deadline = now + GUARD_RESERVED_S;
         }
     }
-    pthread_mutex_unlock(&g->mu);
+    base_unlock(&g->mu);
     return c;
 }
 
@@ -186,16 +185,18 @@ void guard_close(guard *g, guard_conn *c)
 {
     if (c == NULL)
         return;
-    pthread_mutex_lock(&g->mu);
+    base_lock(&g->mu);
     if (c->prev != NULL)
         c->prev->next = c->next;
     else
         g->head = c->next;
     if (c->next != NULL)
         c->next->prev = c->prev;
+    assert(g->open > 0 && g->shut <= g->open);
     g->open--;
     g->shut -= c->shut;
-    pthread_mutex_unlock(&g->mu);
+    assert(g->shut >= 0 && g->shut <= g->open);
+    base_unlock(&g->mu);
     free(c);
 }
 
@@ -205,12 +206,12 @@ static void set_deadline(guard *g, guard_conn *c, double in_s, bool idle)
 {
     if (c == NULL)
         return;
-    pthread_mutex_lock(&g->mu);
+    base_lock(&g->mu);
     double now = base_now();
     if (!c->shut)
         c->deadline = in_s > 0 ? now + in_s : 0;
     c->idle_since = idle && !c->last ? now : 0;
-    pthread_mutex_unlock(&g->mu);
+    base_unlock(&g->mu);
 }
 
 void guard_headers_done(guard *g, guard_conn *c, bool has_body)
@@ -221,9 +222,9 @@ void guard_headers_done(guard *g, guard_conn *c, bool has_body)
 void guard_request_done(guard *g, guard_conn *c, bool last)
 {
     if (c != NULL && last) {
-        pthread_mutex_lock(&g->mu);
+        base_lock(&g->mu);
         c->last = true;
-        pthread_mutex_unlock(&g->mu);
+        base_unlock(&g->mu);
     }
     set_deadline(g, c, 0, false);
 }
@@ -240,16 +241,16 @@ bool guard_reserved(const guard_conn *c)
 
 long guard_cut(guard *g)
 {
-    pthread_mutex_lock(&g->mu);
+    base_lock(&g->mu);
     long n = g->cut;
-    pthread_mutex_unlock(&g->mu);
+    base_unlock(&g->mu);
     return n;
 }
 
 long guard_shed(guard *g)
 {
-    pthread_mutex_lock(&g->mu);
+    base_lock(&g->mu);
     long n = g->shed;
-    pthread_mutex_unlock(&g->mu);
+    base_unlock(&g->mu);
     return n;
 }

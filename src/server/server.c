@@ -49,7 +49,11 @@
  *   - text the client sent is echoed in messages only through printable(),
  *     so error bodies are always valid UTF-8 JSON of bounded size.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -261,6 +265,7 @@ static const struct {
 static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, int status,
                              struct MHD_Response *resp, const char *ctype)
 {
+    assert(status >= 100 && status <= 599);
     if (!resp)
         return MHD_NO;
     if (ctype)
@@ -1293,7 +1298,8 @@ static enum MHD_Result dispatch(srv_server *s, struct MHD_Connection *c, struct 
     case R_STATIC:
         return serve_static(s, c, url);
     case R_NONE:
-        srv_reply_error(&r, 404, "no route"); /* begin() answered these already */
+        assert(!"begin() answers every request without a route");
+        srv_reply_error(&r, 404, "no route");
         break;
     }
     return answer(s, c, &r, NULL);
