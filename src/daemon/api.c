@@ -25,122 +25,6 @@ static void reply_json(srv_reply *rep, int status, json_t *j)
     rep->json = j;
 }
 
-/* "3.2 GB": bytes for a message. */
-static const char *bytes_text(double b, char *buf, size_t size)
-{
-    static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB"};
-    int u = 0;
-    while (b >= 1024 && u < 4) {
-        b /= 1024;
-        u++;
-    }
-    snprintf(buf, size, u == 0 ? "%.0f %s" : "%.1f %s", b, unit[u]);
-    return buf;
-}
-
-/* Every check preparation would make, at the door: what the engine would
- * refuse (tsr_solver_check) and what the daemon's caps refuse, among them
- * the memory the job's solver would need on the threads it may get. */
-static void check_caps(jm_manager *m, const tsr_puzzle *pz, const tsr_options *opt,
-                       srv_reply *rep)
-{
-    int threads = opt->threads > 0 && opt->threads < m->threads ? opt->threads : m->threads;
-    tsr_cost cost;
-    tsr_err err = {{0}};
-    char need[32], cap[32];
-    if (tsr_solver_check(pz, opt, threads, &cost, &err) != 0)
-        srv_reply_error(rep, 422, "request body: %s", err.msg);
-    else if (pz->ncells > JM_MAX_CELLS)
-        srv_reply_error(rep, 422, "request body: the board has %d cells; the daemon's cap is %d",
-                        pz->ncells, JM_MAX_CELLS);
-    else if (cost.images > JM_MAX_PLACEMENTS)
-        srv_reply_error(rep, 422,
-                        "request body: up to %.0f piece placements to build; the daemon's cap is %d",
-                        cost.images, JM_MAX_PLACEMENTS);
-    else if (m->max_memory > 0 && cost.bytes > m->max_memory)
-        srv_reply_error(rep, 422,
-                        "request body: the search would need about %s of memory on %d thread%s "
-                        "(up to %.0f piece placements of %.0f cells in all); the daemon's cap is "
-                        "%s (tesserad --max-memory)",
-                        bytes_text(cost.bytes, need, sizeof need), threads,
-                        threads == 1 ? "" : "s", cost.images, cost.image_cells,
-                        bytes_text(m->max_memory, cap, sizeof cap));
-}
-
-/* Read a submit body: the puzzle and options into *pz and *opt, or an
- * error in rep and false.  Shape and type errors (they name a JSON path or
- * a line) are 400; a well-formed puzzle the reader refuses is 422. */
-bool jm_read_puzzle(const char *body, size_t len, tsr_puzzle **pz, tsr_options *opt,
-                    srv_reply *rep)
-{
-    if (len == 0) {
-        srv_reply_error(rep, 400, "request body: empty; expected a job object "
-                                  "{\"puzzle\": {...}, \"options\": {...}}");
-        return false;
-    }
-    json_error_t jerr;
-    json_t *probe = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
-    tsr_err err = {{0}};
-    int rc = tsr_puzzle_read_json(body, len, "request body", pz, opt, &err);
-    if (rc != 0) {
-        bool structural = probe == NULL || strstr(err.msg, ": $") != NULL ||
-                          strstr(err.msg, "$.") != NULL;
-        json_decref(probe);
-        srv_reply_error(rep, rc == TSR_ETOOBIG ? 422 : structural ? 400 : 422, "%s", err.msg);
-        return false;
-    }
-    /* the door's caps on the texts every listing repeats (stored jobs of
-     * any length still read: jm_describe cuts their names) */
-    const char *where = json_object_get(probe, "polycube") ? "$.polycube: the puzzle's"
-                        : json_object_get(probe, "puzzle") ? "$.puzzle." : "$.";
-    json_decref(probe);
-    static const struct { const char *key; size_t max; } caps[] = {
-        {"name", JM_MAX_NAME}, {"description", JM_MAX_DESCRIPTION}};
-    for (int i = 0; i < 2; i++) {
-        const char *text = i == 0 ? (*pz)->name : (*pz)->description;
-        size_t n = text != NULL ? strlen(text) : 0;
-        if (n > caps[i].max) {
-            srv_reply_error(rep, 422, "request body: %s%s: %zu bytes, over the limit of %zu",
-                            where, caps[i].key, n, caps[i].max);
-            tsr_puzzle_free(*pz);
-            *pz = NULL;
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Read and check a submit body as submit and validate both do: what
- * jm_read_puzzle reads, then every check preparation would make (422). */
-bool jm_read_submission(jm_manager *m, const char *body, size_t len, tsr_puzzle **pz,
-                        tsr_options *opt, srv_reply *rep)
-{
-    if (!jm_read_puzzle(body, len, pz, opt, rep))
-        return false;
-    check_caps(m, *pz, opt, rep);
-    if (rep->status >= 400) {
-        tsr_puzzle_free(*pz);
-        *pz = NULL;
-        return false;
-    }
-    return true;
-}
-
-/* The puzzle as Puzzle JSON (normalised: cell lists), or NULL. */
-json_t *jm_puzzle_json(const tsr_puzzle *pz)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        return NULL;
-    int rc = tsr_write_puzzle_json(f, pz);
-    fclose(f);
-    json_t *j = rc == 0 ? json_loadb(buf, len, 0, NULL) : NULL;
-    free(buf);
-    return j;
-}
-
 static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
     tsr_puzzle *pz = NULL;
@@ -249,21 +133,6 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
     atomic_fetch_sub(&running, 1);
-}
-
-void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_options *opt,
-                 const char *options, const tsr_puzzle *pz)
-{
-    j->m = m;
-    j->id = id;
-    j->batch = batch;
-    j->state = STO_QUEUED;
-    j->priority = opt->priority;
-    j->engine_version = TESSERA_ENGINE_VERSION;
-    j->created = j->updated = (int64_t)time(NULL);
-    jm_set_options(j, options);
-    j->cap = opt->threads;
-    jm_describe(j, pz);
 }
 
 /* The status of an action the store refused: 409 for a conflict (the
@@ -386,7 +255,6 @@ static void op_get(void *ctx, int64_t id, srv_reply *rep)
     else if (rep->text == NULL)
         srv_reply_error(rep, 500, "out of memory");
 }
-
 
 /* Wait (under mu), at most ACTION_WAIT_MS, while job `id` has a runner
  * still at work on what `busy` says: acting on its `want` (acting) or
@@ -544,181 +412,6 @@ static void op_job_puzzle(void *ctx, int64_t id, srv_reply *rep)
 
 /* ---- solutions: stored classes expanded at read time ------------------------------- */
 
-static void decoder_free(jm_decoder *d)
-{
-    if (d != NULL) {
-        tsr_solver_free(d->s);
-        tsr_puzzle_free(d->pz);
-        free(d);
-    }
-}
-
-void jm_decoders_free(jm_manager *m)
-{
-    for (int i = 0; i < DECODERS_MAX; i++) {
-        decoder_free(m->decoders[i]);
-        m->decoders[i] = NULL;
-    }
-}
-
-/* Build job id's decoder from its stored puzzle and options: the same
- * images and symmetry group as its search (the limit does not matter:
- * counts come from the store). */
-static jm_decoder *decoder_build(jm_manager *m, int64_t id, tsr_err *err)
-{
-    sto_job doc = {0};
-    jm_decoder *d = calloc(1, sizeof *d);
-    base_lock(&m->rd_mu);
-    int rc = d == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory")
-                       : sto_job_get(m->rdb, id, &doc, err);
-    base_unlock(&m->rd_mu);
-    tsr_options opt;
-    if (rc == 0)
-        rc = tsr_puzzle_read(doc.puzzle, strlen(doc.puzzle), "stored puzzle", &d->pz, NULL, err);
-    if (rc == 0)
-        rc = tsr_options_read_json(doc.options, strlen(doc.options), "stored options", d->pz,
-                                   &opt, err);
-    if (rc == 0) {
-        opt.limit = 0;
-        rc = tsr_solver_new(d->pz, &opt, &d->s, err);
-    }
-    sto_job_clear(&doc);
-    if (rc != 0) {
-        decoder_free(d);
-        return NULL;
-    }
-    d->id = id;
-    return d;
-}
-
-/* Job id's decoder, from the cache or built (outside the cache's lock);
- * give it back with decoder_put. */
-/* Under dec_mu: the cached decoder of job id, or NULL. */
-static jm_decoder *decoder_find(jm_manager *m, int64_t id)
-{
-    BASE_HELD(&m->dec_mu);
-    for (int i = 0; i < DECODERS_MAX; i++)
-        if (m->decoders[i] != NULL && m->decoders[i]->id == id)
-            return m->decoders[i];
-    return NULL;
-}
-
-/* Under dec_mu: the slot for a new decoder: an empty one, else the least
- * recently used one that no reader holds; -1 when readers hold them all. */
-static int decoder_slot(jm_manager *m)
-{
-    BASE_HELD(&m->dec_mu);
-    int best = -1;
-    for (int i = 0; i < DECODERS_MAX; i++) {
-        jm_decoder *o = m->decoders[i];
-        if (o == NULL)
-            return i;
-        if (o->refs == 0 && (best < 0 || o->used < m->decoders[best]->used))
-            best = i;
-    }
-    return best;
-}
-
-/* The decoder of job id, held until decoder_put: from the cache, else built
- * (without the lock: building takes a while) and cached.  When readers hold
- * every slot, the reader gets a decoder of its own (refs -1), freed by
- * decoder_put. */
-static jm_decoder *decoder_get(jm_manager *m, int64_t id, tsr_err *err)
-{
-    base_lock(&m->dec_mu);
-    jm_decoder *d = decoder_find(m, id);
-    if (d == NULL) {
-        base_unlock(&m->dec_mu);
-        jm_decoder *built = decoder_build(m, id, err);
-        if (built == NULL)
-            return NULL;
-        base_lock(&m->dec_mu);
-        d = decoder_find(m, id); /* another reader may have built it meanwhile */
-        if (d != NULL) {
-            decoder_free(built);
-        } else {
-            int slot = decoder_slot(m);
-            d = built;
-            if (slot >= 0) {
-                decoder_free(m->decoders[slot]);
-                m->decoders[slot] = d;
-            } else {
-                d->refs = -1;
-            }
-        }
-    }
-    if (d->refs >= 0)
-        d->refs++;
-    d->used = ++m->dec_clock;
-    base_unlock(&m->dec_mu);
-    return d;
-}
-
-static void decoder_put(jm_manager *m, jm_decoder *d)
-{
-    base_lock(&m->dec_mu);
-    bool own = d->refs < 0;
-    if (!own)
-        d->refs--;
-    base_unlock(&m->dec_mu);
-    if (own)
-        decoder_free(d);
-}
-
-typedef int (*solution_fn)(void *ctx, const tsr_puzzle *pz, int64_t seq, const tsr_solution *sol);
-
-/* Solutions after+1 .. after+limit of job id, in order, to fn; *n gets how
- * many there were. */
-static int each_solution(jm_manager *m, jm_decoder *d, int64_t id, int64_t after, int limit,
-                         solution_fn fn, void *ctx, int *n, tsr_err *err)
-{
-    sto_classes c;
-    *n = 0;
-    base_lock(&m->rd_mu);
-    int rc = sto_classes_read(m->rdb, id, after, limit, &c, err);
-    base_unlock(&m->rd_mu);
-    if (rc != 0)
-        return rc;
-    int ncopies = tsr_solver_ncopies(d->s), nplace;
-    long ncells;
-    tsr_solver_solution_room(d->s, &nplace, &ncells);
-    int *members = malloc((size_t)tsr_solver_max_members(d->s) * (size_t)(ncopies + 1) *
-                          sizeof *members);
-    tsr_placement *pl = malloc((size_t)nplace * sizeof *pl);
-    tsr_cell *cells = malloc((size_t)ncells * sizeof *cells);
-    if (members == NULL || pl == NULL || cells == NULL)
-        rc = tsr_err_set(err, TSR_ENOMEM, "out of memory");
-    for (int i = 0; rc == 0 && i < c.n; i++) {
-        const int *ids = c.ids + c.start[i];
-        int k = c.start[i + 1] - c.start[i];
-        int nm = tsr_solver_members(d->s, ids, k, members);
-        if (nm < c.count[i]) {
-            rc = tsr_err_set(err, TSR_EIO, "job %lld: stored solution %lld is not one of this "
-                             "puzzle's", (long long)id, (long long)c.first[i]);
-            break;
-        }
-        for (int j = 0; rc == 0 && j < c.count[i]; j++) {
-            int64_t seq = c.first[i] + j;
-            if (seq <= after || seq > after + limit)
-                continue;
-            tsr_solution sol;
-            rc = tsr_solver_solution(d->s, members + (size_t)j * k, k, pl, cells, &sol);
-            if (rc == 0)
-                rc = fn(ctx, d->pz, seq, &sol);
-            if (rc == 0)
-                ++*n;
-            else
-                tsr_err_set(err, rc, "job %lld: solution %lld: %s", (long long)id,
-                            (long long)seq, tsr_strerror(rc));
-        }
-    }
-    free(members);
-    free(pl);
-    free(cells);
-    sto_classes_free(&c);
-    return rc;
-}
-
 /* One solution as a JSON line with its "seq", or as text, to a stream. */
 static int write_json_line(void *ctx, const tsr_puzzle *pz, int64_t seq, const tsr_solution *sol)
 {
@@ -837,16 +530,16 @@ static int write_part(jm_manager *m, int64_t id, bool legacy, int64_t after, int
     *last = after;
     if (legacy)
         return legacy_page(m, id, after, limit, text, f, last, n, err);
-    jm_decoder *d = decoder_get(m, id, err);
+    jm_decoder *d = jm_decoder_get(m, id, err);
     if (d == NULL) { /* a job deleted meanwhile is "no job", not a failure */
         base_lock(&m->mu);
         bool gone = jm_find(m, id) == NULL;
         base_unlock(&m->mu);
         return gone ? TSR_EINVAL : TSR_EIO;
     }
-    int rc = each_solution(m, d, id, after, limit, text ? write_text : write_json_line, f, n,
+    int rc = jm_each_solution(m, d, id, after, limit, text ? write_text : write_json_line, f, n,
                            err);
-    decoder_put(m, d);
+    jm_decoder_put(m, d);
     *last = after + *n;
     return rc;
 }
@@ -1032,14 +725,6 @@ static void op_puzzles(void *ctx, const char *name, srv_reply *rep)
     srv_reply_error(rep, 404, "no puzzle \"%s\" in the library", name);
 }
 
-void jm_count_states(jm_manager *m, int counts[6])
-{
-    BASE_HELD(&m->mu);
-    memset(counts, 0, 6 * sizeof *counts);
-    for (int i = 0; i < m->njobs; i++)
-        counts[m->jobs[i]->state]++;
-}
-
 static void op_health(void *ctx, srv_reply *rep)
 {
     jm_manager *m = ctx;
@@ -1154,12 +839,3 @@ void jm_ops(jm_manager *m, srv_ops *ops)
                      .health = op_health, .metrics = op_metrics, .wait_change = op_wait_change};
 }
 
-void jm_status_line(jm_manager *m, char *buf, size_t size)
-{
-    int counts[6];
-    base_lock(&m->mu);
-    jm_count_states(m, counts);
-    base_unlock(&m->mu);
-    snprintf(buf, size, "%d running, %d queued, %d paused, %d completed", counts[STO_RUNNING],
-             counts[STO_QUEUED], counts[STO_PAUSED], counts[STO_COMPLETED]);
-}

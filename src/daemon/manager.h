@@ -1,11 +1,18 @@
 /*
  * manager.h - what the job manager's files share (internal to tesserad).
  *
- * jobs.c keeps the job table, the scheduler and start-up; run.c runs one
- * job's search on its runner thread and commits its checkpoints; api.c
- * answers the HTTP server's operations.  The locking rules (jobs.c explains
- * them) hold across all three: db_mu, then rd_mu, then mu, never the other
- * way round, and no SQLite call while holding mu.
+ * The daemon's files form a line, each using only those after it:
+ *   main.c    the program: options, signals, systemd, --check, --repair;
+ *   api.c     the operations the HTTP server calls (srv_ops);
+ *   batch.c   batches of jobs;
+ *   door.c    what a submission must pass before it becomes a job;
+ *   jobs.c    start-up, the scheduler, the store's watch, shutdown;
+ *   run.c     one job's search on its runner thread, its checkpoints;
+ *   decode.c  stored solution classes back into solutions;
+ *   table.c   the job table and a job's record, the life cycle's rules.
+ * The locking rules (jobs.c explains them) hold across all of them: db_mu,
+ * then rd_mu, then mu, then a run's sol_mu, never the other way round;
+ * dec_mu alone; no SQLite call while holding mu.
  */
 #ifndef JM_MANAGER_H
 #define JM_MANAGER_H
@@ -151,7 +158,7 @@ typedef struct jm_action {
 const jm_action *jm_action_find(const char *name); /* NULL: no such action */
 enum jm_step jm_action_step(const jm_action *a, const jm_job *j); /* under mu */
 
-/* jobs.c */
+/* table.c: the job table and a job's record */
 void jm_set_str(char **dst, const char *src);
 /* A job function's "(under mu)": the job table's lock, when the job is in a
  * table (a job made only to describe a puzzle has none). */
@@ -186,10 +193,22 @@ json_t *jm_job_json(const jm_job *j, bool with_stats); /* under mu */
 char *jm_stats_text(int levels, const uint64_t *attempts, const uint64_t *fits,
                     const char *config);
 void jm_stats_parse(const char *text, int levels, uint64_t *attempts, uint64_t *fits);
+/* A new queued job's fields, as created in the store (id, batch or 0). */
+void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_options *opt,
+                 const char *options, const tsr_puzzle *pz);
 
-/* api.c */
+/* decode.c: a job's decoder (its puzzle and solver), from the cache or
+ * built, held until jm_decoder_put; NULL with err when the job's puzzle
+ * cannot be read.  jm_each_solution calls fn for each of solutions
+ * after+1 .. after+limit stored by job id (*n: how many), in order. */
+typedef int (*solution_fn)(void *ctx, const tsr_puzzle *pz, int64_t seq, const tsr_solution *sol);
+jm_decoder *jm_decoder_get(jm_manager *m, int64_t id, tsr_err *err);
+void jm_decoder_put(jm_manager *m, jm_decoder *d);
+int jm_each_solution(jm_manager *m, jm_decoder *d, int64_t id, int64_t after, int limit,
+                     solution_fn fn, void *ctx, int *n, tsr_err *err);
 void jm_decoders_free(jm_manager *m);
-/* A submit body read (400, 422), not yet checked against the caps. */
+
+/* door.c: a submit body read (400, 422), not yet checked against the caps. */
 bool jm_read_puzzle(const char *body, size_t len, tsr_puzzle **pz, tsr_options *opt,
                     srv_reply *rep);
 /* A submit body read and checked as POST /api/v1/jobs does: true with the
@@ -197,9 +216,6 @@ bool jm_read_puzzle(const char *body, size_t len, tsr_puzzle **pz, tsr_options *
 bool jm_read_submission(jm_manager *m, const char *body, size_t len, tsr_puzzle **pz,
                         tsr_options *opt, srv_reply *rep);
 json_t *jm_puzzle_json(const tsr_puzzle *pz); /* normalised Puzzle JSON, or NULL */
-/* A new queued job's fields, as created in the store (id, batch or 0). */
-void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_options *opt,
-                 const char *options, const tsr_puzzle *pz);
 /* batch.c: POST /api/v1/batches, GET /api/v1/batches[/{id}] */
 void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep);
 void jm_batches(void *ctx, int64_t id, int64_t after, int limit, srv_reply *rep);
