@@ -192,10 +192,11 @@ static json_t *seconds_json(double s)
 
 json_t *jm_eta_json(double low, double high)
 {
-    char text[128];
+    char text[128], estimate[32];
     double mid = tsr_eta_middle(low, high);
-    return json_pack("{s:o,s:o,s:o,s:s}", "low_s", seconds_json(low), "high_s",
-                     seconds_json(high), "estimate_s", seconds_json(mid), "text",
+    return json_pack("{s:o,s:o,s:o,s:s,s:s}", "low_s", seconds_json(low), "high_s",
+                     seconds_json(high), "estimate_s", seconds_json(mid), "estimate",
+                     tsr_duration_text(mid, estimate, sizeof estimate), "text",
                      tsr_duration_range(mid, low, high, text, sizeof text));
 }
 
@@ -293,6 +294,9 @@ json_t *jm_job_json(const jm_job *j, bool with_stats)
     json_object_set_new(p, "eta_s", mid ? json_incref(mid) : json_null());
     json_object_set_new(p, "eta", eta ? eta : json_null());
     json_object_set_new(p, "seconds", json_real(j->seconds));
+    char elapsed[32]; /* the one duration format (tessera/eta.h): clients show it as is */
+    json_object_set_new(p, "elapsed", json_string(tsr_duration_text(j->seconds, elapsed,
+                                                                    sizeof elapsed)));
     json_object_set_new(o, "progress", p);
     const jm_backend *be = j->m ? j->m->cfg.backend : NULL;
     json_object_set_new(o, "threads", json_integer(!live ? 0 : be ? be->threads : j->threads));

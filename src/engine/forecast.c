@@ -115,10 +115,13 @@ char *tsr_estimate_json(const tsr_estimate *e, const tsr_rate *r, int threads, c
     json_object_set_new(o, "probes", json_integer(e->probes));
     json_object_set_new(o, "samples", json_integer(e->samples));
     json_object_set_new(o, "elapsed_s", json_real(e->seconds + r->seconds));
-    json_object_set_new(o, "exact", r->complete ? json_pack("{s:I, s:I, s:f}", "nodes",
+    char took[32];
+    json_object_set_new(o, "exact", r->complete ? json_pack("{s:I, s:I, s:f, s:s}", "nodes",
                                                             (json_int_t)r->nodes, "solutions",
                                                             (json_int_t)r->solutions, "seconds",
-                                                            r->seconds)
+                                                            r->seconds, "text",
+                                                            tsr_duration_text(r->seconds, took,
+                                                                              sizeof took))
                                                 : json_null());
     json_object_set_new(o, "config", json_string(config ? config : ""));
     char *text = json_dumps(o, JSON_COMPACT);

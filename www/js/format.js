@@ -1,4 +1,6 @@
-// format.js — human-readable numbers, rates and durations.
+// format.js — human-readable numbers, rates, fractions and dates.  Durations
+// come from the API as text (tsr_duration_text: one format for the CLI, the
+// API and the dashboard).
 
 const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -28,29 +30,6 @@ export function fmtRate(r) {
     if (r >= v) return `${(r / v).toFixed(1)} ${u}/s`;
   }
   return `${Math.round(r)}/s`;
-}
-
-const pad2 = (n) => String(n).padStart(2, '0');
-
-/** Seconds in the one duration format of the CLI and the API (tsr_duration_text in
- *  src/engine/eta.c): "under 0.1s", "42.3s", "35m28s", "3h05m", "2.4 days", "3.1 years",
- *  "more than a century"; null → "—". */
-export function fmtDuration(s) {
-  if (s == null || !Number.isFinite(s) || s < 0) return '—';
-  const day = 86400, year = 365.25 * day;
-  if (s >= 100 * year) return 'more than a century';
-  if (s >= 2 * year) return `${(s / year).toFixed(1)} years`;
-  if (s >= 2 * day) return `${(s / day).toFixed(1)} days`;
-  if (s >= 3600) {
-    const m = Math.round(s / 60);
-    return `${Math.floor(m / 60)}h${pad2(m % 60)}m`;
-  }
-  if (s >= 60) {
-    const t = Math.round(s);
-    return `${Math.floor(t / 60)}m${pad2(t % 60)}s`;
-  }
-  if (s >= 0.1) return `${s.toFixed(1)}s`;
-  return s === 0 ? '0s' : 'under 0.1s';
 }
 
 /** 0.4213 → "42.1%". */

@@ -421,7 +421,7 @@ export function mount(root, params = {}) {
       const e = await postJSON('/api/v1/estimate', { puzzle: puzzle(), options: options() });
       const one = e.seconds?.['1'];
       result.textContent = e.exact
-        ? `Exact: ${e.exact.solutions} solutions, ${e.exact.nodes} nodes in ${e.exact.seconds.toFixed(2)} s.`
+        ? `Exact: ${e.exact.solutions} solutions, ${e.exact.nodes} nodes in ${e.exact.text}.`
         : `About ${Math.round(e.solutions.estimate)} solutions; ${one ? one.text : '?'} on one thread.`;
     }),
     act('design-submit', 'Submit job', 'btn-primary', async () => {

@@ -12,7 +12,7 @@
 
 import { h, clear } from '../dom.js';
 import { api, isFinal } from '../api.js';
-import { fmtInt, fmtRate, fmtDuration, fmtTime } from '../format.js';
+import { fmtInt, fmtRate, fmtTime } from '../format.js';
 import { colorMap } from '../colors.js';
 import { watchJob } from '../live.js';
 import { drawLevelChart } from '../chart.js';
@@ -200,7 +200,7 @@ function figures() {
     // a finished job has no rate of its own: its average over the search
     const secs = j.progress?.seconds;
     nums.rate.textContent = running ? fmtRate(j.progress?.rate) : secs > 0 ? `${fmtRate(j.progress.nodes / secs)} avg` : '—';
-    nums.elapsed.textContent = fmtDuration(j.progress?.seconds);
+    nums.elapsed.textContent = j.progress?.elapsed ?? '—';
     nums.eta.textContent = isFinal(j) ? '—' : (j.progress?.eta?.text ?? 'not known yet');
     // threads are lent to a job while it runs; otherwise say what it may use
     const cap = j.options?.threads;

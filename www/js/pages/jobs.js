@@ -4,7 +4,7 @@
 
 import { h } from '../dom.js';
 import { api, isFinal } from '../api.js';
-import { fmtInt, fmtRate, fmtDuration } from '../format.js';
+import { fmtInt, fmtRate } from '../format.js';
 import { watchJob } from '../live.js';
 import {
   stateBadge, updateStateBadge, progressBar, updateProgress,
@@ -50,10 +50,10 @@ export function mount(root) {
     updateProgress(c.progress, job);
     c.rate.textContent = job.state === 'running' ? fmtRate(job.progress?.rate) : '—';
     c.solutions.textContent = fmtInt(job.solutions);
-    c.elapsed.textContent = fmtDuration(job.progress?.seconds);
+    c.elapsed.textContent = job.progress?.elapsed ?? '—';
     /* the list shows the estimate; the range is in its tooltip and on the job's page */
     const eta = isFinal(job) ? null : job.progress?.eta;
-    c.eta.textContent = !eta ? '—' : eta.estimate_s != null ? fmtDuration(eta.estimate_s) : eta.text;
+    c.eta.textContent = !eta ? '—' : eta.estimate;
     c.eta.title = eta ? eta.text : '';
     updateActionButtons(c.actions, job, r.busy);
     r.tr.dataset.state = job.state;
