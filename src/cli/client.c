@@ -50,20 +50,20 @@ int cli_url_parse(const char *url, cli_url *out, tsr_err *err)
             p = scheme_end + 3;
         else if ((size_t)(scheme_end - url) == 5 && strncasecmp(url, "https", 5) == 0)
             return tsr_err_set(err, TSR_EUNSUPP,
-                               "%s: https is not supported; use an http:// URL", url);
+                               "%.200s: https is not supported; use an http:// URL", url);
         else
-            return tsr_err_set(err, TSR_EINVAL, "%s: expected an http:// URL", url);
+            return tsr_err_set(err, TSR_EINVAL, "%.200s: expected an http:// URL", url);
     }
     size_t alen = strcspn(p, "/?#");
     const char *host = p, *after, *rest = p + alen;
     size_t hlen;
     if (memchr(p, '@', alen))
-        return tsr_err_set(err, TSR_EINVAL, "%s: user names in the URL are not supported; "
+        return tsr_err_set(err, TSR_EINVAL, "%.200s: user names in the URL are not supported; "
                            "use --token", url);
     if (*p == '[') { /* [v6] */
         const char *close = memchr(p, ']', alen);
         if (close == NULL)
-            return tsr_err_set(err, TSR_EINVAL, "%s: unterminated '[' in the host", url);
+            return tsr_err_set(err, TSR_EINVAL, "%.200s: unterminated '[' in the host", url);
         host = p + 1;
         hlen = (size_t)(close - host);
         after = close + 1;
@@ -73,7 +73,7 @@ int cli_url_parse(const char *url, cli_url *out, tsr_err *err)
         after = p + hlen;
     }
     if (hlen == 0 || hlen >= sizeof out->host)
-        return tsr_err_set(err, TSR_EINVAL, "%s: expected a host name", url);
+        return tsr_err_set(err, TSR_EINVAL, "%.200s: expected a host name", url);
     memcpy(out->host, host, hlen);
     bool explicit_port = after < rest;
     if (explicit_port) {
@@ -81,18 +81,18 @@ int cli_url_parse(const char *url, cli_url *out, tsr_err *err)
         long port = 0;
         if (*after != ':' || plen == 0 || plen > 5 || strspn(after + 1, "0123456789") < plen ||
             (port = strtol(after + 1, NULL, 10)) < 1 || port > 65535)
-            return tsr_err_set(err, TSR_EINVAL, "%s: expected a port from 1 to 65535", url);
+            return tsr_err_set(err, TSR_EINVAL, "%.200s: expected a port from 1 to 65535", url);
         snprintf(out->port, sizeof out->port, "%ld", port);
     } else {
         strcpy(out->port, "80");
     }
-    if (*rest == '?' || *rest == '#')
-        return tsr_err_set(err, TSR_EINVAL, "%s: a server URL takes no query or fragment", url);
+    if (strpbrk(rest, "?#") != NULL) /* also after a path: it would precede every route */
+        return tsr_err_set(err, TSR_EINVAL, "%.200s: a server URL takes no query or fragment", url);
     size_t plen = strlen(rest);
     while (plen > 0 && rest[plen - 1] == '/')
         plen--;
     if (plen >= sizeof out->prefix)
-        return tsr_err_set(err, TSR_EINVAL, "%s: path prefix too long", url);
+        return tsr_err_set(err, TSR_EINVAL, "%.200s: path prefix too long", url);
     memcpy(out->prefix, rest, plen);
     bool v6 = strchr(out->host, ':') != NULL;
     snprintf(out->hostport, sizeof out->hostport, "%s%s%s%s%s", v6 ? "[" : "", out->host,
