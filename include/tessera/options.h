@@ -102,7 +102,7 @@
     X(redundancy, PIECE,  0,    TSR_MAX_NAME,  0,                                                  \
       TSR_OPT_ENGINE, "[=PIECE|off]",                                                              \
       "rotational-redundancy filter: off, automatic (true, or the flag without a value), or "      \
-      "constrain the named piece")                                                                 \
+      "constrain the named piece, which must be in the puzzle")                                    \
     X(store,      STORE,  0,    LLONG_MAX,     TSR_STORE_ALL,                                      \
       TSR_OPT_DAEMON, "=all|none|N",                                                               \
       "which solutions are kept for reading: all, none (counted only) or the first N")
