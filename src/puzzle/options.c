@@ -362,7 +362,7 @@ static const struct kind {
     [TSR_KIND_VOLUME] = {"volume", read_volume, value_volume, "\"once\"", TEXT_NUMBER | TEXT_OFF,
                          true,
                          "[{\"value\": false, \"text\": \"off\"},"
-                         " {\"value\": \"once\", \"text\": \"once, before the search\"}]"},
+                         " {\"value\": \"once\", \"text\": \"before the search\"}]"},
     [TSR_KIND_PARITY] = {"parity", read_parity, value_parity, "true", TEXT_NUMBER | TEXT_OFF,
                          true,
                          "[{\"value\": false, \"text\": \"off\"},"
@@ -370,8 +370,8 @@ static const struct kind {
     [TSR_KIND_PIECE] = {"piece", read_piece, value_text, "true", TEXT_OFF, false,
                         "[{\"value\": false, \"text\": \"off\"}]"},
     [TSR_KIND_STORE] = {"store", read_store, value_store, NULL, TEXT_NUMBER, true,
-                        "[{\"value\": \"all\", \"text\": \"all\"},"
-                        " {\"value\": \"none\", \"text\": \"none: counted only\"}]"},
+                        "[{\"value\": \"all\", \"text\": \"every solution kept\"},"
+                        " {\"value\": \"none\", \"text\": \"counted only, none kept\"}]"},
 };
 
 int tsr_option_read_json(tsr_options *opt, const tsr_option *op, const json_t *v,
