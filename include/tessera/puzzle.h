@@ -46,6 +46,9 @@ enum tsr_unique {
  * the API and of the CLI. */
 extern const char *const tsr_unique_names[];
 
+/* What each mode identifies, indexed as the names, for help texts. */
+extern const char *const tsr_unique_help[];
+
 /* The mode named `name`, or -1. */
 int tsr_unique_parse(const char *name);
 
@@ -112,31 +115,9 @@ bool tsr_puzzle_is_flat(const tsr_puzzle *pz);
 /* True when no cell is optional and every mobile piece has a fixed count. */
 bool tsr_puzzle_is_exact(const tsr_puzzle *pz);
 
-/* ---- Job options -------------------------------------------------------
- * What a job asks of the engine besides the puzzle.  Values of -1 (or empty
- * strings) mean "choose automatically"; see docs/engine.md. */
-typedef struct tsr_options {
-    enum tsr_unique unique; /* default TSR_UNIQUE_ROTATIONS */
-    long long limit;        /* stop after this many reported solutions; 0 = all */
-    int fila;               /* switch to FILA when this many pieces remain; 0 = DLX only; -1 auto */
-    char order[128];        /* heuristic schedule, e.g. "s" or "e=11:f=3"; "" = auto */
-    int nof;                /* neighbour occupancy filtering: 0 off, 1 on, -1 auto */
-    int volume;             /* volume filter: 0 off, -2 once, N>0 after each placement
-                               until N pieces remain, -1 auto */
-    int parity;             /* parity backtrack trigger while >= N pieces remain: 0 off, -1 auto */
-    char redundancy[TSR_MAX_NAME + 1]; /* rotational-redundancy filter: "" auto,
-                                          "off", or the name of the piece to constrain */
-    int vtrigger;           /* volume backtrack trigger while >= N pieces remain; 0 off */
-    int pfilter;            /* parity image filter while >= N pieces remain; 0 off */
-    int fit;                /* fit filter, repeated to a fixed point at the root: 0 off, 1 on, -1 auto */
-    int goal;               /* report partial assemblies when this many pieces remain; 0 = off */
-    int threads;            /* daemon only; 0 = one per core */
-    int priority;           /* daemon only */
-    long long store;        /* daemon only: solutions kept, -1 all (default), 0 none
-                               (counted only), N the first N (all counted) */
-} tsr_options;
-
-void tsr_options_init(tsr_options *opt);
+/* The job options (the struct, its list and its readers and writers) are
+ * tessera/options.h, included at the end of this file. */
+typedef struct tsr_options tsr_options;
 
 /* ---- Readers -------------------------------------------------------------
  * All readers take the whole document in memory.  `source` names it in error
@@ -150,17 +131,6 @@ void tsr_options_init(tsr_options *opt);
  * NULL it is initialised and the job's options (if any) are stored in it. */
 int tsr_puzzle_read_json(const char *text, size_t len, const char *source,
                          tsr_puzzle **out, tsr_options *opt, tsr_err *err);
-
-/* An options object alone (the "options" of a job), checked against the
- * puzzle (a redundancy piece must exist; with pz NULL, a name is taken
- * unchecked).  *opt is initialised first. */
-int tsr_options_read_json(const char *text, size_t len, const char *source,
-                          const tsr_puzzle *pz, tsr_options *opt, tsr_err *err);
-
-/* The options as a compact JSON object that tsr_options_read_json reads
- * back to the same values (automatic values are left out).  malloc'd; NULL
- * when out of memory. */
-char *tsr_options_write_json(const tsr_options *opt);
 
 /* polycube definition files (D:/C:/L ... ~L/~D). */
 int tsr_puzzle_read_polycube(const char *text, size_t len, const char *source,
@@ -213,5 +183,7 @@ int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
 
 /* The whole puzzle as JSON version 1 (one object, pretty-printed). */
 int tsr_write_puzzle_json(FILE *f, const tsr_puzzle *pz);
+
+#include "options.h" /* after everything it uses from this file */
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "puzzle.h"
+#include "options.h"
 #include "engine.h"
 #include "pool.h"
 #include "eta.h"

@@ -1,14 +1,16 @@
 /*
  * cli.h - what tessera.c (the in-process solver) and remote.c (the daemon
  * client commands) share: exit codes, the usage-error printer, and the job
- * options, whose command-line spelling, codes and checks must be the same
- * for `tessera solve` and `tessera submit`.
+ * options on the command line (options.c), made from their list
+ * (tessera/options.h) so that they are spelt, coded and checked alike for
+ * `tessera solve` and `tessera submit`.
  */
 #ifndef TESSERA_CLI_CLI_H
 #define TESSERA_CLI_CLI_H
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -16,36 +18,30 @@
 
 #define EXIT_USAGE 2
 
-/* Codes of the long options that have no short form. */
+/* Codes of the long options that have no short form.  The job options'
+ * codes come from their list (tessera/options.h): CLI_JOB_CODE. */
 enum {
-    O_JSON = 256, O_POLYCUBE, O_STATS, O_TRACE, O_NOPROGRESS, O_UNIQUE, O_LIMIT, O_GOAL,
-    O_SAMPLE, O_FILA, O_ORDER, O_NOF, O_NONOF, O_VOLUME, O_VTRIGGER, O_PARITY, O_PFILTER,
-    O_FIT, O_NOFIT, O_REDUNDANCY, O_THREADS, O_ENGINE, O_PRIORITY, O_MPI,
+    O_JSON = 256, O_POLYCUBE, O_STATS, O_TRACE, O_NOPROGRESS, O_SAMPLE, O_ENGINE, O_MPI,
     /* the daemon client's own */
     O_SERVER, O_TOKEN, O_WATCH, O_STATE, O_AFTER, O_FORMAT, O_ALL,
     /* batch submit's own */
     O_HOLE, O_NAME, O_EVERY,
     /* estimate's own */
-    O_PROBES, O_SECONDS, O_SEED
+    O_PROBES, O_SECONDS, O_SEED,
+    O_JOB = 1024 /* the first job option's code */
 };
 
-/* The struct option entries of the job options both solve and submit take. */
-#define CLI_JOB_OPTIONS                                          \
-    {"unique", required_argument, NULL, O_UNIQUE},               \
-    {"limit", required_argument, NULL, O_LIMIT},                 \
-    {"goal", required_argument, NULL, O_GOAL},                   \
-    {"threads", required_argument, NULL, O_THREADS},             \
-    {"fila", required_argument, NULL, O_FILA},                   \
-    {"order", required_argument, NULL, O_ORDER},                 \
-    {"nof", no_argument, NULL, O_NOF},                           \
-    {"no-nof", no_argument, NULL, O_NONOF},                      \
-    {"volume", optional_argument, NULL, O_VOLUME},               \
-    {"vtrigger", required_argument, NULL, O_VTRIGGER},           \
-    {"parity", optional_argument, NULL, O_PARITY},               \
-    {"pfilter", required_argument, NULL, O_PFILTER},             \
-    {"fit", no_argument, NULL, O_FIT},                           \
-    {"no-fit", no_argument, NULL, O_NOFIT},                      \
-    {"redundancy", optional_argument, NULL, O_REDUNDANCY}
+/* A job option's code, --name (its --no-name is one more). */
+#define CLI_JOB_CODE(name) (O_JOB + 2 * TSR_OPTION_##name)
+
+/* How many struct option entries a command's table needs: its own
+ * (NULL-terminated: n_own counts the terminator) and every job option. */
+#define CLI_LONGOPTS(n_own) ((n_own) + 2 * TSR_NOPTIONS)
+
+/* out: the command's own entries, then the job options (daemon: also the
+ * daemon's own, priority and store), then the terminator.  out has room
+ * for CLI_LONGOPTS entries. */
+void cli_longopts(struct option *out, const struct option *own, bool daemon);
 
 /* Command-line options apply on top of the file's job options, so they are
  * collected first and applied after the file is read. */
@@ -60,10 +56,18 @@ int cli_usage_error(const char *fmt, const char *arg);
 
 bool cli_parse_long(const char *s, long long lo, long long hi, long long *out);
 
-/* options.c: checks one job option and stores it in o: 0, or EXIT_USAGE
- * after saying why.  A flag that is no job option (a command's own) is
- * left to its command: 0, o unchanged. */
-int cli_apply_flag(const flag *f, tsr_options *o);
+/* options.c: checks one job option (a redundancy piece against pz unless
+ * it is NULL) and stores it in o: 0, or EXIT_USAGE after saying why.  A
+ * flag that is no job option (a command's own) is left to its command: 0,
+ * o unchanged. */
+int cli_apply_flag(const flag *f, const tsr_puzzle *pz, tsr_options *o);
+
+/* options.c: the job options for `tessera help`: those that say what the
+ * job asks, or (engine) those that tune the search. */
+void cli_print_options(FILE *f, bool engine);
+
+/* options.c: the table of docs/puzzle-format.md, in Markdown. */
+void cli_print_options_markdown(FILE *f);
 
 /* The daemon client commands (remote.c): argv[0] is the command name. */
 int cli_remote_main(int argc, char **argv);

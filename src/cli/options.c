@@ -1,19 +1,23 @@
 /*
  * options.c - the job options on the command line, shared by `tessera
- * solve` (tessera.c) and the daemon commands (remote.c): one table says,
- * for each option, which field of tsr_options it sets, what it accepts and
- * how a bad value is told.  Both commands collect the flags, read the
- * file's own options, and apply the flags on top with cli_apply_flag, so a
- * job's options mean the same in-process and on the daemon.
+ * solve` and `estimate` (tessera.c) and the daemon commands (remote.c),
+ * all made from the options' list (tessera/options.h): the getopt entries,
+ * the checks (the library reads the text as the JSON value it spells, so
+ * --volume=once and "volume": "once" are one thing), the help and the
+ * table of docs/puzzle-format.md.  The commands collect the flags, read
+ * the file's own options, and apply the flags on top with cli_apply_flag,
+ * so a job's options mean the same in-process and on the daemon.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+
+#define HELP_WIDTH 80
+#define HELP_INDENT 25 /* the column the help starts in */
 
 int cli_usage_error(const char *fmt, const char *arg)
 {
@@ -34,122 +38,143 @@ bool cli_parse_long(const char *s, long long lo, long long hi, long long *out)
     return true;
 }
 
-/* How an option's value is read. */
-enum kind {
-    K_NUMBER,  /* lo..hi into an int (or, for limit, a long long) */
-    K_SET,     /* no value: the field becomes `set` */
-    K_UNIQUE,  /* a counting-mode name */
-    K_ORDER,   /* a heuristic schedule (the engine checks its grammar) */
-    K_VOLUME,  /* once (also no value), off, or a number >= 1 */
-    K_PARITY,  /* off, or a number >= 1 (no value: 1) */
-    K_PIECE    /* a piece name, or none given: automatic */
-};
-
-typedef struct job_option {
-    int code;
-    const char *name;
-    enum kind kind;
-    size_t field;      /* offsetof(tsr_options, ...) */
-    long long lo, hi;  /* K_NUMBER */
-    int set;           /* K_SET */
-    const char *want;  /* what a bad value is told it should be */
-} job_option;
-
-#define AT(f) offsetof(tsr_options, f)
-
-static const job_option job_options[] = {
-    {O_UNIQUE, "unique", K_UNIQUE, AT(unique), 0, 0, 0, "raw, rotations or mirror"},
-    {O_LIMIT, "limit", K_NUMBER, AT(limit), 0, LLONG_MAX, 0, "a number >= 0"},
-    {O_THREADS, "threads", K_NUMBER, AT(threads), 0, 1024, 0, "a number from 0 to 1024"},
-    {O_PRIORITY, "priority", K_NUMBER, AT(priority), -100, 100, 0, "a number from -100 to 100"},
-    {O_GOAL, "goal", K_NUMBER, AT(goal), 0, INT_MAX, 0, "a number >= 0"},
-    {O_FILA, "fila", K_NUMBER, AT(fila), 0, INT_MAX, 0, "a number >= 0"},
-    {O_ORDER, "order", K_ORDER, AT(order), 0, 0, 0, "a schedule such as e=11:f=3"},
-    {O_NOF, "nof", K_SET, AT(nof), 0, 0, 1, NULL},
-    {O_NONOF, "no-nof", K_SET, AT(nof), 0, 0, 0, NULL},
-    {O_FIT, "fit", K_SET, AT(fit), 0, 0, 1, NULL},
-    {O_NOFIT, "no-fit", K_SET, AT(fit), 0, 0, 0, NULL},
-    {O_VOLUME, "volume", K_VOLUME, AT(volume), 0, 0, 0, "once, off or a number >= 1"},
-    {O_VTRIGGER, "vtrigger", K_NUMBER, AT(vtrigger), 0, INT_MAX, 0, "a number >= 0"},
-    {O_PARITY, "parity", K_PARITY, AT(parity), 0, 0, 0, "off or a number >= 1"},
-    {O_PFILTER, "pfilter", K_NUMBER, AT(pfilter), 0, INT_MAX, 0, "a number >= 0"},
-    {O_REDUNDANCY, "redundancy", K_PIECE, AT(redundancy), 0, 0, 0, "a piece name"},
-};
-
-/* "--NAME: expected WANT, got '%s'" for cli_usage_error. */
-static int bad_value(const job_option *jo, const char *arg)
+void cli_longopts(struct option *out, const struct option *own, bool daemon)
 {
-    char fmt[160];
-    snprintf(fmt, sizeof fmt, "--%s: expected %s, got '%%s'", jo->name, jo->want);
-    return cli_usage_error(fmt, arg ? arg : "");
-}
-
-static void set_int(tsr_options *o, const job_option *jo, long long v)
-{
-    char *p = (char *)o + jo->field;
-    if (jo->field == AT(limit))
-        *(long long *)p = v;
-    else
-        *(int *)p = (int)v;
-}
-
-int cli_apply_flag(const flag *f, tsr_options *o)
-{
-    const job_option *jo = NULL;
-    for (size_t k = 0; k < sizeof job_options / sizeof *job_options; k++)
-        if (job_options[k].code == f->code)
-            jo = &job_options[k];
-    if (jo == NULL)
-        return 0; /* not a job option: the command's own */
-    const char *a = f->arg;
-    long long v;
-    switch (jo->kind) {
-    case K_NUMBER:
-        if (!cli_parse_long(a, jo->lo, jo->hi, &v))
-            return bad_value(jo, a);
-        set_int(o, jo, v);
-        break;
-    case K_SET:
-        set_int(o, jo, jo->set);
-        break;
-    case K_UNIQUE:
-        if (tsr_unique_parse(a) < 0)
-            return bad_value(jo, a);
-        o->unique = (enum tsr_unique)tsr_unique_parse(a);
-        break;
-    case K_ORDER:
-        if (strlen(a) >= sizeof o->order || a[0] == '\0')
-            return bad_value(jo, a);
-        snprintf(o->order, sizeof o->order, "%s", a);
-        break;
-    case K_VOLUME:
-        if (a == NULL || strcmp(a, "once") == 0)
-            o->volume = -2;
-        else if (strcmp(a, "off") == 0)
-            o->volume = 0;
-        else if (cli_parse_long(a, 1, INT_MAX, &v))
-            o->volume = (int)v;
-        else
-            return bad_value(jo, a);
-        break;
-    case K_PARITY:
-        if (a == NULL)
-            o->parity = 1;
-        else if (strcmp(a, "off") == 0)
-            o->parity = 0;
-        else if (cli_parse_long(a, 1, INT_MAX, &v))
-            o->parity = (int)v;
-        else
-            return bad_value(jo, a);
-        break;
-    case K_PIECE:
-        if (a == NULL)
-            o->redundancy[0] = '\0';
-        else if (strlen(a) > TSR_MAX_NAME)
-            return cli_usage_error("--redundancy: piece name too long: '%s'", a);
-        else
-            snprintf(o->redundancy, sizeof o->redundancy, "%s", a);
-        break;
+    int n = 0;
+    for (; own[n].name != NULL; n++)
+        out[n] = own[n];
+    for (int i = 0; i < TSR_NOPTIONS; i++) {
+        const tsr_option *op = &tsr_option_list[i];
+        if ((op->flags & TSR_OPT_DAEMON) && !daemon)
+            continue;
+        int has_arg = op->cli[0] == '=' ? required_argument
+                      : op->cli[0] == '[' ? optional_argument
+                                          : no_argument;
+        out[n++] = (struct option){op->name, has_arg, NULL, O_JOB + 2 * i};
+        if (op->kind == TSR_KIND_SWITCH) { /* --no-NAME; the name lives as long as the list */
+            static char no[TSR_NOPTIONS][40];
+            snprintf(no[i], sizeof no[i], "no-%s", op->name);
+            out[n++] = (struct option){no[i], no_argument, NULL, O_JOB + 2 * i + 1};
+        }
     }
+    out[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+int cli_apply_flag(const flag *f, const tsr_puzzle *pz, tsr_options *o)
+{
+    if (f->code < O_JOB)
+        return 0; /* not a job option: the command's own */
+    const tsr_option *op = &tsr_option_list[(f->code - O_JOB) / 2];
+    bool no = (f->code - O_JOB) % 2 == 1; /* --no-NAME: the switch off */
+    tsr_err err = {{0}};
+    if (tsr_option_parse_text(o, op, no ? "off" : f->arg, pz, &err) != 0)
+        return cli_usage_error("%s", err.msg);
     return 0;
+}
+
+/* ---- help ----------------------------------------------------------------- */
+
+/* text from column `at`, wrapped at HELP_WIDTH, continued at `indent`. */
+static void print_wrapped(FILE *f, const char *text, int at, int indent)
+{
+    while (*text) {
+        int room = HELP_WIDTH - at, n = (int)strlen(text);
+        if (n > room) { /* break at the last space that fits */
+            n = room;
+            while (n > 0 && text[n] != ' ')
+                n--;
+            if (n == 0)
+                n = (int)strcspn(text, " ");
+        }
+        fprintf(f, "%.*s\n", n, text);
+        text += n;
+        text += strspn(text, " ");
+        if (*text)
+            fprintf(f, "%*s", indent, "");
+        at = indent;
+    }
+}
+
+/* "daemon only: " for the daemon's own options, the help, and the default
+ * unless it is automatic (a word without its JSON quotes). */
+static void meaning(const tsr_option *op, char *buf, size_t size)
+{
+    tsr_options def;
+    tsr_options_init(&def);
+    char d[96];
+    tsr_option_value_text(op, &def, d, sizeof d);
+    snprintf(buf, size, "%s%s", op->flags & TSR_OPT_DAEMON ? "daemon only: " : "", op->help);
+    size_t len = strlen(buf);
+    if (d[0] == '"')
+        snprintf(buf + len, size - len, " (default: %.*s)", (int)strlen(d) - 2, d + 1);
+    else if (strcmp(d, "automatic") != 0)
+        snprintf(buf + len, size - len, " (default: %s)", d);
+}
+
+void cli_print_options(FILE *f, bool engine)
+{
+    for (int i = 0; i < TSR_NOPTIONS; i++) {
+        const tsr_option *op = &tsr_option_list[i];
+        if (((op->flags & TSR_OPT_ENGINE) != 0) != engine)
+            continue;
+        char form[64], text[512];
+        int at = fprintf(f, "      %s", tsr_option_flag_text(op, form, sizeof form));
+        if (at < HELP_INDENT - 1) /* else the help goes on the next line */
+            fprintf(f, "%*s", HELP_INDENT - at, "");
+        else
+            fprintf(f, "\n%*s", HELP_INDENT, "");
+        meaning(op, text, sizeof text);
+        print_wrapped(f, text, HELP_INDENT, HELP_INDENT);
+        for (int u = 0; op->kind == TSR_KIND_MODE && tsr_unique_names[u] != NULL; u++) {
+            fprintf(f, "%*s%-11s", HELP_INDENT + 2, "", tsr_unique_names[u]);
+            print_wrapped(f, tsr_unique_help[u], HELP_INDENT + 13, HELP_INDENT + 13);
+        }
+    }
+}
+
+/* A table cell: '|' escaped, as GitHub's tables want it even in code. */
+static void print_cell(FILE *f, const char *s)
+{
+    fputs("| ", f);
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc(' ', f);
+}
+
+void cli_print_options_markdown(FILE *f)
+{
+    tsr_options def;
+    tsr_options_init(&def);
+    fputs("| key | value | default | command line | meaning |\n", f);
+    fputs("|-----|-------|---------|--------------|---------|\n", f);
+    for (int i = 0; i < TSR_NOPTIONS; i++) {
+        const tsr_option *op = &tsr_option_list[i];
+        char key[64], accepts[256], d[96], dflt[128], form[64], cli[128], text[1024];
+        snprintf(key, sizeof key, "`%s`", op->name);
+        tsr_option_value_text(op, &def, d, sizeof d);
+        snprintf(dflt, sizeof dflt, strcmp(d, "automatic") ? "`%s`" : "%s", d);
+        tsr_option_flag_text(op, form, sizeof form);
+        /* "--nof, --no-nof": each flag in its own backquotes */
+        char *comma = strstr(form, ", ");
+        if (comma) {
+            *comma = '\0';
+            snprintf(cli, sizeof cli, "`%s`, `%s`", form, comma + 2);
+        } else {
+            snprintf(cli, sizeof cli, "`%s`", form);
+        }
+        snprintf(text, sizeof text, "%s%s", op->flags & TSR_OPT_DAEMON ? "daemon only: " : "",
+                 op->help);
+        for (int u = 0; op->kind == TSR_KIND_MODE && tsr_unique_names[u] != NULL; u++)
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s `%s`: %s",
+                     u ? ";" : ":", tsr_unique_names[u], tsr_unique_help[u]);
+        print_cell(f, key);
+        print_cell(f, tsr_option_accepts(op, true, accepts, sizeof accepts));
+        print_cell(f, dflt);
+        print_cell(f, cli);
+        print_cell(f, text);
+        fputs("|\n", f);
+    }
 }

@@ -62,7 +62,8 @@ typedef struct command {
     int (*run)(remote *r, const args *a);
     int operands;   /* 1: exactly one; -1: at most one; 2: one or more */
     bool file;      /* the operand is a file, not a job id */
-    const int *opts; /* the options it takes beyond the global ones; 0-terminated */
+    bool job;       /* it takes the job options */
+    const int *opts; /* its own options beyond the global ones; 0-terminated */
     const char *usage;
 } command;
 
@@ -259,8 +260,7 @@ static const char *job_error(const json_t *job)
 /* The request body: the file's puzzle (JSON) or text (polycube) and the
  * options in force (the file's, with the command line's on top: opt).
  * NULL after saying why. */
-static char *submit_body(const args *a, const char *name, const char *text, size_t len,
-                         const tsr_puzzle *pz, const tsr_options *opt)
+static char *submit_body(const char *name, const char *text, size_t len, const tsr_options *opt)
 {
     json_t *doc = json_object(), *root = NULL;
     bool is_json = text[strspn(text, " \t\r\n\f\v")] == '{';
@@ -282,28 +282,13 @@ static char *submit_body(const args *a, const char *name, const char *text, size
         }
         json_object_set_new(doc, "polycube", s);
     }
-    int rc = 0;
-    for (int i = 0; i < a->nflags && rc == 0; i++) {
-        const char *piece = a->flags[i].arg;
-        /* (no pieces: a --hole batch's board, which the daemon reads) */
-        if (a->flags[i].code == O_REDUNDANCY && piece && strcmp(piece, "off") != 0 &&
-            pz->npieces > 0) {
-            int p = 0;
-            while (p < pz->npieces && strcmp(pz->pieces[p].name, piece) != 0)
-                p++;
-            if (p == pz->npieces)
-                rc = cli_usage_error("--redundancy: no piece is named '%s'", piece);
-        }
-    }
-    char *options = rc ? NULL : tsr_options_write_json(opt);
+    char *options = tsr_options_write_json(opt);
     json_t *opts = options ? json_loads(options, 0, NULL) : NULL;
     free(options);
-    if (rc == 0 && opts == NULL) {
+    if (opts == NULL)
         fprintf(stderr, "tessera: %s: out of memory\n", name);
-        rc = EXIT_FAILED;
-    }
     json_object_set_new(doc, "options", opts ? opts : json_object());
-    char *body = rc ? NULL : json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *body = opts ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(doc);
     json_decref(root);
     return body;
@@ -328,8 +313,8 @@ static int cmd_submit(remote *r, const args *a)
         return rc == TSR_ENOMEM ? EXIT_FAILED : EXIT_USAGE;
     }
     for (int i = 0; i < a->nflags && status == 0; i++)
-        status = cli_apply_flag(&a->flags[i], &opt);
-    char *body = status ? NULL : submit_body(a, name, text, len, pz, &opt);
+        status = cli_apply_flag(&a->flags[i], pz, &opt);
+    char *body = status ? NULL : submit_body(name, text, len, &opt);
     tsr_puzzle_free(pz);
     free(text);
     if (body == NULL)
@@ -848,10 +833,11 @@ static int batch_member(const args *a, const char *path, json_t **out)
             return EXIT_USAGE;
         }
     }
+    /* with --hole there is no puzzle to check a redundancy piece against:
+     * the daemon does */
     for (int i = 0; i < a->nflags && status == 0; i++)
-        status = cli_apply_flag(&a->flags[i], &opt);
-    tsr_puzzle empty = {0};
-    char *body = status ? NULL : submit_body(a, name, text, len, pz ? pz : &empty, &opt);
+        status = cli_apply_flag(&a->flags[i], pz, &opt);
+    char *body = status ? NULL : submit_body(name, text, len, &opt);
     tsr_puzzle_free(pz);
     free(text);
     if (body == NULL)
@@ -992,33 +978,27 @@ static int cmd_batch_list(remote *r, const args *a)
 
 /* ---- the command line ------------------------------------------------------------------------ */
 
-static const int submit_opts[] = {O_UNIQUE, O_LIMIT,   O_GOAL,   O_THREADS, O_FILA,
-                                  O_ORDER,  O_NOF,     O_NONOF,  O_VOLUME,  O_VTRIGGER,
-                                  O_PARITY, O_PFILTER, O_FIT,    O_NOFIT,   O_REDUNDANCY,
-                                  O_PRIORITY, O_WATCH, 0};
-static const int batch_submit_opts[] = {O_UNIQUE, O_LIMIT,   O_GOAL,   O_THREADS,  O_FILA,
-                                        O_ORDER,  O_NOF,     O_NONOF,  O_VOLUME,   O_VTRIGGER,
-                                        O_PARITY, O_PFILTER, O_FIT,    O_NOFIT,    O_REDUNDANCY,
-                                        O_PRIORITY, O_HOLE,  O_NAME,   O_EVERY,    0};
+static const int submit_opts[] = {O_WATCH, 0};
+static const int batch_submit_opts[] = {O_HOLE, O_NAME, O_EVERY, 0};
 static const int status_opts[] = {O_STATE, 0};
-static const int solutions_opts[] = {O_AFTER, O_LIMIT, O_FORMAT, O_ALL, 0};
+static const int solutions_opts[] = {O_AFTER, CLI_JOB_CODE(limit), O_FORMAT, O_ALL, 0};
 static const int no_opts[] = {0};
 
 static const command commands[] = {
-    {"submit", cmd_submit, 1, true, submit_opts, "submit [--watch] [job options] FILE"},
-    {"status", cmd_status, -1, false, status_opts, "status [--state=S] [ID]"},
-    {"watch", cmd_watch, 1, false, no_opts, "watch ID"},
-    {"solutions", cmd_solutions, 1, false, solutions_opts,
+    {"submit", cmd_submit, 1, true, true, submit_opts, "submit [--watch] [job options] FILE"},
+    {"status", cmd_status, -1, false, false, status_opts, "status [--state=S] [ID]"},
+    {"watch", cmd_watch, 1, false, false, no_opts, "watch ID"},
+    {"solutions", cmd_solutions, 1, false, false, solutions_opts,
      "solutions [--after=SEQ] [--limit=N] [--format=json|text] [--all] ID"},
-    {"pause", cmd_pause, 1, false, no_opts, "pause ID"},
-    {"resume", cmd_resume, 1, false, no_opts, "resume ID"},
-    {"cancel", cmd_cancel, 1, false, no_opts, "cancel ID"},
-    {"delete", cmd_delete, 1, false, no_opts, "delete ID"},
+    {"pause", cmd_pause, 1, false, false, no_opts, "pause ID"},
+    {"resume", cmd_resume, 1, false, false, no_opts, "resume ID"},
+    {"cancel", cmd_cancel, 1, false, false, no_opts, "cancel ID"},
+    {"delete", cmd_delete, 1, false, false, no_opts, "delete ID"},
     /* `tessera batch submit ...`: cli_remote_main joins the two words */
-    {"batch submit", cmd_batch_submit, 2, true, batch_submit_opts,
+    {"batch submit", cmd_batch_submit, 2, true, true, batch_submit_opts,
      "batch submit [--name=N] [--hole=each-cell|ROWS [--every-position]] [job options] FILE..."},
-    {"batch show", cmd_batch_show, 1, false, no_opts, "batch show ID"},
-    {"batch list", cmd_batch_list, 0, false, no_opts, "batch list"},
+    {"batch show", cmd_batch_show, 1, false, false, no_opts, "batch show ID"},
+    {"batch list", cmd_batch_list, 0, false, false, no_opts, "batch list"},
 };
 
 static const command *find_command(const char *name)
@@ -1036,6 +1016,8 @@ bool cli_is_remote_command(const char *cmd)
 
 static bool takes(const command *cmd, int code)
 {
+    if (code >= O_JOB && cmd->job)
+        return true;
     for (const int *o = cmd->opts; *o; o++)
         if (*o == code)
             return true;
@@ -1075,7 +1057,7 @@ static int own_option(const command *cmd, int code, const char *v, args *a)
             return cli_usage_error("--after: expected a number >= 0, got '%s'", v);
         a->after = n;
         return 0;
-    case O_LIMIT:
+    case CLI_JOB_CODE(limit):
         if (cmd->run != cmd_solutions)
             break; /* submit's --limit is a job option */
         if (!cli_parse_long(v, 1, 1000, &n))
@@ -1089,13 +1071,11 @@ static int own_option(const command *cmd, int code, const char *v, args *a)
 
 int cli_remote_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option own[] = {
         {"server", required_argument, NULL, O_SERVER},
         {"token", required_argument, NULL, O_TOKEN},
         {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, 'h'},
-        CLI_JOB_OPTIONS,
-        {"priority", required_argument, NULL, O_PRIORITY},
         {"watch", no_argument, NULL, O_WATCH},
         {"state", required_argument, NULL, O_STATE},
         {"after", required_argument, NULL, O_AFTER},
@@ -1106,6 +1086,8 @@ int cli_remote_main(int argc, char **argv)
         {"every-position", no_argument, NULL, O_EVERY},
         {NULL, 0, NULL, 0},
     };
+    struct option longopts[CLI_LONGOPTS(sizeof own / sizeof *own)];
+    cli_longopts(longopts, own, true);
     const command *cmd = find_command(argv[0]);
     if (strcmp(argv[0], "batch") == 0) { /* batch SUBCOMMAND: one word for the table */
         char both[32];

@@ -5,7 +5,7 @@
  *   tessera estimate [options] FILE  how long solve would take (Knuth's estimate)
  *   tessera submit|status|watch|solutions|pause|resume|cancel|delete ...
  *                                    talk to the daemon (remote.c)
- *   tessera version | help
+ *   tessera version | help [options [--markdown]]
  *
  * Solutions go to stdout, progress and errors to stderr; the summary goes
  * to stdout with -q, else to stderr after the solutions (one JSON object
@@ -32,7 +32,8 @@
 #include "tessera/tessera.h"
 
 
-static const char *usage_text =
+/* The help, around the job options, which come from their list. */
+static const char *usage_head =
     "usage: tessera solve [options] FILE    (FILE: puzzle JSON or polycube text; - for stdin)\n"
     "       tessera estimate [--probes=N] [--seconds=S] [--seed=N] [--json] [options] FILE\n"
     "       tessera submit [--watch] [job options] FILE   (queue it on tesserad)\n"
@@ -44,6 +45,7 @@ static const char *usage_text =
     "                            [job options] FILE...   (a batch of jobs on tesserad)\n"
     "       tessera batch show ID | batch list\n"
     "       tessera version\n"
+    "       tessera help [options [--markdown]]   (this, or the job options alone)\n"
     "  (--server and --token go before or after a daemon command's name)\n"
     "\n"
     "output:\n"
@@ -54,35 +56,26 @@ static const char *usage_text =
     "      --stats            attempts and fits per number of pieces left, on the summary\n"
     "      --trace            print each placement of the DLX levels on stderr\n"
     "      --no-progress      no progress lines on stderr\n"
-    "counting:\n"
-    "      --unique=MODE      raw | rotations (default) | mirror\n"
-    "      --limit=N          stop after N solutions\n"
-    "      --goal=N           report partial assemblies when N pieces remain\n"
-    "      --threads=N        worker threads (default 0: one per CPU)\n"
+    "running:\n"
     "      --engine=KIND      pool (work-stealing threads; the default) or plain (the\n"
     "                         single-threaded search without the pool)\n"
     "      --sample=T,R,SEED  Monte Carlo: T random trials, each ending after the\n"
     "                         first subtree with R pieces left is searched\n"
     "      --mpi              one search over the ranks of an MPI job (start it with\n"
-    "                         mpirun; --threads is per rank; see docs/cluster.md)\n"
-    "engine (default: chosen automatically from the puzzle):\n"
-    "      --fila=N           DLX above, FILA when N pieces remain (0: DLX only)\n"
-    "      --order=SPEC       heuristic schedule, e.g. s  or  e=11:f=3  or  a@160=35:s=20\n"
-    "                         s min-fit, f first cell, e estimate (FILA), x/y/z lowest\n"
-    "                         coordinate, r farthest from centre, a@DEG by angle\n"
-    "      --nof, --no-nof    neighbour occupancy filtering in FILA\n"
-    "      --volume[=N|once|off]   volume filter: at the root, or after each placement\n"
-    "                         while N or more pieces remain\n"
-    "      --vtrigger=N       volume backtrack trigger while N or more pieces remain\n"
-    "      --parity[=N|off]   parity backtrack trigger while N or more pieces remain\n"
-    "      --pfilter=N        parity image filter while N or more pieces remain\n"
-    "      --fit, --no-fit    fit filter at the root, to a fixed point\n"
-    "      --redundancy[=PIECE|off]  rotational-redundancy filter (default: automatic)\n"
+    "                         mpirun; --threads is per rank; see docs/cluster.md)\n";
+
+static const char *usage_job =
+    "job options (of solve, estimate, submit and batch submit; in a job file, the\n"
+    "\"options\" of docs/puzzle-format.md; the command line's go on top of the file's):\n";
+
+static const char *usage_engine = "engine options (default: chosen automatically from the puzzle):\n";
+
+static const char *usage_tail =
     "\n"
     "estimate: nodes and solutions by Knuth's estimator (random descents making the\n"
     "search's own choices), this machine's node rate from a short real run, and the\n"
     "time on 1 thread and on all cores (or --threads), assuming linear scaling.\n"
-    "Takes the counting and engine options of solve, and:\n"
+    "Takes the job options of solve, and:\n"
     "      --probes=N         at most N descents (default 1000000)\n"
     "      --seconds=S        at most S seconds of descents (default 2); the node rate\n"
     "                         takes another 0.5 s\n"
@@ -90,13 +83,11 @@ static const char *usage_text =
     "                         the same for the same seed\n"
     "      --json             one JSON object (as POST /api/v1/estimate answers)\n"
     "\n"
-    "daemon commands (tesserad's REST API; FILE and the counting and engine options\n"
-    "as for solve, on top of a job file's options):\n"
+    "daemon commands (tesserad's REST API; FILE and the job options as for solve):\n"
     "      --server=URL       tesserad's address (default $TESSERA_SERVER, else\n"
     "                         http://127.0.0.1:8080)\n"
     "      --token=T          sent as 'Authorization: Bearer T' (default $TESSERA_TOKEN)\n"
     "      --json             print the server's JSON (one object per line for watch)\n"
-    "      --priority=N       submit: job priority, -100 to 100\n"
     "      --watch            submit: then follow the job like watch\n"
     "      --state=S          status: only jobs queued, running, paused, completed,\n"
     "                         cancelled or failed\n"
@@ -115,6 +106,22 @@ static const char *usage_text =
     "  solutions, --all up to the last; delete takes finished jobs only.\n"
     "  Exit status of daemon commands: 0 done, 1 the daemon failed (5xx) or cannot be\n"
     "  reached, 2 bad usage, bad input or a request the daemon refused (4xx).\n";
+
+/* The job options' two sections of the help. */
+static void print_job_options(FILE *f)
+{
+    fputs(usage_job, f);
+    cli_print_options(f, false);
+    fputs(usage_engine, f);
+    cli_print_options(f, true);
+}
+
+static void print_usage(FILE *f)
+{
+    fputs(usage_head, f);
+    print_job_options(f);
+    fputs(usage_tail, f);
+}
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as a shell reports it */
 
@@ -303,7 +310,7 @@ static int solve_flag(const flag *f, tsr_options *o, cli *c)
         return 0;
     }
     default:
-        return cli_apply_flag(f, o);
+        return cli_apply_flag(f, c->pz, o);
     }
 }
 
@@ -366,20 +373,21 @@ static int pool_run(const tsr_solver *s, int threads, const tsr_callbacks *cb, t
 /* tessera solve; m: this is rank 0 of an MPI job (--mpi), else NULL. */
 static int cmd_solve(int argc, char **argv, cli_mpi *m)
 {
-    static const struct option longopts[] = {
+    static const struct option own[] = {
         {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, O_JSON},
         {"polycube", no_argument, NULL, O_POLYCUBE},
         {"stats", no_argument, NULL, O_STATS},
         {"trace", no_argument, NULL, O_TRACE},
         {"no-progress", no_argument, NULL, O_NOPROGRESS},
-        CLI_JOB_OPTIONS,
         {"sample", required_argument, NULL, O_SAMPLE},
         {"engine", required_argument, NULL, O_ENGINE},
         {"mpi", no_argument, NULL, O_MPI},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct option longopts[CLI_LONGOPTS(sizeof own / sizeof *own)];
+    cli_longopts(longopts, own, false);
     cli c = {.progress = true, .tty = isatty(STDERR_FILENO)};
     tsr_eta_init(&c.eta);
     flag *flags = calloc((size_t)argc + 1, sizeof *flags);
@@ -397,7 +405,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         case O_NOPROGRESS: c.progress = false; break;
         case O_MPI: c.mpi = true; break;
         case 'h':
-            fputs(usage_text, stdout);
+            print_usage(stdout);
             free(flags);
             return 0;
         case '?':
@@ -544,15 +552,16 @@ static void print_estimate(const tsr_estimate *e, const tsr_rate *r, int threads
 /* tessera estimate: Knuth's estimate of the search, the node rate, the time. */
 static int cmd_estimate(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option own[] = {
         {"json", no_argument, NULL, O_JSON},
         {"probes", required_argument, NULL, O_PROBES},
         {"seconds", required_argument, NULL, O_SECONDS},
         {"seed", required_argument, NULL, O_SEED},
-        CLI_JOB_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct option longopts[CLI_LONGOPTS(sizeof own / sizeof *own)];
+    cli_longopts(longopts, own, false);
     cli c = {0};
     bool json = false;
     long long probes = 1000000, seed = 1;
@@ -580,7 +589,7 @@ static int cmd_estimate(int argc, char **argv)
                 rc = cli_usage_error("--seed: expected a number >= 0, got '%s'", optarg);
             break;
         case 'h':
-            fputs(usage_text, stdout);
+            print_usage(stdout);
             free(flags);
             return 0;
         case '?':
@@ -635,6 +644,25 @@ static int cmd_estimate(int argc, char **argv)
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
     return rc == 0 ? 0 : 1;
+}
+
+/* tessera help [options [--markdown]]: the whole help, or the job options
+ * alone (--markdown: the table of docs/puzzle-format.md). */
+static int cmd_help(int argc, char **argv)
+{
+    if (argc == 1) {
+        print_usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "options") != 0)
+        return cli_usage_error("help: expected 'options', got '%s'", argv[1]);
+    if (argc == 2)
+        print_job_options(stdout);
+    else if (argc == 3 && strcmp(argv[2], "--markdown") == 0)
+        cli_print_options_markdown(stdout);
+    else
+        return cli_usage_error("help options: expected --markdown, got '%s'", argv[2]);
+    return 0;
 }
 
 /* Is argv[i] one of the global options (--server, --token) that may come
@@ -699,10 +727,8 @@ static int dispatch(int argc, char **argv)
                TSR_MPI_BUILT);
         return 0;
     }
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+        return cmd_help(argc - 1, argv + 1);
     return cli_usage_error("unknown command '%s'", cmd);
 }
 

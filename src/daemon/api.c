@@ -725,6 +725,19 @@ static void op_puzzles(void *ctx, const char *name, srv_reply *rep)
     srv_reply_error(rep, 404, "no puzzle \"%s\" in the library", name);
 }
 
+/* The job options' list, as the dashboard builds its fields from it. */
+static void op_options(void *ctx, srv_reply *rep)
+{
+    (void)ctx;
+    char *text = tsr_options_describe_json();
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (j == NULL)
+        srv_reply_error(rep, 500, "out of memory");
+    else
+        reply_json(rep, 200, j);
+}
+
 static void op_health(void *ctx, srv_reply *rep)
 {
     jm_manager *m = ctx;
@@ -833,6 +846,7 @@ void jm_ops(jm_manager *m, srv_ops *ops)
     *ops = (srv_ops){.ctx = m, .submit = op_submit, .list = op_list, .get = op_get,
                      .action = op_action, .solutions = op_solutions,
                      .export_next = op_export_next, .puzzles = op_puzzles,
+                     .options = op_options,
                      .validate = op_validate, .estimate = op_estimate,
                      .job_puzzle = op_job_puzzle, .batch_submit = jm_batch_submit,
                      .batches = jm_batches,

@@ -437,8 +437,8 @@ static void choose_defaults(tsr_solver *s)
     }
     if (o->nof < 0)
         o->nof = 1;
-    if (o->volume == -1)
-        o->volume = flat ? -2 : 0;
+    if (o->volume == TSR_AUTO)
+        o->volume = flat ? TSR_VOLUME_ONCE : 0;
     if (o->parity < 0)
         o->parity = 0;
     if (o->fit < 0)
@@ -588,7 +588,8 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     free(cands);
     if (rc == 0) /* the options in force name the choice, so they reproduce it */
         snprintf(s->opt.redundancy, sizeof s->opt.redundancy, "%s",
-                 s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off");
+                 s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name
+                               : TSR_REDUNDANCY_OFF);
     if (rc == 0)
         rc = root_filters(s);
     s->stop = NULL; /* ps lives on this stack */
@@ -602,7 +603,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     format_order(s->heur, s->angle, s->P, order, sizeof order);
     const tsr_options *o = &s->opt;
     char vol[32];
-    if (o->volume == -2)
+    if (o->volume == TSR_VOLUME_ONCE)
         snprintf(vol, sizeof vol, "once");
     else if (o->volume > 0)
         snprintf(vol, sizeof vol, "%d", o->volume);

@@ -334,7 +334,7 @@ static bool orbit_rep(const img_problem *ip, const sym_group *g, int t, int i)
 int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char *spec,
                           int *cands, tsr_err *err)
 {
-    if (strcmp(spec, "off") == 0 || g->n <= 1)
+    if (strcmp(spec, TSR_REDUNDANCY_OFF) == 0 || g->n <= 1)
         return 0;
     int want = -1;
     if (spec[0] != '\0') {

@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "base/base.h"
+#include "puzzle/option_json.h"
 #include "tessera/puzzle.h"
 
 #define MAX_DOC_BYTES ((size_t)16 << 20)
@@ -221,14 +222,6 @@ static int opt_llong(reader *r, const json_t *obj, const char *key, long long mi
     int rc = want_int(r, j, min, max, out);
     if (rc == 0)
         path_pop(&r->path, mark);
-    return rc;
-}
-
-static int opt_int(reader *r, const json_t *obj, const char *key, int min, int max, int *out)
-{
-    long long v = *out;
-    int rc = opt_llong(r, obj, key, min, max, &v);
-    *out = (int)v;
     return rc;
 }
 
@@ -779,135 +772,32 @@ static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
     return 0;
 }
 
-/* ---- job options ------------------------------------------------------- */
+/* ---- job options -------------------------------------------------------
+ * Each option's value is read by its kind (options.c); this walks the
+ * object and says where. */
 
-static const char *const option_keys[] = {"unique",   "limit",  "threads",    "priority",
-                                          "fila",     "order",  "nof",        "volume",
-                                          "vtrigger", "parity", "pfilter",    "fit",
-                                          "goal",     "redundancy", "store",   NULL};
-
-#define ORDER_CHARS "abcdefghijklmnopqrstuvwxyz0123456789=:@.,-"
-
-static int read_order(reader *r, const json_t *obj, tsr_options *o)
-{
-    const char *order = NULL;
-    int rc = opt_string(r, obj, "order", &order);
-    if (rc || order == NULL)
-        return rc;
-    path_push_key(&r->path, "order");
-    size_t len = strlen(order), ok = strspn(order, ORDER_CHARS);
-    if (len >= sizeof o->order)
-        return fail(r, TSR_EINVAL, "longer than %zu bytes", sizeof o->order - 1);
-    if (ok < len)
-        return fail(r, TSR_EINVAL, "invalid character at offset %zu; expected [a-z0-9=:@.,-]",
-                    ok);
-    memcpy(o->order, order, len + 1);
-    return 0;
-}
-
-/* volume: false | "once" | N; parity: false | true | N. */
-static int read_filter_switches(reader *r, const json_t *obj, tsr_options *o)
-{
-    const json_t *v = json_object_get(obj, "volume");
-    if (v != NULL) {
-        size_t mark = path_push_key(&r->path, "volume");
-        if (json_is_false(v))
-            o->volume = 0;
-        else if (json_is_string(v) && strcmp(json_string_value(v), "once") == 0)
-            o->volume = -2;
-        else if (is_int_in(v, 0, INT_MAX))
-            o->volume = (int)json_integer_value(v);
-        else
-            return fail_type(r, v, "false, \"once\" or an integer >= 0");
-        path_pop(&r->path, mark);
-    }
-    if ((v = json_object_get(obj, "parity")) != NULL) {
-        size_t mark = path_push_key(&r->path, "parity");
-        if (json_is_boolean(v))
-            o->parity = json_is_true(v) ? 1 : 0; /* true: at every level */
-        else if (is_int_in(v, 0, INT_MAX))
-            o->parity = (int)json_integer_value(v);
-        else
-            return fail_type(r, v, "true, false or an integer >= 0");
-        path_pop(&r->path, mark);
-    }
-    return 0;
-}
-
-/* store: "all" (-1) | "none" (0) | N >= 0, the first N solutions. */
-static int read_store(reader *r, const json_t *obj, tsr_options *o)
-{
-    const json_t *v = json_object_get(obj, "store");
-    if (v == NULL)
-        return 0;
-    size_t mark = path_push_key(&r->path, "store");
-    if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0)
-        o->store = -1;
-    else if (json_is_string(v) && strcmp(json_string_value(v), "none") == 0)
-        o->store = 0;
-    else if (is_int_in(v, 0, LLONG_MAX))
-        o->store = (long long)json_integer_value(v);
-    else
-        return fail_type(r, v, "\"all\", \"none\" or an integer >= 0");
-    path_pop(&r->path, mark);
-    return 0;
-}
-
-/* redundancy: false ("off") | true ("" = auto) | the name of a piece. */
-static int read_redundancy(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_options *o)
-{
-    const json_t *v = json_object_get(obj, "redundancy");
-    if (v == NULL)
-        return 0;
-    path_push_key(&r->path, "redundancy");
-    if (json_is_boolean(v)) {
-        strcpy(o->redundancy, json_is_true(v) ? "" : "off");
-        return 0;
-    }
-    if (!json_is_string(v))
-        return fail_type(r, v, "true, false or a piece name");
-    if (pz == NULL) { /* no puzzle to check it against: the reader of the job will */
-        if (strlen(json_string_value(v)) > TSR_MAX_NAME)
-            return fail(r, TSR_EINVAL, "a piece name is at most %d bytes", TSR_MAX_NAME);
-        strcpy(o->redundancy, json_string_value(v));
-        return 0;
-    }
-    for (int i = 0; pz != NULL && i < pz->npieces; i++)
-        if (strcmp(pz->pieces[i].name, json_string_value(v)) == 0) {
-            /* piece names are at most TSR_MAX_NAME bytes: it fits */
-            strcpy(o->redundancy, pz->pieces[i].name);
-            return 0;
-        }
-    return fail(r, TSR_EINVAL, "no piece is named \"%.*s\"", TSR_MAX_NAME, json_string_value(v));
-}
+#define OPTION_KEY(name, kind, min, max, def, flags, cli, help) #name,
+static const char *const option_keys[] = {TSR_OPTIONS(OPTION_KEY) NULL};
 
 static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_options *o)
 {
     if (!json_is_object(obj))
         return fail_type(r, obj, "an options object");
-    int rc, unique = (int)o->unique;
-    bool nof = false, fit = false;
-    if ((rc = check_keys(r, obj, option_keys)) != 0 ||
-        (rc = opt_enum(r, obj, "unique", tsr_unique_names, &unique)) != 0 ||
-        (rc = opt_llong(r, obj, "limit", 0, LLONG_MAX, &o->limit)) != 0 ||
-        (rc = opt_int(r, obj, "threads", 0, 1024, &o->threads)) != 0 ||
-        (rc = opt_int(r, obj, "priority", -100, 100, &o->priority)) != 0 ||
-        (rc = opt_int(r, obj, "fila", 0, INT_MAX, &o->fila)) != 0 ||
-        (rc = read_order(r, obj, o)) != 0 ||
-        (rc = opt_bool(r, obj, "nof", &nof)) != 0 ||
-        (rc = read_filter_switches(r, obj, o)) != 0 ||
-        (rc = opt_int(r, obj, "vtrigger", 0, INT_MAX, &o->vtrigger)) != 0 ||
-        (rc = opt_int(r, obj, "pfilter", 0, INT_MAX, &o->pfilter)) != 0 ||
-        (rc = opt_bool(r, obj, "fit", &fit)) != 0 ||
-        (rc = opt_int(r, obj, "goal", 0, INT_MAX, &o->goal)) != 0 ||
-        (rc = read_redundancy(r, obj, pz, o)) != 0 || (rc = read_store(r, obj, o)) != 0)
-        return rc;
-    o->unique = (enum tsr_unique)unique;
-    if (json_object_get(obj, "nof") != NULL)
-        o->nof = nof; /* absent, it stays -1: automatic */
-    if (json_object_get(obj, "fit") != NULL)
-        o->fit = fit;
-    return 0;
+    int rc = check_keys(r, obj, option_keys);
+    for (int i = 0; rc == 0 && i < TSR_NOPTIONS; i++) {
+        const tsr_option *op = &tsr_option_list[i];
+        const json_t *v = json_object_get(obj, op->name);
+        if (v == NULL)
+            continue; /* left at its default */
+        char shown[64], why[TSR_ERR_MAX];
+        size_t mark = path_push_key(&r->path, op->name);
+        rc = tsr_option_read_json(o, op, v, describe(v, shown, sizeof shown), pz, why,
+                                  sizeof why);
+        if (rc)
+            return fail(r, rc, "%s", why);
+        path_pop(&r->path, mark);
+    }
+    return rc;
 }
 
 /* ---- the document ---------------------------------------------------------- */

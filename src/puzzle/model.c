@@ -66,6 +66,12 @@ int tsr_puzzle_set_name(tsr_puzzle *pz, const char *name)
 }
 
 const char *const tsr_unique_names[] = {"raw", "rotations", "mirror", NULL};
+const char *const tsr_unique_help[] = {
+    "every distinct tiling",
+    "up to rotations of the whole board; a flat board turned over is a rotation in space, "
+    "so on a flat board mirror images are one solution too",
+    "up to rotations and reflections of the whole board",
+    NULL};
 
 int tsr_unique_parse(const char *name)
 {
@@ -146,18 +152,6 @@ int tsr_puzzle_add_piece(tsr_puzzle *pz, const char *name, const tsr_cell *cells
     p->count_min = count;
     p->fixed = fixed;
     return pz->npieces++;
-}
-
-void tsr_options_init(tsr_options *opt)
-{
-    memset(opt, 0, sizeof *opt);
-    opt->unique = TSR_UNIQUE_ROTATIONS;
-    opt->fila = -1;
-    opt->nof = -1;
-    opt->volume = -1;
-    opt->parity = -1;
-    opt->fit = -1;
-    opt->store = -1;
 }
 
 long tsr_puzzle_piece_volume(const tsr_puzzle *pz)

@@ -366,7 +366,7 @@ enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8, Q_ALL = 16 };
 enum route {
     R_NONE, R_JOBS, R_JOB, R_JOB_ACTION, R_SOLUTIONS, R_EVENTS, R_JOB_PUZZLE,
     R_PUZZLES, R_PUZZLE, R_VALIDATE, R_ESTIMATE, R_HEALTH, R_METRICS, R_STATIC,
-    R_BATCHES, R_BATCH
+    R_BATCHES, R_BATCH, R_OPTIONS
 };
 
 /* Per route: the methods it answers, the query parameters its GET takes,
@@ -392,6 +392,7 @@ static const struct {
     [R_STATIC] = {M_GET | M_HEAD, 0, false},
     [R_BATCHES] = {M_GET | M_HEAD | M_POST, Q_AFTER | Q_LIMIT, true},
     [R_BATCH] = {M_GET | M_HEAD, 0, true},
+    [R_OPTIONS] = {M_GET | M_HEAD, 0, true},
 };
 
 /* A request's state, from its first callback to on_completed(). */
@@ -506,6 +507,8 @@ static enum route route_of(const char *url, struct req *q)
         return R_VALIDATE;
     if (strcmp(url, "/api/v1/estimate") == 0)
         return R_ESTIMATE;
+    if (strcmp(url, "/api/v1/options") == 0)
+        return R_OPTIONS;
     if ((p = after_prefix(url, "/api/v1/puzzles"))) {
         if (*p == 0)
             return R_PUZZLES;
@@ -1285,6 +1288,9 @@ static enum MHD_Result dispatch(srv_server *s, struct MHD_Connection *c, struct 
         break;
     case R_PUZZLES:
         s->ops.puzzles(ctx, NULL, &r);
+        break;
+    case R_OPTIONS:
+        s->ops.options(ctx, &r);
         break;
     case R_PUZZLE:
         s->ops.puzzles(ctx, q->seg, &r);

@@ -100,6 +100,8 @@ typedef struct srv_ops {
     void (*batches)(void *ctx, int64_t id, int64_t after, int limit, srv_reply *r);
     /* GET /api/v1/puzzles (name NULL) and GET /api/v1/puzzles/{name}. */
     void (*puzzles)(void *ctx, const char *name, srv_reply *r);
+    /* GET /api/v1/options: the job options' list (tessera/options.h). */
+    void (*options)(void *ctx, srv_reply *r);
     /* GET /healthz */
     void (*health)(void *ctx, srv_reply *r);
     /* GET /metrics: the daemon's Prometheus lines in r->text; the server

@@ -89,6 +89,13 @@ test('draw a board, pick a set, set ranges, balance, submit, open the result', {
   assert.match(b.verdict, /35 cells covered, 3 of the optional/);
   await shot(page, 'designer-6x6-any7');
   await checkPhone(page, 'designer-6x6-any7-phone');
+  // the counting fields come from the daemon's list of options
+  const list = (await api('GET', '/api/v1/options')).json;
+  const modes = await page.locator('select[data-testid=design-unique] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(modes, list.counting_modes.map((m) => m.name), 'the counting modes of GET /api/v1/options');
+  const limit = list.options.find((o) => o.name === 'limit');
+  assert.equal(await page.locator('input[data-testid=design-limit]').getAttribute('min'), String(limit.integer.min));
+  assert.match(await page.locator('[data-testid=design-modes]').textContent(), /turned over is a rotation/);
 
   await page.locator('[data-testid=design-validate]').click();
   await eventually('validated', async () => /Valid: 36 cells, 12 pieces/.test(await page.locator('[data-testid=design-result]').textContent()));

@@ -1,6 +1,6 @@
 // The submit page: library, preview, submit to completion, the server's
 // error for an invalid puzzle, malformed text, file upload; nav links; phone
-// layout.
+// layout; the option fields built from GET /api/v1/options.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -292,6 +292,76 @@ test('a pasted job keeps its options; the library choice is dropped', { timeout:
   for (const [k, v] of Object.entries(options)) assert.equal(job.options[k], v, `the job runs with ${k}=${v}`);
   assert.equal(job.options.priority, 0, 'the job runs with the default priority');
   assert.equal(job.solutions, 7, 'stopped at the pasted limit');
+}));
+
+test('the option fields are the daemon\'s list; engine options reach the job; a pasted one is the form\'s', { timeout: T(100) }, withPage(async (page, { allowConsole }) => {
+  allowConsole(/Failed to load resource: the server responded with a status of 400/);
+  const list = (await api('GET', '/api/v1/options')).json;
+  await gotoRoute(page, '#/submit');
+  const f = form(page);
+  // a field per listed option, in its group, with the list's range and values
+  for (const o of list.options) {
+    const box = page.locator(`[data-testid=${o.group === 'engine' ? 'engine-options' : 'job-options'}]`);
+    const c = box.locator(`[data-testid=${o.name}]`);
+    assert.equal(await c.count(), 1, `option ${o.name}: one field, among the ${o.group} options`);
+    if (o.integer && !o.choices) {
+      assert.equal(await c.getAttribute('min'), String(o.integer.min), `${o.name}: min from the list`);
+      assert.equal(await c.getAttribute('max'), String(o.integer.max), `${o.name}: max from the list`);
+    }
+    const values = await c.locator('option').evaluateAll((os) => os.map((x) => x.value));
+    for (const ch of o.choices || []) {
+      const v = typeof ch.value === 'string' ? ch.value : JSON.stringify(ch.value);
+      assert.ok(values.includes(v), `${o.name}: offers ${v} (has ${values})`);
+    }
+  }
+  const modes = (await page.locator('[data-option=unique] .mode-list').textContent()) || '';
+  for (const m of list.counting_modes) assert.ok(modes.includes(m.text), `the modes are explained: ${m.name}`);
+  assert.match(modes, /turned over is a rotation/, 'a flat board turned over is a rotation');
+
+  await f.library.selectOption('soma-cube.json');
+  await waitTextareaHolds(f, 'soma-cube.json');
+  await page.locator('.engine-options > summary').click();
+  await page.locator('input[data-testid=fila]').fill('0');
+  await page.locator('select[data-testid=volume]').selectOption('false');
+  await page.locator('select[data-testid=parity]').selectOption({ label: 'a number…' });
+  await page.locator('input[data-testid=parity-value]').fill('2');
+  await page.locator('select[data-testid=redundancy]').selectOption('false');
+  await page.locator('select[data-testid=nof]').selectOption('false');
+  await shot(page, 'submit-engine-options');
+  await checkPhone(page, 'submit-engine-options-phone');
+  await clearReady(page);
+  await f.submit.click();
+  const id = await eventually('Submit lands on #/jobs/ID', async () => {
+    const m = (await page.evaluate(() => location.hash)).match(/^#\/jobs\/(\d+)$/);
+    return m ? Number(m[1]) : false;
+  });
+  trackJob(id);
+  await waitReady(page, `job page ${id}`);
+  const job = await waitJob(id);
+  for (const [k, v] of Object.entries({ fila: 0, volume: false, parity: 2, redundancy: false, nof: false })) {
+    assert.deepEqual(job.options[k], v, `the job runs with ${k}=${JSON.stringify(v)}`);
+  }
+  assert.equal(job.solutions, 480, 'the Soma cube\'s 480 solutions up to rotations, whatever the tuning');
+
+  // a pasted job's engine options fill their fields; the form's word is final
+  await gotoRoute(page, '#/submit');
+  await f.text.focus();
+  await page.keyboard.insertText(JSON.stringify({ puzzle: readPuzzle('soma-cube.json'), options: { fila: 3, volume: 'once', store: 'none', speed: 1 } }));
+  await eventually('the pasted options fill the fields', async () => {
+    assert.equal(await page.locator('input[data-testid=fila]').inputValue(), '3');
+    assert.equal(await page.locator('select[data-testid=volume]').inputValue(), 'once');
+    assert.equal(await page.locator('select[data-testid=store]').inputValue(), 'none');
+    return true;
+  });
+  await page.locator('.engine-options > summary').click();
+  await page.locator('input[data-testid=fila]').fill('');
+  const req = page.waitForRequest((r) => r.url().endsWith('/api/v1/validate'));
+  await f.preview.click();
+  const sent = JSON.parse((await req).postData()).options;
+  assert.equal(sent.fila, undefined, 'fila set back to automatic is left out');
+  assert.equal(sent.volume, 'once', 'volume as pasted');
+  assert.equal(sent.store, 'none', 'store as pasted');
+  assert.equal(sent.speed, 1, 'a key the list lacks goes to the server as written');
 }));
 
 test('errors in the user\'s terms: their path, the piece\'s name, the line marked; the format linked; loose pieces warned', { timeout: T(100) }, withPage(async (page, { allowConsole }) => {

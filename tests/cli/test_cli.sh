@@ -134,6 +134,21 @@ check "unknown command exit 2" '[ $rc -eq 2 ]'
 "$T" help >"$tmp/out"
 check "help" 'grep -q "usage: tessera solve" "$tmp/out"'
 
+# the options: one list makes the help, the checks and the docs' table
+"$T" help options --markdown >"$tmp/table"
+sed -n '/^<!-- options table -->$/,/^<!-- end of the options table -->$/p' \
+    "$S/docs/puzzle-format.md" | sed '1d;$d' >"$tmp/doc-table"
+check "docs/puzzle-format.md's option table is tessera help options --markdown" \
+    'diff -u "$tmp/doc-table" "$tmp/table" >&2'
+"$T" help options >"$tmp/out"
+check "help options lists the flags" 'grep -q -- "--no-nof" "$tmp/out" && grep -q -- "--store=all|none|N" "$tmp/out"'
+"$T" solve --limit=x "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "a bad value names the flag and the text" '[ $rc -eq 2 ] && grep -q "^tessera: --limit: expected an integer >= 0, got .x.$" "$tmp/err"'
+"$T" solve -q --json --no-nof --volume --parity=off --redundancy=off "$S/puzzles/soma-cube.json" >"$tmp/out"
+check "flags without values and --no-" 'grep -q "nof=off volume=once" "$tmp/out" && grep -q "redundancy=off" "$tmp/out"'
+"$T" solve --priority=3 "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "solve refuses the daemon-only options" '[ $rc -eq 2 ] && grep -q "priority" "$tmp/err"'
+
 # daemon commands, without a daemon: usage errors and local checks come
 # first, and an address where nothing listens gives a clear message
 nowhere=http://127.0.0.1:1

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tesserad API round trip: health, submit, poll, solutions (JSON and text,
-paging), job list paging and filters, metrics, puzzle library, raw mode,
+paging), job list paging and filters, metrics, puzzle library, the job
+options' list (GET /api/v1/options) against what the reader takes, raw mode,
 polycube text jobs, bare puzzle bodies and solution limits.
 
 Every count is compared with the "expected" counts published in puzzles/*.json."""
@@ -84,6 +85,62 @@ def check_cover(sols, board, piece_names, what):
             break
     check(bad is None, "%s: all %d solutions cover the %d board cells exactly once with pieces %s"
           % (what, len(sols), len(board), "".join(piece_names) if len(piece_names) < 20 else len(piece_names)), bad)
+
+
+def job_options(d):
+    """GET /api/v1/options lists what the reader takes: every option's
+    bounds and named values pass validation, one past a bound or a value of
+    the wrong type is a 400 naming the option's path and what it accepts."""
+    r = d.get("/api/v1/options")
+    check_eq(r.status, 200, "GET /api/v1/options status")
+    check(r.header("Content-Type", "").startswith("application/json"), "options list is JSON",
+          r.header("Content-Type"))
+    doc = r.json
+    modes = doc.get("counting_modes", [])
+    check_eq([m["name"] for m in modes], ["raw", "rotations", "mirror"], "the counting modes, in order")
+    check(all(m.get("text") for m in modes) and "turned over" in modes[1]["text"],
+          "each counting mode says what it identifies; rotations: a flat board turned over", modes)
+    opts = doc.get("options", [])
+    names = [o["name"] for o in opts]
+    check({"unique", "limit", "threads", "priority", "store", "fila", "order", "nof", "volume",
+           "parity", "redundancy"} <= set(names), "the list has the options docs/api.md names", names)
+    puzzle = {"board": {"size": [2, 2]}, "pieces": [{"name": "D", "rows": ["##"]},
+                                                    {"name": "E", "rows": ["##"]}]}
+
+    def validate(name, value):
+        return d.post("/api/v1/validate", {"puzzle": puzzle, "options": {name: value}})
+
+    for o in opts:
+        for k in ("kind", "group", "daemon_only", "default", "accepts", "cli", "help"):
+            check(k in o, "option %s has %r" % (o["name"], k), o)
+        good = [c["value"] for c in o.get("choices", [])]
+        if "integer" in o:
+            good += [o["integer"]["min"], o["integer"]["max"]]
+        if o["kind"] == "order":
+            good.append("s")
+        if o["kind"] == "piece":
+            good.append("D")
+        check(good, "option %s: the list says what it takes" % o["name"], o)
+        for v in good:
+            r = validate(o["name"], v)
+            # 422: the engine's own refusal of a sound value (a goal beyond the pieces)
+            check(r.status == 200 or (r.status == 422 and "$." not in r.text),
+                  "option %s: %r is read" % (o["name"], v), r.text[:300])
+        bad = [{}]
+        if "integer" in o and o["integer"]["min"] > -2**63:
+            bad.append(o["integer"]["min"] - 1)
+        if "integer" in o and o["integer"]["max"] < 2**63 - 1:
+            bad.append(o["integer"]["max"] + 1)
+        for v in bad:
+            r = validate(o["name"], v)
+            msg = (r.json or {}).get("error", {}).get("message", "")
+            check(r.status == 400 and ("$.options.%s: expected %s" % (o["name"], o["accepts"])) in msg,
+                  "option %s: %r is refused, naming the path and what it accepts" % (o["name"], v),
+                  (r.status, msg))
+    r = validate("speed", 1)
+    msg = (r.json or {}).get("error", {}).get("message", "")
+    check(r.status == 400 and all('"%s"' % n in msg for n in names),
+          "an unknown option is refused with the list's names", msg)
 
 
 def main(t):
@@ -337,6 +394,9 @@ def main(t):
     check(r.header("Content-Type", "").startswith("application/json"), "puzzle file is JSON", r.header("Content-Type"))
     r = d.get("/api/v1/puzzles/no-such-puzzle.json")
     tlib.check_error(r, 404, what="unknown puzzle file")
+
+    # ---- the job options' list ------------------------------------------------------
+    job_options(d)
 
     # ---- the daemon is still healthy and unchanged after a restart --------------
     rc = d.restart()

@@ -5,15 +5,18 @@
 // Bedlam sets and any library puzzle, or draw one; set each piece's count or
 // range and see the balance live; save and load the design as puzzle JSON;
 // then validate, estimate, submit it as a job, or submit a batch of its hole
-// variants (POST /api/v1/batches).
+// variants (POST /api/v1/batches), counting as the job options' fields say
+// (built from the daemon's list, options.js).
 
 import { h, s, clear, downloadBlob, slug } from '../dom.js';
 import { api, postJSON } from '../api.js';
 import { pieceColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
 import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance } from '../shapes.js';
+import { optionsList, optionField, fieldValues } from '../options.js';
 
 const MAX_SIDE = 40;   // board width and height in the editor
 const MAX_LAYERS = 8;
+const OPTIONS_SHOWN = ['unique', 'limit']; // of the daemon's list: how to count
 const LIBRARY_SETS = [
   { file: 'soma-cube.json', label: 'Soma (7)' },
   { file: 'tetris-cube.json', label: 'Tetris Cube (12)' },
@@ -368,12 +371,10 @@ export function mount(root, params = {}) {
   }
 
   // ---- actions ------------------------------------------------------------------
-  const unique = h('select', { 'data-testid': 'design-unique', 'aria-label': 'Count solutions as distinct' },
-    h('option', { value: 'raw', text: 'raw' }), h('option', { value: 'rotations', text: 'up to rotations' }),
-    h('option', { value: 'mirror', text: 'up to rotations and reflections' }));
-  unique.value = 'rotations';
-  const limitInput = h('input', { type: 'number', min: '0', step: '1', value: '0', class: 'num-small', 'data-testid': 'design-limit', 'aria-label': 'Solution limit (0: all)' });
-  const options = () => ({ unique: unique.value, limit: Math.max(0, Math.round(Number(limitInput.value)) || 0) });
+  let optionFields = [];
+  const optionBox = h('span', { class: 'designer-options' });
+  const modesHelp = h('small', { class: 'help', 'data-testid': 'design-modes' });
+  const options = () => fieldValues(optionFields);
   const errorBox = h('div', { class: 'alert', role: 'alert', 'data-testid': 'design-error', hidden: true });
   const result = h('div', { class: 'designer-result', 'data-testid': 'design-result', 'aria-live': 'polite' });
   const showError = (e) => { errorBox.textContent = e.message; errorBox.hidden = false; };
@@ -484,15 +485,22 @@ export function mount(root, params = {}) {
           customGrid))),
     h('section', { class: 'card' },
       h('h2', { text: 'Check, save and run' }),
-      h('div', { class: 'designer-toolbar' },
-        h('label', {}, 'Count ', unique), h('label', {}, 'Limit ', limitInput),
+      h('div', { class: 'designer-toolbar' }, optionBox,
         h('label', {}, 'Open a file ', fileInput)),
+      modesHelp,
       actions, result,
       h('h3', { text: 'Batch: the board with a hole at each position' }),
       batchRow)));
   drawCustom();
 
   const ready = (async () => {
+    try {
+      const list = await optionsList();
+      optionFields = list.options.filter((o) => OPTIONS_SHOWN.includes(o.name))
+        .map((o) => optionField(o, { testid: `design-${o.name}`, id: `design-${o.name}`, compact: true }));
+      optionBox.append(...optionFields.map((f) => f.el));
+      modesHelp.textContent = `Counting: ${list.counting_modes.map((m) => `${m.name}: ${m.text}`).join('. ')}.`;
+    } catch (e) { showError(new Error(`Could not load the job options: ${e.message}`)); }
     try {
       st.library = (await api.library()).puzzles || [];
       for (const p of st.library) if (/\.json$/.test(p.file)) libGroup.append(h('option', { value: `lib:${p.file}`, text: p.name || p.file }));

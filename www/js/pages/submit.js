@@ -1,5 +1,7 @@
 // pages/submit.js — the submit form (#/submit): puzzle text / file / library,
-// options, Preview (POST /validate) and Submit (POST /jobs).  A job
+// options, Preview (POST /validate) and Submit (POST /jobs).  The option
+// fields are built from the daemon's list (GET /api/v1/options, options.js):
+// what the job asks in view, the engine's tuning in a fold.  A job
 // document's options fill the form however it arrives (pasted, typed,
 // uploaded, picked); the server's errors are told in the user's terms (the
 // JSON path as they wrote it, a piece's name, the line, marked in the text
@@ -10,11 +12,16 @@ import { api } from '../api.js';
 import { fmtInt } from '../format.js';
 import { renderPreview, legend, disconnectedPieces } from '../preview.js';
 import { pathSteps, parseWithOffsets, offsetOf, lineOf } from '../jsonpos.js';
+import { optionsList, optionField, fieldValues } from '../options.js';
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Builds the request body from the text and the form's options. */
-export function buildBody(text, options) {
+/**
+ * Builds the request body from the text and the form's options.  In a job
+ * document the form decides every option it has a field for (known: their
+ * names), also by leaving one out; other keys go to the server as written.
+ */
+export function buildBody(text, options, known = Object.keys(options)) {
   const t = text.trim();
   if (!t) throw new Error('Paste a puzzle, upload a file or choose one from the library first.');
   let obj;
@@ -23,7 +30,8 @@ export function buildBody(text, options) {
   if (parsed) {
     if (isPlainObject(obj) && 'puzzle' in obj) {
       if (obj.options === undefined || isPlainObject(obj.options)) {
-        return { ...obj, options: { ...(obj.options || {}), ...options } };
+        const others = Object.entries(obj.options || {}).filter(([k]) => !known.includes(k));
+        return { ...obj, options: { ...Object.fromEntries(others), ...options } };
       }
       return obj; // malformed options: let the server name the problem
     }
@@ -91,18 +99,11 @@ export function mount(root) {
   const fileInput = h('input', { type: 'file', id: 'puzzle-file', 'data-testid': 'puzzle-file', accept: '.json,.txt,application/json,text/plain' });
   const library = h('select', { id: 'library-select', 'data-testid': 'library-select' },
     h('option', { value: '', text: 'Loading the library…' }));
-  const unique = h('select', { id: 'opt-unique', 'data-testid': 'unique' },
-    h('option', { value: 'raw', text: 'raw: every tiling' }),
-    h('option', { value: 'rotations', text: 'rotations: up to rotations', selected: true }),
-    h('option', { value: 'mirror', text: 'mirror: up to rotations and reflections' }));
-  unique.value = 'rotations';
-  const num = (id, testid, value, min, max) => h('input', {
-    type: 'number', id, 'data-testid': testid, value: String(value), min: String(min), max: max == null ? null : String(max),
-    step: '1', inputmode: 'numeric',
-  });
-  const limit = num('opt-limit', 'limit', 0, 0);
-  const threads = num('opt-threads', 'threads', 0, 0, 1024);
-  const priority = num('opt-priority', 'priority', 0, -100, 100);
+  // the option fields, once the daemon's list has come (options.js)
+  let fields = [];
+  const jobOptions = h('div', { class: 'option-grid', 'data-testid': 'job-options' },
+    h('p', { class: 'muted', text: 'Loading the options…' }));
+  const engineOptions = h('div', { class: 'option-grid', 'data-testid': 'engine-options' });
 
   const errorBox = h('div', { class: 'alert', role: 'alert', 'data-testid': 'submit-error', hidden: true });
   const warningBox = h('div', { class: 'alert alert-warning', role: 'status', 'data-testid': 'submit-warning', hidden: true });
@@ -129,10 +130,10 @@ export function mount(root) {
         field('Or choose from the library', library))),
     h('section', { class: 'card' },
       h('h2', { text: 'Options' }),
-      field('Count solutions as distinct', unique),
-      field('Solution limit', limit, '0 = find all'),
-      field('Threads', threads, '0 = the daemon decides'),
-      field('Priority', priority, '-100 to 100; larger runs first'),
+      jobOptions,
+      h('details', { class: 'engine-options' },
+        h('summary', { text: 'Engine options (chosen from the puzzle unless set here)' }),
+        engineOptions),
       h('div', { class: 'button-row' }, previewBtn, submitBtn), status));
 
   root.append(h('div', { class: 'container' },
@@ -176,8 +177,7 @@ export function mount(root) {
   textarea.addEventListener('scroll', syncScroll);
 
   function options() {
-    const int = (el) => (el.value.trim() === '' ? 0 : Number(el.value));
-    return { unique: unique.value, limit: int(limit), threads: int(threads), priority: int(priority) };
+    return fieldValues(fields);
   }
 
   /** After loading or pasting a job document, show its options in the form
@@ -189,11 +189,7 @@ export function mount(root) {
     try { obj = JSON.parse(text); } catch { return; }
     if (!isPlainObject(obj) || !('puzzle' in obj || 'polycube' in obj)) return;
     const o = isPlainObject(obj.options) ? obj.options : {};
-    unique.value = ['raw', 'rotations', 'mirror'].includes(o.unique) ? o.unique : 'rotations';
-    const int = (v) => String(Number.isInteger(v) ? v : 0);
-    limit.value = int(o.limit);
-    threads.value = int(o.threads);
-    priority.value = int(o.priority);
+    for (const f of fields) f.set(o[f.o.name]);
   }
 
   function resetPreview() {
@@ -211,7 +207,9 @@ export function mount(root) {
   }
 
   function body() {
-    try { return buildBody(textarea.value, options()); } catch (e) { showError(e.message); return null; }
+    try {
+      return buildBody(textarea.value, options(), fields.map((f) => f.o.name));
+    } catch (e) { showError(e.message); return null; }
   }
 
   async function doPreview() {
@@ -251,7 +249,7 @@ export function mount(root) {
         item('Piece shapes', fmtInt((p.pieces || []).length)),
         item('Rotations', `${p.rotations || 'all'}${p.mirror ? ' + mirror' : ''}`),
         item('Expected solutions', expText),
-        item('Counting', res.options?.unique || unique.value)));
+        item('Counting', res.options?.unique || options().unique || '')));
   }
 
   async function doSubmit(e) {
@@ -325,7 +323,23 @@ export function mount(root) {
     }
   });
 
-  const ready = (async () => {
+  const fieldsReady = (async () => {
+    try {
+      const list = await optionsList();
+      if (destroyed) return;
+      fields = list.options.map((o) => optionField(o));
+      clear(jobOptions);
+      for (const f of fields) (f.o.group === 'engine' ? engineOptions : jobOptions).append(f.el);
+      adoptOptions(textarea.value); // a job typed while the list was coming
+    } catch (e) {
+      if (destroyed) return;
+      clear(jobOptions);
+      jobOptions.append(h('p', { class: 'muted', text: 'The options are unavailable: a job gets its own, or the defaults.' }));
+      showError(`Could not load the job options: ${e.message}`);
+    }
+  })();
+
+  const libraryReady = (async () => {
     try {
       const lib = await api.library();
       if (destroyed) return;
@@ -344,7 +358,7 @@ export function mount(root) {
   })();
 
   return {
-    ready,
+    ready: Promise.all([fieldsReady, libraryReady]),
     destroy() { destroyed = true; preview?.destroy(); },
   };
 }
