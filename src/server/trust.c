@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "server/server_impl.h"
 #include "server/trust.h"
 
 #define NAME_MAX_LEN 253 /* a DNS name; an address literal is shorter */
@@ -212,23 +213,6 @@ bool trust_host(const trust *t, const char *host)
     return false;
 }
 
-/* Client text for a message: printable ASCII, at most 100 bytes. */
-static const char *echo(char *dst, size_t cap, const char *src)
-{
-    size_t o = 0;
-    for (size_t i = 0; src[i] != '\0' && o + 4 < cap; i++) {
-        if (i == 100) {
-            memcpy(dst + o, "...", 3);
-            o += 3;
-            break;
-        }
-        unsigned char ch = (unsigned char)src[i];
-        dst[o++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
-    }
-    dst[o] = '\0';
-    return dst;
-}
-
 const char *trust_write(const trust *t, const char *host, const char *origin_hdr,
                         const char *fetch_site, char *why, size_t cap)
 {
@@ -250,13 +234,13 @@ const char *trust_write(const trust *t, const char *host, const char *origin_hdr
         }
         snprintf(why, cap, "cross-origin request refused: it comes from a page at %s, not "
                  "from this server's own pages (tesserad --allow-origin ORIGIN allows an "
-                 "origin)", echo(e, sizeof e, origin_hdr));
+                 "origin)", srv_printable(e, sizeof e, origin_hdr, strlen(origin_hdr)));
         return why;
     }
     if (fetch_site != NULL && strcmp(fetch_site, "same-origin") != 0 &&
         strcmp(fetch_site, "none") != 0) {
         snprintf(why, cap, "cross-origin request refused: the browser marks it as %s "
-                 "(Sec-Fetch-Site) and it names no Origin", echo(e, sizeof e, fetch_site));
+                 "(Sec-Fetch-Site) and it names no Origin", srv_printable(e, sizeof e, fetch_site, strlen(fetch_site)));
         return why;
     }
     return NULL;

@@ -91,11 +91,13 @@ def origins(d, body, running):
     # reads are not writes: the browser keeps their answers from the page
     check_eq(d.get("/api/v1/jobs", headers={"Origin": "http://evil.example"}).status, 200,
              "a read with another Origin is answered (the browser does not show it to the page)")
-    # the dashboard's own requests, and programs that send no Origin
+    # the dashboard's own requests, and programs that send no Origin (a job
+    # long enough to be cancelled, not finished, when the cancel comes)
+    long_body = tlib.puzzle_body(tlib.LONG_PUZZLE, **tlib.LONG_OPTIONS)
     for h in ({"Origin": own}, {"Origin": own, "Sec-Fetch-Site": "same-origin"},
               {"Origin": "http://localhost:%d" % d.port, "Host": "localhost:%d" % d.port},
               {"Sec-Fetch-Site": "none"}, {}):
-        r = d.post("/api/v1/jobs", body, headers=h)
+        r = d.post("/api/v1/jobs", long_body, headers=h)
         check_eq(r.status, 201, "submit with %s is accepted" % (h or "no Origin"))
         jid = r.json["id"]
         check_eq(d.post("/api/v1/jobs/%d/cancel" % jid, headers=h).status, 200, "and cancelled")
