@@ -3,20 +3,22 @@
  * docs/api.md, the contract the routes implement).
  *
  * A request goes through four steps, all in on_request():
- *   1. headers: the Host (421, trust.h), route by path (404), check the
- *      method (405 with Allow), where a write comes from (403, trust.h),
- *      the token (401), Content-Length against the body cap (413), the
- *      body's type (415), and the query parameters (400).  A refusal of a request that carries a body
- *      is sent at once, so the body is never read; one without a body waits
- *      for the request to complete, so the connection stays alive;
- *   2. body: chunks are appended to the request's own buffer; past the cap
- *      they are counted and dropped, and the answer is 413;
+ *   1. headers (begin): the Host (421, trust.c), route by path (404,
+ *      route.c), the method (405 with Allow), where a write comes from
+ *      (403, trust.c), the token (401), Content-Length against the body cap
+ *      (413), the body's type (415), and the query parameters (400).  A
+ *      refusal of a request that carries a body is sent at once, so the body
+ *      is never read; one without a body waits for the request to complete,
+ *      so the connection stays alive;
+ *   2. body (take_body): chunks are appended to the request's own buffer;
+ *      past the cap they are counted and dropped, and the answer is 413;
  *   3. dispatch: one srv_ops call fills an srv_reply;
- *   4. answer: answer() turns the reply into a response.  Every response
- *      leaves through queue(), which adds the common headers and counts the
- *      status class for /metrics.
- * Static files and event streams are the two answers that are not an
- * srv_reply: a file descriptor and a content-reader callback.
+ *   4. answer: srv_answer (reply.c) turns the reply into a response.  Every
+ *      response leaves through srv_queue, which adds the common headers and
+ *      counts the status class for /metrics.
+ * Static files (files.c) and event streams and the export (stream.c) are
+ * the answers that are not an srv_reply: a file descriptor and
+ * content-reader callbacks.
  *
  * Threads.  The server runs libmicrohttpd with one thread per connection
  * (MHD_USE_THREAD_PER_CONNECTION with an internal polling thread that only
@@ -42,11 +44,11 @@
  * shuts every remaining socket down and joins every connection's thread.
  *
  * Invariants:
- *   - every MHD_Response queued goes through queue(), so every answer has
+ *   - every MHD_Response queued goes through srv_queue, so every answer has
  *     the security headers and is counted exactly once;
  *   - a request's state (struct req) is allocated on the first call for the
  *     request and freed only in on_completed(), whatever the outcome;
- *   - text the client sent is echoed in messages only through printable(),
+ *   - text the client sent is echoed in messages only through srv_printable,
  *     so error bodies are always valid UTF-8 JSON of bounded size.
  */
 #ifdef HAVE_CONFIG_H
