@@ -452,27 +452,57 @@ static int build_plan(tsr_solver *s, tsr_err *err)
     s->heur = calloc((size_t)P + 2, 1);
     s->angle = calloc((size_t)P + 2, sizeof *s->angle);
     s->rank = calloc((size_t)P + 2, sizeof *s->rank);
-    s->ranks = malloc((size_t)(P + 2) * (size_t)(ip->ncells ? ip->ncells : 1) * sizeof(double));
     s->fila_heur = calloc((size_t)P + 2, 1);
     double *frank = malloc((size_t)(ip->ncells ? ip->ncells : 1) * sizeof(double));
-    if (!s->heur || !s->angle || !s->rank || !s->ranks || !s->fila_heur || !frank) {
+    /* each level's fixed order among the distinct ones (-1: none), and
+     * each distinct order's first level */
+    int *order_of = malloc(((size_t)P + 1) * sizeof *order_of);
+    int *first = malloc(((size_t)P + 1) * sizeof *first);
+    if (!s->heur || !s->angle || !s->rank || !s->fila_heur || !frank || !order_of || !first) {
         free(frank);
+        free(order_of);
+        free(first);
         return TSR_ENOMEM;
     }
     s->plan.rank = frank;
     int rc = srch_parse_order(s->opt.order, P, s->heur, s->angle, err);
     if (rc == 0)
         rc = srch_check_fila_order(s->heur, s->angle, P, s->opt.fila, s->opt.order, err);
-    if (rc)
+    /* levels with the same fixed order share its ranks: a schedule names a
+     * few orders, and ranks per level would cost levels x cells (seconds
+     * and gigabytes for thousands of pieces on a large board) */
+    int norders = 0;
+    for (int p = 0; rc == 0 && p <= P; p++) {
+        order_of[p] = -1;
+        if (!is_ordered(s->heur[p]))
+            continue;
+        int k = 0;
+        while (k < norders &&
+               (s->heur[first[k]] != s->heur[p] || s->angle[first[k]] != s->angle[p]))
+            k++;
+        if (k == norders)
+            first[norders++] = p;
+        order_of[p] = k;
+    }
+    if (rc == 0) {
+        s->ranks = malloc((size_t)(norders ? norders : 1) * (size_t)(ip->ncells ? ip->ncells : 1) *
+                          sizeof(double));
+        if (s->ranks == NULL)
+            rc = TSR_ENOMEM;
+    }
+    for (int k = 0; rc == 0 && k < norders; k++)
+        compute_rank(ip, s->heur[first[k]], s->angle[first[k]], s->ranks + (size_t)k * ip->ncells);
+    free(first);
+    if (rc) {
+        free(order_of);
         return rc;
+    }
     char fila_order = 0;
     double fila_angle = 0;
     for (int p = 0; p <= P; p++) {
         char h = s->heur[p];
-        if (is_ordered(h)) {
-            s->rank[p] = s->ranks + (size_t)p * ip->ncells;
-            compute_rank(ip, h, s->angle[p], s->rank[p]);
-        }
+        if (order_of[p] >= 0)
+            s->rank[p] = s->ranks + (size_t)order_of[p] * ip->ncells;
         if (p <= s->opt.fila) {
             s->fila_heur[p] = is_ordered(h) ? 'f' : h;
             if (is_ordered(h)) {
@@ -481,6 +511,7 @@ static int build_plan(tsr_solver *s, tsr_err *err)
             }
         }
     }
+    free(order_of);
     compute_rank(ip, fila_order ? fila_order : 'f', fila_angle, frank);
     if (fila_order == 0 || fila_order == 'f') {
         int ax[3], ext[3];
