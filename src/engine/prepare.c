@@ -240,18 +240,27 @@ static int root_filters(tsr_solver *s)
     return rc;
 }
 
+/* Has the caller asked to stop (the preparation's latch)?  Thread-safe,
+ * as the candidates' estimates ask it from several threads. */
+static bool prep_asked(const tsr_solver *s)
+{
+    return s->stop != NULL && s->stop->stop(s->stop->ctx) != 0;
+}
+
 /* Knuth's estimate of the nodes the search below the root would visit with
  * type t constrained: the root's options are enumerated (they are the
  * constrained piece's placements, whose subtrees differ most), and each
  * subtree is estimated by random descents through FILA exactly as the
  * search would run it.  Returns -1 when FILA would not take over right
- * below the root. */
+ * below the root, or when `cancel` is set or the caller asks to stop
+ * (each child, a cover and its descents, asks once). */
 static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget,
                                  const atomic_bool *cancel)
 {
     const img_problem *ip = s->ip;
     unsigned char *keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
-    dlx *d = keep ? (sym_filter_keep(ip, s->g, t, keep), dlx_new(ip, keep, s->stop)) : NULL;
+    dlx *d = keep && sym_filter_keep(ip, s->g, t, s->stop, keep) == 0 ? dlx_new(ip, keep, s->stop)
+                                                                       : NULL;
     double total = -1;
     int options, root = d ? dlx_choose(d, s->rank[s->P], &options) : -1;
     if (root >= 0 && options >= dlx_need_of(d, root) && options > 0) {
@@ -264,7 +273,8 @@ static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget
         total = !shared || fila_probe_begin(f, d) == 0 ? options : -1;
         dlx_cover_column(d, root);
         for (int x = dlx_first(d, root); x >= 0 && total >= 0; x = dlx_next(d, x)) {
-            if (cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) {
+            if ((cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) ||
+                prep_asked(s)) {
                 total = -1; /* not wanted after all: the caller drops it */
                 break;
             }
@@ -306,7 +316,8 @@ static void *est_worker(void *arg)
     fila *f = fila_new(b->s->ip, &b->s->plan);
     if (f == NULL)
         return NULL; /* no memory for its lists: it takes no candidate */
-    for (int i; !atomic_load(&b->cancel) && (i = atomic_fetch_add(&b->next, 1)) < b->n;)
+    for (int i; !atomic_load(&b->cancel) && !prep_asked(b->s) &&
+                (i = atomic_fetch_add(&b->next, 1)) < b->n;)
         b->est[i] = estimate_candidate(b->s, f, b->cands[i], b->budget, &b->cancel);
     fila_free(f);
     return NULL;
@@ -373,7 +384,9 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
          * fewer probes per candidate would not tell the best pieces apart */
         double best = estimate_candidate(s, f, cands[0], 200, NULL);
         fila_free(f);
-        int rc = est_finish(&b, !(best > 2e7));
+        int rc = est_finish(&b, prep_asked(s) || !(best > 2e7));
+        if (prep_asked(s))
+            return TSR_ECANCELED; /* estimates cut short: no answer (the latch holds) */
         if (rc != 0 && rc != TSR_ECANCELED)
             return rc;
         for (int i = 0; rc == 0 && i < m; i++)
@@ -385,8 +398,7 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
     s->keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
     if (s->keep == NULL)
         return TSR_ENOMEM;
-    sym_filter_keep(ip, s->g, s->ctype, s->keep);
-    return 0;
+    return sym_filter_keep(ip, s->g, s->ctype, s->stop, s->keep);
 }
 
 /* A loose puzzle runs DLX alone: FILA fills every cell, and the parity
@@ -601,7 +613,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     if (rc == 0) {
         s->mode_mask = sym_mode_mask(s->g, s->opt.unique);
         cands = malloc((size_t)(s->ip->ntypes ? s->ip->ntypes : 1) * sizeof *cands);
-        ncands = cands ? sym_filter_candidates(s->ip, s->g, s->opt.redundancy, cands, err)
+        ncands = cands ? sym_filter_candidates(s->ip, s->g, s->opt.redundancy, stop, cands, err)
                        : TSR_ENOMEM;
         if (ncands < 0)
             rc = ncands;
