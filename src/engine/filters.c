@@ -34,6 +34,7 @@ struct flt_volume {
     int total;          /* volume of the pieces left (less `minus`) */
     unsigned char *blocked;
     bool connected;     /* every piece is face-connected, so it lies in one region */
+    unsigned long visited; /* cells the floods reached, the filter's measure of its work */
 };
 
 /* Is every type's shape face-connected?  Then a placement lies in one
@@ -191,6 +192,7 @@ static int flood(flt_volume *v, const dlx *d, int start, int *req)
             }
         }
     }
+    v->visited += (unsigned long)tail;
     return tail;
 }
 
@@ -297,7 +299,7 @@ static bool image_strands(flt_volume *v, const dlx *d, cellset open, int img, in
     return bad;
 }
 
-int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
+int flt_volume_filter(flt_volume *v, dlx *d, const tsr_stop *stop, int *stack, int *n)
 {
     const img_problem *ip = v->ip;
     int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
@@ -306,7 +308,15 @@ int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
     int nrows = v->connected ? dlx_rows(d, rows) : 0, hidden = 0, cached_type = -2, common = 0;
     /* hiding rows leaves the open cells as they are */
     cellset open = v->nbm != NULL ? open_set(v, d) : 0;
+    unsigned long work = 0;
     for (int r = 0; r < nrows; r++) {
+        /* an image's floods reach the regions around it, on a large board
+         * most of the board (v->visited); on cell sets they cost little */
+        if (img_stopped(stop, &work, v->visited + (unsigned long)img_size(ip, rows[r]))) {
+            hidden = TSR_ECANCELED;
+            break;
+        }
+        v->visited = 0;
         int img = rows[r], t = ip->img_type[img];
         if (t != cached_type) { /* rows come type by type */
             common = achievable(v, d, t);
@@ -322,13 +332,24 @@ int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
     return hidden;
 }
 
-int flt_fit_filter(dlx *d, int *rows, int *stack, int *n)
+int flt_fit_filter(const img_problem *ip, dlx *d, const tsr_stop *stop, int *rows, int *stack,
+                   int *n)
 {
     int hidden = 0, changed;
+    unsigned long work = 0;
     do {
         changed = 0;
         int nrows = dlx_rows(d, rows), start = *n;
         for (int r = 0; r < nrows; r++) {
+            /* placing a row unlinks the rows that overlap it, of the order
+             * of size x size nodes for a compact piece, and the dead check
+             * reads every column */
+            unsigned long size = (unsigned long)img_size(ip, rows[r]);
+            if (img_stopped(stop, &work, size * size + (unsigned long)ip->ncells)) {
+                for (int k = start; k < *n; k++)
+                    dlx_hide(d, stack[k]); /* the stack holds hidden rows only */
+                return TSR_ECANCELED;
+            }
             if (!dlx_place(d, rows[r]))
                 continue;
             bool dead = dlx_dead(d);
@@ -355,7 +376,7 @@ void flt_parity_free(flt_parity *fp)
     free(fp);
 }
 
-flt_parity *flt_parity_new(const img_problem *ip)
+flt_parity *flt_parity_new(const img_problem *ip, const tsr_stop *stop)
 {
     flt_parity *fp = calloc(1, sizeof *fp);
     if (fp == NULL)
@@ -403,19 +424,31 @@ flt_parity *flt_parity_new(const img_problem *ip)
         goto fail;
     }
     int R = fp->range;
+    unsigned long work = 0, units = 0;
     for (long s = 0; s < states; s++) {
         memset(cur, 0, (size_t)2 * R + 1);
         cur[R] = 1;
         for (int c = 0; c < fp->nclasses; c++) {
+            /* a state costs a pass over the sums per class, and a pass over
+             * the copies per reachable sum: seconds for hundreds of copies
+             * in two classes */
+            if (img_stopped(stop, &work, units)) {
+                free(cur);
+                free(nxt);
+                goto fail;
+            }
             int a = (int)(s / fp->class_radix[c] % (class_count[c] + 1)), m = fp->class_mag[c];
             memset(nxt, 0, (size_t)2 * R + 1);
+            units = 2ul * (unsigned long)R + 1;
             for (int x = 0; x <= 2 * R; x++)
-                if (cur[x])
+                if (cur[x]) {
+                    units += (unsigned long)a + 1;
                     for (int b = 0; b <= a; b++) {
                         int y = x + m * (a - 2 * b);
                         if (y >= 0 && y <= 2 * R)
                             nxt[y] = 1;
                     }
+                }
             memcpy(cur, nxt, (size_t)2 * R + 1);
         }
         for (int x = 0; x <= 2 * R; x++)
@@ -442,10 +475,13 @@ int flt_parity_state(const flt_parity *fp, const img_problem *ip, const dlx *d)
 }
 
 int flt_parity_filter(const flt_parity *fp, const img_problem *ip, dlx *d, int state,
-                      int hole_parity, int *rows, int *stack, int *n)
+                      int hole_parity, const tsr_stop *stop, int *rows, int *stack, int *n)
 {
     int hidden = 0, nrows = dlx_rows(d, rows);
+    unsigned long work = 0;
     for (int r = 0; r < nrows; r++) {
+        if (img_stopped(stop, &work, (unsigned long)img_size(ip, rows[r])))
+            return TSR_ECANCELED; /* img_parity reads every cell */
         int img = rows[r], cls = fp->type_class[ip->img_type[img]];
         if (cls < 0)
             continue;

@@ -200,7 +200,9 @@ void tsr_solver_free(tsr_solver *s)
 }
 
 /* Apply the root filters (volume once, fit, parity) to the images the
- * redundancy filter kept; the survivors are s->alive. */
+ * redundancy filter kept; the survivors are s->alive.  On a large board
+ * each costs seconds (the volume filter floods most of the board around
+ * every image), so each polls the stop hook. */
 static int root_filters(tsr_solver *s)
 {
     const img_problem *ip = s->ip;
@@ -210,18 +212,21 @@ static int root_filters(tsr_solver *s)
     flt_volume *vol = flt_volume_new(ip);
     int rc = 0, n = 0;
     if (d == NULL || stack == NULL || rows == NULL || vol == NULL)
-        rc = TSR_ENOMEM;
+        rc = TSR_ENOMEM; /* or stopped: the caller's latch tells */
+    int hidden = 0; /* or TSR_ECANCELED from the filter that was stopped */
     if (rc == 0 && s->opt.volume != 0)
-        flt_volume_filter(vol, d, stack, &n);
-    if (rc == 0 && s->opt.pfilter > 0 && s->parity != NULL) {
+        hidden = flt_volume_filter(vol, d, s->stop, stack, &n);
+    if (rc == 0 && hidden >= 0 && s->opt.pfilter > 0 && s->parity != NULL) {
         int hp = 0;
         for (int c = 0; c < ip->ncells; c++)
             hp += img_color(ip, c);
-        flt_parity_filter(s->parity, ip, d, flt_parity_state(s->parity, ip, d), hp, rows, stack,
-                          &n);
+        hidden = flt_parity_filter(s->parity, ip, d, flt_parity_state(s->parity, ip, d), hp,
+                                   s->stop, rows, stack, &n);
     }
-    if (rc == 0 && s->opt.fit > 0)
-        flt_fit_filter(d, rows, stack, &n);
+    if (rc == 0 && hidden >= 0 && s->opt.fit > 0)
+        hidden = flt_fit_filter(ip, d, s->stop, rows, stack, &n);
+    if (hidden < 0)
+        rc = hidden;
     if (rc == 0) {
         s->alive = calloc((size_t)(ip->nimages ? ip->nimages : 1), 1);
         if (s->alive == NULL)
@@ -623,8 +628,8 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
         choose_defaults(s);
         /* the parity table also settles at the root that a puzzle like the
          * 35 hexominoes in a rectangle has no solution */
-        s->parity = s->ip->exact ? flt_parity_new(s->ip) : NULL;
-        rc = build_plan(s, err);
+        s->parity = s->ip->exact ? flt_parity_new(s->ip, stop) : NULL;
+        rc = atomic_load(&ps.stopped) ? TSR_ECANCELED : build_plan(s, err);
     }
     if (rc == 0)
         rc = choose_constrained_piece(s, cands, ncands);
