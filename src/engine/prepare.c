@@ -321,6 +321,7 @@ static void *est_worker(void *arg)
     fila *f = fila_new(b->s->ip, &b->s->plan);
     if (f == NULL)
         return NULL; /* no memory for its lists: it takes no candidate */
+    fila_set_stop(f, b->s->stop);
     for (int i; !atomic_load(&b->cancel) && !prep_asked(b->s) &&
                 (i = atomic_fetch_add(&b->next, 1)) < b->n;)
         b->est[i] = estimate_candidate(b->s, f, b->cands[i], b->budget, &b->cancel);
@@ -382,6 +383,7 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
         fila *f = fila_new(ip, &s->plan);
         if (f == NULL)
             return TSR_ENOMEM;
+        fila_set_stop(f, s->stop);
         est_batch b;
         est_start(&b, s, cands, m, 3000, threads, est);
         /* a quick look at the first candidate tells whether the choice is
