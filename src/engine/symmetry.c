@@ -158,9 +158,11 @@ static int map_images(const img_problem *ip, sym_group *g, int e, int *cells,
     bool full = true;
     for (int t = 0; t < nt; t++) {
         ft[t] = -2; /* not seen yet */
-        for (int o = 0; o < ip->types[t].norient; o++) {
-            const img_type *ty = &ip->types[t];
-            if (img_stopped(stop, work, (unsigned long)(ty->ofirst[o + 1] - ty->ofirst[o] + ty->size)))
+        const img_type *ty = &ip->types[t];
+        for (int o = 0; o < ty->norient; o++) {
+            /* a binary search per image, a sort of one image's cells */
+            unsigned long units = (unsigned long)(ty->ofirst[o + 1] - ty->ofirst[o] + ty->size);
+            if (img_stopped(stop, work, units))
                 return TSR_ECANCELED;
             map_orientation(ip, cm, t, o, map, cells);
         }
@@ -257,9 +259,11 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
         rc = map_images(ip, g, e, cells, stop, &work);
     /* multiplication table: (x after y) acts on cell c as x(y(c)) */
     for (int x = 0; x < g->n && rc == 0; x++)
-        for (int y = 0; y < g->n && rc == 0; y++) {
-            if (img_stopped(stop, &work, 2ul * (unsigned long)nc))
+        for (int y = 0; y < g->n; y++) {
+            if (img_stopped(stop, &work, 2ul * (unsigned long)nc)) {
                 rc = TSR_ECANCELED; /* a composition and a compare or two per cell */
+                break;
+            }
             for (int c = 0; c < nc; c++)
                 comp[c] = g->cellmap[(size_t)x * nc + g->cellmap[(size_t)y * nc + c]];
             g->mult[x * g->n + y] = -1;
