@@ -37,6 +37,16 @@ struct flt_volume {
     unsigned long visited; /* cells the floods reached, the filter's measure of its work */
 };
 
+/* What the volume checks read of a position: a DLX state, or with d NULL
+ * the root, where every cell is open and every type has all its copies
+ * left (the root filter needs no matrix for that: flt_volume_filter_root). */
+static inline bool vol_open(const dlx *d, int c) { return d == NULL || dlx_cell_open(d, c); }
+
+static inline int vol_need(const flt_volume *v, const dlx *d, int t)
+{
+    return d != NULL ? dlx_need(d, t) : v->ip->types[t].count;
+}
+
 /* Is every type's shape face-connected?  Then a placement lies in one
  * region of open cells, which the volume checks assume.  Tested on each
  * type's first image, by a flood over its cells (queue and mark free). */
@@ -126,7 +136,7 @@ static int achievable(flt_volume *v, const dlx *d, int minus)
     const img_problem *ip = v->ip;
     int common = -1, total = 0;
     for (int t = 0; t < ip->ntypes; t++) {
-        int k = dlx_need(d, t) - (t == minus);
+        int k = vol_need(v, d, t) - (t == minus);
         if (k <= 0)
             continue;
         total += k * ip->types[t].size;
@@ -142,7 +152,7 @@ static int achievable(flt_volume *v, const dlx *d, int minus)
     memset(v->ach, 0, (size_t)cap + 1);
     v->ach[0] = 1;
     for (int t = 0; t < ip->ntypes; t++) {
-        int k = dlx_need(d, t) - (t == minus), s = ip->types[t].size;
+        int k = vol_need(v, d, t) - (t == minus), s = ip->types[t].size;
         for (int c = 0; c < k; c++) {
             for (int x = reach < cap - s ? reach : cap - s; x >= 0; x--)
                 if (v->ach[x])
@@ -186,7 +196,7 @@ static int flood(flt_volume *v, const dlx *d, int start, int *req)
         *req += opt == NULL || !opt[c];
         for (int k = 0; k < 6; k++) {
             int n = nbr[c * 6 + k];
-            if (n >= 0 && v->mark[n] != v->gen && !v->blocked[n] && dlx_cell_open(d, n)) {
+            if (n >= 0 && v->mark[n] != v->gen && !v->blocked[n] && vol_open(d, n)) {
                 v->mark[n] = v->gen;
                 v->queue[tail++] = n;
             }
@@ -213,7 +223,7 @@ static cellset open_set(const flt_volume *v, const dlx *d)
 {
     cellset open = 0;
     for (int c = 0; c < v->ip->ncells; c++)
-        if (dlx_cell_open(d, c))
+        if (vol_open(d, c))
             open |= (cellset)1 << c;
     return open;
 }
@@ -289,7 +299,7 @@ static bool image_strands(flt_volume *v, const dlx *d, cellset open, int img, in
     for (int k = 0; k < size && !bad; k++)
         for (int j = 0; j < 6 && !bad; j++) {
             int nb = ip->nbr[cells[k] * 6 + j];
-            if (nb >= 0 && !v->blocked[nb] && dlx_cell_open(d, nb) && v->mark[nb] != v->gen) {
+            if (nb >= 0 && !v->blocked[nb] && vol_open(d, nb) && v->mark[nb] != v->gen) {
                 int req, vol = flood(v, d, nb, &req);
                 bad = !volume_fine(v, common, req, vol);
             }
@@ -299,13 +309,15 @@ static bool image_strands(flt_volume *v, const dlx *d, cellset open, int img, in
     return bad;
 }
 
-int flt_volume_filter(flt_volume *v, dlx *d, const tsr_stop *stop, int *stack, int *n)
+/* The images among rows[0 .. nrows) (type by type) that strand a region
+ * in position d (NULL: the root), written to out[] (which may be rows:
+ * each is written after it is read); *nout gets how many.  Returns 0, or
+ * TSR_ECANCELED when `stop` asks, with those found so far in out[]. */
+static int stranding(flt_volume *v, const dlx *d, const tsr_stop *stop, const int *rows,
+                     int nrows, int *out, int *nout)
 {
     const img_problem *ip = v->ip;
-    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
-    if (rows == NULL)
-        return 0;
-    int nrows = v->connected ? dlx_rows(d, rows) : 0, hidden = 0, cached_type = -2, common = 0;
+    int cached_type = -2, common = 0, k = 0, rc = 0;
     /* hiding rows leaves the open cells as they are */
     cellset open = v->nbm != NULL ? open_set(v, d) : 0;
     unsigned long work = 0;
@@ -313,7 +325,7 @@ int flt_volume_filter(flt_volume *v, dlx *d, const tsr_stop *stop, int *stack, i
         /* an image's floods reach the regions around it, on a large board
          * most of the board (v->visited); on cell sets they cost little */
         if (img_stopped(stop, &work, v->visited + (unsigned long)img_size(ip, rows[r]))) {
-            hidden = TSR_ECANCELED;
+            rc = TSR_ECANCELED;
             break;
         }
         v->visited = 0;
@@ -322,14 +334,42 @@ int flt_volume_filter(flt_volume *v, dlx *d, const tsr_stop *stop, int *stack, i
             common = achievable(v, d, t);
             cached_type = t;
         }
-        if (image_strands(v, d, open, img, common)) {
-            dlx_hide(d, img);
-            stack[(*n)++] = img;
-            hidden++;
-        }
+        if (image_strands(v, d, open, img, common))
+            out[k++] = img;
     }
+    *nout = k;
+    return rc;
+}
+
+int flt_volume_filter(flt_volume *v, dlx *d, const tsr_stop *stop, int *stack, int *n)
+{
+    const img_problem *ip = v->ip;
+    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
+    if (rows == NULL)
+        return 0;
+    int nrows = v->connected ? dlx_rows(d, rows) : 0, hidden = 0;
+    int rc = stranding(v, d, stop, rows, nrows, stack + *n, &hidden);
+    for (int k = 0; k < hidden; k++)
+        dlx_hide(d, stack[(*n)++]);
     free(rows);
-    return hidden;
+    return rc ? rc : hidden;
+}
+
+int flt_volume_filter_root(flt_volume *v, const tsr_stop *stop, unsigned char *alive)
+{
+    const img_problem *ip = v->ip;
+    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
+    if (rows == NULL)
+        return TSR_ENOMEM;
+    int nrows = 0, hidden = 0;
+    for (int i = 0; v->connected && i < ip->nimages; i++)
+        if (alive[i])
+            rows[nrows++] = i; /* in id order, so type by type */
+    int rc = stranding(v, NULL, stop, rows, nrows, rows, &hidden);
+    for (int k = 0; k < hidden; k++)
+        alive[rows[k]] = 0;
+    free(rows);
+    return rc ? rc : hidden;
 }
 
 int flt_fit_filter(const img_problem *ip, dlx *d, const tsr_stop *stop, int *rows, int *stack,
