@@ -20,8 +20,8 @@ starts.  Through the real daemon, while the job prepares (running, no
   - /api/v1/estimate of the same puzzle does not pin a server thread for
     its whole preparation.
 
-A flat board of big pieces (64 copies of an asymmetric 100-cell piece,
-8 orientations, on an 80x80 board: 39,736 placements) spends most of its
+A flat board of big pieces (81 copies of an asymmetric 100-cell piece,
+8 orientations, on a 90x90 board: 51,000 placements) spends most of its
 preparation in the root volume filter, which floods most of the board
 around every placement (the filter once went 28 s without asking whether
 to stop on a 100x200 board of 1000-cell pieces).  Pause, cancel and
@@ -75,18 +75,19 @@ def timed_action(d, jid, action, state, bound, what=""):
 
 def big_pieces_2d():
     """A 10x10 square less a corner notch, with a tab on one side (no
-    symmetry: 8 orientations), 64 copies on an 80x80 board."""
+    symmetry: 8 orientations), 81 copies on a 90x90 board."""
     cells = [[x, y] for y in range(10) for x in range(10)]
     for c in ([0, 0], [1, 0], [0, 1]):
         cells.remove(c)
     cells += [[10, 2], [10, 3], [10, 4]]
-    return {"version": 1, "name": "big pieces 80x80", "board": {"size": [80, 80]},
-            "pieces": [{"name": "B", "cells": cells, "count": 64}]}
+    return {"version": 1, "name": "big pieces 90x90", "board": {"size": [90, 90]},
+            "pieces": [{"name": "B", "cells": cells, "count": 81}]}
 
 
 # Moments of the 2D puzzle's preparation (seconds after the job starts
-# running; it prepares twice, about 4 s each here): images, symmetry and
-# the matrix; the volume filter; late in it or in the second preparation.
+# running; it prepares twice, about 4 s each here): the images, the
+# symmetry group and the start of the volume filter; the volume filter;
+# late in it.
 EARLY, MIDDLE, LATE = 0.2, 1.2, 2.5
 
 
