@@ -86,11 +86,13 @@ int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **ou
 
 /* A way to give up a long preparation: a puzzle of huge pieces on a huge
  * board (millions of image cells) takes seconds to prepare, and a daemon
- * must be able to pause, cancel or stop meanwhile.  `stop` is polled
- * about every millisecond of work, from several threads at once while the
- * constrained piece's candidates are estimated (on opt->threads threads,
- * 0: one per CPU), so it must be thread-safe; when it answers nonzero,
- * preparation ends with TSR_ECANCELED and nothing is kept. */
+ * must be able to pause, cancel or stop meanwhile.  Every phase asks
+ * `stop` by the work it has done, 0.1 to 10 ms of work apart, from
+ * several threads at once while the constrained piece's candidates are
+ * estimated (on opt->threads threads, 0: one per CPU), so it must be
+ * thread-safe and cheap (a mutex is fine); when it answers nonzero,
+ * preparation frees what it built and ends with TSR_ECANCELED, asking no
+ * more (on one thread). */
 typedef struct tsr_stop {
     int (*stop)(void *ctx);
     void *ctx;

@@ -122,9 +122,10 @@ dlx *dlx_new(const img_problem *ip, const unsigned char *alive, const tsr_stop *
     d->R[prev] = 0;
     d->L[0] = prev;
     int x = d->ncols + 1;
-    unsigned tick = 0;
+    unsigned long work = 0;
     for (int i = 0; i < ip->nimages; i++) {
-        if (img_stopped(stop, &tick)) {
+        /* a row is a node per cell, each appended to its column's list */
+        if (img_stopped(stop, &work, (unsigned long)img_size(ip, i) + 1)) {
             dlx_free(d);
             return NULL;
         }

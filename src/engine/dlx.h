@@ -30,6 +30,8 @@
 
 typedef struct dlx dlx;
 
+/* The matrix of the images with alive[i] set (NULL: all of them); NULL
+ * when out of memory or when `stop` (may be NULL) asks to stop. */
 dlx *dlx_new(const img_problem *ip, const unsigned char *alive, const tsr_stop *stop);
 void dlx_free(dlx *d);
 

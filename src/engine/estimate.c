@@ -184,9 +184,9 @@ static int est_dlx(est_walk *w, double prod)
         return est_fila(w, prod);
     int mark = w->walk.nhidden, rc = 0;
     if (s->opt.volume > 0 && p >= s->opt.volume && p < s->P)
-        flt_volume_filter(w->walk.vol, d, w->walk.hidden, &w->walk.nhidden);
+        flt_volume_filter(w->walk.vol, d, NULL, w->walk.hidden, &w->walk.nhidden);
     if (s->parity && s->opt.pfilter > 0 && p >= s->opt.pfilter && p < s->P)
-        flt_parity_filter(s->parity, w->ip, d, w->walk.pstate, w->walk.hp, w->walk.rows,
+        flt_parity_filter(s->parity, w->ip, d, w->walk.pstate, w->walk.hp, NULL, w->walk.rows,
                           w->walk.hidden, &w->walk.nhidden);
     int options, c = dlx_choose(d, s->rank[p], &options);
     if (c >= 0 && options >= dlx_need_of(d, c) && options > 0) {

@@ -157,6 +157,9 @@ struct fila {
     /* scratch for building */
     int *cover_off, *cover_img;   /* images covering each bit */
     uint64_t *nmask_scratch;
+    /* asked while lists are built (fila_set_stop), by entries written */
+    const tsr_stop *build_stop;
+    unsigned long build_work;
 };
 
 fila *fila_new(const img_problem *ip, const fila_plan *plan)
@@ -184,6 +187,8 @@ fila *fila_new(const img_problem *ip, const fila_plan *plan)
     }
     return f;
 }
+
+void fila_set_stop(fila *f, const tsr_stop *stop) { f->build_stop = stop; }
 
 void fila_free(fila *f)
 {

@@ -62,6 +62,12 @@ typedef struct fila fila;
 fila *fila_new(const img_problem *ip, const fila_plan *plan);
 void fila_free(fila *f);
 
+/* Ask `stop` (NULL: nothing) while lists are built, by the entries
+ * written: a build for 125 open cells and 25 pentacubes writes millions
+ * of entries in tenths of a second, and preparation's estimates build
+ * lists.  A build it stops fails with TSR_ECANCELED. */
+void fila_set_stop(fila *f, const tsr_stop *stop);
+
 /* Can FILA take over from this DLX state (enough bits, few enough pieces)? */
 bool fila_can_take(const fila *f, const dlx *d);
 

@@ -181,6 +181,9 @@ static int FLN(fila_build)(fila *f)
         for (int b = 0; b < V && rc == 0; b++) {
             const int *imgs = f->cover_img + f->cover_off[b];
             int n = f->cover_off[b + 1] - f->cover_off[b];
+            /* a bit's list sets: its images once per state of its neighbours */
+            if (img_stopped(f->build_stop, &f->build_work, (unsigned long)n * (f->freen[b] + 1u)))
+                return TSR_ECANCELED;
             for (int i = 0; i < n; i++)
                 f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(nbm)[b]);
             unsigned fm = f->freen[b], z = 0;
@@ -207,6 +210,11 @@ static int FLN(fila_build)(fila *f)
         if (imgs == NULL)
             return TSR_ENOMEM;
         for (int b = 0; b < V && rc == 0; b++) {
+            unsigned long units = (unsigned long)(f->cover_off[b + 1] - f->cover_off[b]);
+            if (img_stopped(f->build_stop, &f->build_work, units * (f->ofreen[b] + 1u))) {
+                rc = TSR_ECANCELED;
+                break;
+            }
             int n = 0;
             for (int k = f->cover_off[b]; k < f->cover_off[b + 1]; k++) {
                 int img = f->cover_img[k];

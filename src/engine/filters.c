@@ -34,7 +34,18 @@ struct flt_volume {
     int total;          /* volume of the pieces left (less `minus`) */
     unsigned char *blocked;
     bool connected;     /* every piece is face-connected, so it lies in one region */
+    unsigned long visited; /* cells the floods reached, the filter's measure of its work */
 };
+
+/* What the volume checks read of a position: a DLX state, or with d NULL
+ * the root, where every cell is open and every type has all its copies
+ * left (the root filter needs no matrix for that: flt_volume_filter_root). */
+static inline bool vol_open(const dlx *d, int c) { return d == NULL || dlx_cell_open(d, c); }
+
+static inline int vol_need(const flt_volume *v, const dlx *d, int t)
+{
+    return d != NULL ? dlx_need(d, t) : v->ip->types[t].count;
+}
 
 /* Is every type's shape face-connected?  Then a placement lies in one
  * region of open cells, which the volume checks assume.  Tested on each
@@ -125,7 +136,7 @@ static int achievable(flt_volume *v, const dlx *d, int minus)
     const img_problem *ip = v->ip;
     int common = -1, total = 0;
     for (int t = 0; t < ip->ntypes; t++) {
-        int k = dlx_need(d, t) - (t == minus);
+        int k = vol_need(v, d, t) - (t == minus);
         if (k <= 0)
             continue;
         total += k * ip->types[t].size;
@@ -141,7 +152,7 @@ static int achievable(flt_volume *v, const dlx *d, int minus)
     memset(v->ach, 0, (size_t)cap + 1);
     v->ach[0] = 1;
     for (int t = 0; t < ip->ntypes; t++) {
-        int k = dlx_need(d, t) - (t == minus), s = ip->types[t].size;
+        int k = vol_need(v, d, t) - (t == minus), s = ip->types[t].size;
         for (int c = 0; c < k; c++) {
             for (int x = reach < cap - s ? reach : cap - s; x >= 0; x--)
                 if (v->ach[x])
@@ -185,12 +196,13 @@ static int flood(flt_volume *v, const dlx *d, int start, int *req)
         *req += opt == NULL || !opt[c];
         for (int k = 0; k < 6; k++) {
             int n = nbr[c * 6 + k];
-            if (n >= 0 && v->mark[n] != v->gen && !v->blocked[n] && dlx_cell_open(d, n)) {
+            if (n >= 0 && v->mark[n] != v->gen && !v->blocked[n] && vol_open(d, n)) {
                 v->mark[n] = v->gen;
                 v->queue[tail++] = n;
             }
         }
     }
+    v->visited += (unsigned long)tail;
     return tail;
 }
 
@@ -211,7 +223,7 @@ static cellset open_set(const flt_volume *v, const dlx *d)
 {
     cellset open = 0;
     for (int c = 0; c < v->ip->ncells; c++)
-        if (dlx_cell_open(d, c))
+        if (vol_open(d, c))
             open |= (cellset)1 << c;
     return open;
 }
@@ -287,7 +299,7 @@ static bool image_strands(flt_volume *v, const dlx *d, cellset open, int img, in
     for (int k = 0; k < size && !bad; k++)
         for (int j = 0; j < 6 && !bad; j++) {
             int nb = ip->nbr[cells[k] * 6 + j];
-            if (nb >= 0 && !v->blocked[nb] && dlx_cell_open(d, nb) && v->mark[nb] != v->gen) {
+            if (nb >= 0 && !v->blocked[nb] && vol_open(d, nb) && v->mark[nb] != v->gen) {
                 int req, vol = flood(v, d, nb, &req);
                 bad = !volume_fine(v, common, req, vol);
             }
@@ -297,38 +309,87 @@ static bool image_strands(flt_volume *v, const dlx *d, cellset open, int img, in
     return bad;
 }
 
-int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n)
+/* The images among rows[0 .. nrows) (type by type) that strand a region
+ * in position d (NULL: the root), written to out[] (which may be rows:
+ * each is written after it is read); *nout gets how many.  Returns 0, or
+ * TSR_ECANCELED when `stop` asks, with those found so far in out[]. */
+static int stranding(flt_volume *v, const dlx *d, const tsr_stop *stop, const int *rows,
+                     int nrows, int *out, int *nout)
 {
     const img_problem *ip = v->ip;
-    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
-    if (rows == NULL)
-        return 0;
-    int nrows = v->connected ? dlx_rows(d, rows) : 0, hidden = 0, cached_type = -2, common = 0;
+    int cached_type = -2, common = 0, k = 0, rc = 0;
     /* hiding rows leaves the open cells as they are */
     cellset open = v->nbm != NULL ? open_set(v, d) : 0;
+    unsigned long work = 0;
     for (int r = 0; r < nrows; r++) {
+        /* an image's floods reach the regions around it, on a large board
+         * most of the board (v->visited); on cell sets they cost little */
+        if (img_stopped(stop, &work, v->visited + (unsigned long)img_size(ip, rows[r]))) {
+            rc = TSR_ECANCELED;
+            break;
+        }
+        v->visited = 0;
         int img = rows[r], t = ip->img_type[img];
         if (t != cached_type) { /* rows come type by type */
             common = achievable(v, d, t);
             cached_type = t;
         }
-        if (image_strands(v, d, open, img, common)) {
-            dlx_hide(d, img);
-            stack[(*n)++] = img;
-            hidden++;
-        }
+        if (image_strands(v, d, open, img, common))
+            out[k++] = img;
     }
-    free(rows);
-    return hidden;
+    *nout = k;
+    return rc;
 }
 
-int flt_fit_filter(dlx *d, int *rows, int *stack, int *n)
+int flt_volume_filter(flt_volume *v, dlx *d, const tsr_stop *stop, int *stack, int *n)
+{
+    const img_problem *ip = v->ip;
+    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
+    if (rows == NULL)
+        return 0;
+    int nrows = v->connected ? dlx_rows(d, rows) : 0, hidden = 0;
+    int rc = stranding(v, d, stop, rows, nrows, stack + *n, &hidden);
+    for (int k = 0; k < hidden; k++)
+        dlx_hide(d, stack[(*n)++]);
+    free(rows);
+    return rc ? rc : hidden;
+}
+
+int flt_volume_filter_root(flt_volume *v, const tsr_stop *stop, unsigned char *alive)
+{
+    const img_problem *ip = v->ip;
+    int *rows = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *rows);
+    if (rows == NULL)
+        return TSR_ENOMEM;
+    int nrows = 0, hidden = 0;
+    for (int i = 0; v->connected && i < ip->nimages; i++)
+        if (alive[i])
+            rows[nrows++] = i; /* in id order, so type by type */
+    int rc = stranding(v, NULL, stop, rows, nrows, rows, &hidden);
+    for (int k = 0; k < hidden; k++)
+        alive[rows[k]] = 0;
+    free(rows);
+    return rc ? rc : hidden;
+}
+
+int flt_fit_filter(const img_problem *ip, dlx *d, const tsr_stop *stop, int *rows, int *stack,
+                   int *n)
 {
     int hidden = 0, changed;
+    unsigned long work = 0;
     do {
         changed = 0;
         int nrows = dlx_rows(d, rows), start = *n;
         for (int r = 0; r < nrows; r++) {
+            /* placing a row unlinks the rows that overlap it, of the order
+             * of size x size nodes for a compact piece, and the dead check
+             * reads every column */
+            unsigned long size = (unsigned long)img_size(ip, rows[r]);
+            if (img_stopped(stop, &work, size * size + (unsigned long)ip->ncells)) {
+                for (int k = start; k < *n; k++)
+                    dlx_hide(d, stack[k]); /* the stack holds hidden rows only */
+                return TSR_ECANCELED;
+            }
             if (!dlx_place(d, rows[r]))
                 continue;
             bool dead = dlx_dead(d);
@@ -355,7 +416,7 @@ void flt_parity_free(flt_parity *fp)
     free(fp);
 }
 
-flt_parity *flt_parity_new(const img_problem *ip)
+flt_parity *flt_parity_new(const img_problem *ip, const tsr_stop *stop)
 {
     flt_parity *fp = calloc(1, sizeof *fp);
     if (fp == NULL)
@@ -403,19 +464,31 @@ flt_parity *flt_parity_new(const img_problem *ip)
         goto fail;
     }
     int R = fp->range;
+    unsigned long work = 0, units = 0;
     for (long s = 0; s < states; s++) {
         memset(cur, 0, (size_t)2 * R + 1);
         cur[R] = 1;
         for (int c = 0; c < fp->nclasses; c++) {
+            /* a state costs a pass over the sums per class, and a pass over
+             * the copies per reachable sum: seconds for hundreds of copies
+             * in two classes */
+            if (img_stopped(stop, &work, units)) {
+                free(cur);
+                free(nxt);
+                goto fail;
+            }
             int a = (int)(s / fp->class_radix[c] % (class_count[c] + 1)), m = fp->class_mag[c];
             memset(nxt, 0, (size_t)2 * R + 1);
+            units = 2ul * (unsigned long)R + 1;
             for (int x = 0; x <= 2 * R; x++)
-                if (cur[x])
+                if (cur[x]) {
+                    units += (unsigned long)a + 1;
                     for (int b = 0; b <= a; b++) {
                         int y = x + m * (a - 2 * b);
                         if (y >= 0 && y <= 2 * R)
                             nxt[y] = 1;
                     }
+                }
             memcpy(cur, nxt, (size_t)2 * R + 1);
         }
         for (int x = 0; x <= 2 * R; x++)
@@ -442,10 +515,13 @@ int flt_parity_state(const flt_parity *fp, const img_problem *ip, const dlx *d)
 }
 
 int flt_parity_filter(const flt_parity *fp, const img_problem *ip, dlx *d, int state,
-                      int hole_parity, int *rows, int *stack, int *n)
+                      int hole_parity, const tsr_stop *stop, int *rows, int *stack, int *n)
 {
     int hidden = 0, nrows = dlx_rows(d, rows);
+    unsigned long work = 0;
     for (int r = 0; r < nrows; r++) {
+        if (img_stopped(stop, &work, (unsigned long)img_size(ip, rows[r])))
+            return TSR_ECANCELED; /* img_parity reads every cell */
         int img = rows[r], cls = fp->type_class[ip->img_type[img]];
         if (cls < 0)
             continue;

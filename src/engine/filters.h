@@ -35,13 +35,24 @@ bool flt_volume_ok(flt_volume *v, const dlx *d);
 
 /* Filter: hide every available image after whose placement some region
  * touching it has a volume the remaining pieces cannot make (as above).
- * Returns the number hidden (pushed onto stack[*n...]). */
-int flt_volume_filter(flt_volume *v, dlx *d, int *stack, int *n);
+ * Returns the number hidden (pushed onto stack[*n...]), or TSR_ECANCELED
+ * when `stop` (may be NULL: preparation's, whose filters run once on the
+ * whole board) asks to stop, with the images hidden so far on the stack. */
+int flt_volume_filter(flt_volume *v, dlx *d, const tsr_stop *stop, int *stack, int *n);
+
+/* The same filter at the root, without a matrix: alive[i] (nimages flags,
+ * set for the images to consider, none of a type allowed no copy) is
+ * cleared for each image that strands a region.  Returns the number
+ * cleared, TSR_ECANCELED as above or TSR_ENOMEM.  On a 100x200 board of
+ * 1000-cell pieces the matrix alone took 8 s and 2.2 GB. */
+int flt_volume_filter_root(flt_volume *v, const tsr_stop *stop, unsigned char *alive);
 
 /* ---- fit ---- */
 /* Hide every available image whose placement leaves a cell or a piece with
- * no option, repeating until nothing changes.  Returns the number hidden. */
-int flt_fit_filter(dlx *d, int *rows, int *stack, int *n);
+ * no option, repeating until nothing changes.  Returns the number hidden,
+ * or TSR_ECANCELED as flt_volume_filter. */
+int flt_fit_filter(const img_problem *ip, dlx *d, const tsr_stop *stop, int *rows, int *stack,
+                   int *n);
 
 /* ---- parity ----
  * Colour the cells like a 3D checkerboard.  The parity of the holes must be
@@ -57,8 +68,9 @@ typedef struct flt_parity {
     uint64_t *ok;      /* nstates * words bits over parity + range */
 } flt_parity;
 
-/* NULL when out of memory or when the state table would be too big. */
-flt_parity *flt_parity_new(const img_problem *ip);
+/* NULL when out of memory, when the state table would be too big, or when
+ * `stop` (may be NULL) asks to stop. */
+flt_parity *flt_parity_new(const img_problem *ip, const tsr_stop *stop);
 void flt_parity_free(flt_parity *fp);
 
 static inline bool flt_parity_ok(const flt_parity *fp, int state, int hole_parity)
@@ -73,9 +85,10 @@ static inline bool flt_parity_ok(const flt_parity *fp, int state, int hole_parit
 int flt_parity_state(const flt_parity *fp, const img_problem *ip, const dlx *d);
 
 /* Filter: hide the available images of pieces whose placement with that
- * sign of parity would make the hole parity unreachable. */
+ * sign of parity would make the hole parity unreachable.  Returns the
+ * number hidden, or TSR_ECANCELED as flt_volume_filter. */
 int flt_parity_filter(const flt_parity *fp, const img_problem *ip, dlx *d, int state,
-                      int hole_parity, int *rows, int *stack, int *n);
+                      int hole_parity, const tsr_stop *stop, int *rows, int *stack, int *n);
 
 /* ---- parity with ranges (loose puzzles) ----
  * The cells the pieces left will cover are the open required cells and

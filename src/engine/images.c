@@ -105,7 +105,7 @@ void img_free(img_problem *ip)
 }
 
 /* Lay out the free cells and the coordinate grid. */
-static int compile_cells(img_problem *ip, tsr_err *err)
+static int compile_cells(img_problem *ip, const tsr_stop *stop, tsr_err *err)
 {
     const tsr_puzzle *pz = ip->pz;
     ip->lo = ip->hi = pz->cells[0];
@@ -141,8 +141,11 @@ static int compile_cells(img_problem *ip, tsr_err *err)
                     -1;
             }
     int n = 0;
+    unsigned long work = 0;
     for (long z = 0; z < d; z++)
-        for (long y = 0; y < h; y++)
+        for (long y = 0; y < h; y++) {
+            if (img_stopped(stop, &work, (unsigned long)w))
+                return TSR_ECANCELED; /* a sparse board's box has millions of cells */
             for (long x = 0; x < w; x++) {
                 int *g = &ip->grid[(z * h + y) * w + x];
                 if (*g == 0) {
@@ -151,6 +154,7 @@ static int compile_cells(img_problem *ip, tsr_err *err)
                                                 (int)z + ip->lo.z};
                 }
             }
+        }
     ip->ncells = n;
     if (pz->noptional > 0) {
         ip->optional = calloc((size_t)n, 1);
@@ -199,7 +203,7 @@ static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop,
     int *placed = malloc((size_t)TSR_MAX_PIECE_CELLS * sizeof *placed);
     if (placed == NULL)
         rc = TSR_ENOMEM;
-    unsigned tick = 0;
+    unsigned long work = 0;
     for (int p = 0; p < pz->npieces && rc == 0; p++) {
         const tsr_piece *pc = &pz->pieces[p];
         if (pc->fixed)
@@ -233,7 +237,8 @@ static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop,
             const tsr_cell *shape = t->orient + (size_t)o * t->size;
             t->ofirst[o] = (int)type.n;
             for (int a = 0; a < ip->ncells && rc == 0; a++) {
-                if (img_stopped(stop, &tick)) {
+                /* an anchor costs up to a lookup per cell of the piece */
+                if (img_stopped(stop, &work, (unsigned long)t->size)) {
                     rc = tsr_err_set(err, TSR_ECANCELED, "preparation stopped");
                     break;
                 }
@@ -272,7 +277,7 @@ static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop,
     return rc;
 }
 
-static int build_hash(img_problem *ip)
+static int build_hash(img_problem *ip, const tsr_stop *stop)
 {
     uint32_t size = 16;
     while (size < (uint32_t)ip->nimages * 2u)
@@ -283,7 +288,10 @@ static int build_hash(img_problem *ip)
     ip->hash_mask = size - 1;
     for (uint32_t i = 0; i < size; i++)
         ip->hash[i] = -1;
+    unsigned long work = 0;
     for (int i = 0; i < ip->nimages; i++) {
+        if (img_stopped(stop, &work, (unsigned long)img_size(ip, i)))
+            return TSR_ECANCELED; /* hashing reads every image cell */
         uint32_t h = hash_image(ip->img_type[i], img_cells_of(ip, i), img_size(ip, i)) & ip->hash_mask;
         while (ip->hash[h] >= 0)
             h = (h + 1) & ip->hash_mask;
@@ -302,11 +310,11 @@ int img_compile(const tsr_puzzle *pz, long max_images, const tsr_stop *stop, img
     ip->pz = pz;
     ip->dims = tsr_puzzle_is_flat(pz) ? 2 : 3;
     ip->exact = tsr_puzzle_is_exact(pz);
-    int rc = compile_cells(ip, err);
+    int rc = compile_cells(ip, stop, err);
     if (rc == 0)
         rc = compile_types(ip, max_images, stop, err);
     if (rc == 0)
-        rc = build_hash(ip);
+        rc = build_hash(ip, stop);
     if (rc != 0) {
         img_free(ip);
         return rc;

@@ -67,12 +67,20 @@ typedef struct img_problem {
 int img_compile(const tsr_puzzle *pz, long max_images, const tsr_stop *stop, img_problem **out,
                 tsr_err *err);
 
-/* Preparation's poll of a tsr_stop: true when it asks to stop.  Call it
- * once per unit of work of about a microsecond: it asks every 1024th
- * call, so about every millisecond. */
-static inline bool img_stopped(const tsr_stop *st, unsigned *tick)
+/* Preparation's poll of a tsr_stop, by the work done and not by the
+ * clock (reading it at every step would cost more than the step): each
+ * step adds its work to *work, in units of about one cell or one image
+ * visited (a few to a hundred nanoseconds), and the hook is asked once
+ * IMG_POLL_WORK units have passed since the last question, so every 0.1
+ * to 10 ms of work: a pause, cancel or shutdown acts well within 100 ms,
+ * and the questions cost nothing measurable.  True when it asks to stop. */
+#define IMG_POLL_WORK 65536ul
+static inline bool img_stopped(const tsr_stop *st, unsigned long *work, unsigned long units)
 {
-    return st != NULL && st->stop != NULL && (++*tick & 1023u) == 0 && st->stop(st->ctx);
+    if (st == NULL || st->stop == NULL || (*work += units) < IMG_POLL_WORK)
+        return false;
+    *work = 0;
+    return st->stop(st->ctx) != 0;
 }
 void img_free(img_problem *ip);
 

@@ -199,10 +199,38 @@ void tsr_solver_free(tsr_solver *s)
     free(s);
 }
 
+/* The root volume filter alone, which needs no matrix: the survivors
+ * are the images the redundancy filter kept, less those of a type allowed
+ * no copy (the matrix leaves them out) and those that strand a region. */
+static int root_volume_filter(tsr_solver *s)
+{
+    const img_problem *ip = s->ip;
+    s->alive = malloc((size_t)(ip->nimages ? ip->nimages : 1));
+    flt_volume *vol = s->opt.volume != 0 ? flt_volume_new(ip) : NULL;
+    int rc = s->alive == NULL || (s->opt.volume != 0 && vol == NULL) ? TSR_ENOMEM : 0;
+    for (int i = 0; rc == 0 && i < ip->nimages; i++)
+        s->alive[i] = s->keep[i] && ip->types[ip->img_type[i]].count > 0;
+    if (rc == 0 && vol != NULL) {
+        int hidden = flt_volume_filter_root(vol, s->stop, s->alive);
+        rc = hidden < 0 ? hidden : 0;
+    }
+    for (int i = 0; rc == 0 && i < ip->nimages; i++)
+        s->nalive += s->alive[i];
+    flt_volume_free(vol);
+    return rc;
+}
+
 /* Apply the root filters (volume once, fit, parity) to the images the
- * redundancy filter kept; the survivors are s->alive. */
+ * redundancy filter kept; the survivors are s->alive.  On a large board
+ * each costs seconds (the volume filter floods most of the board around
+ * every image), so each polls the stop hook.  The parity and fit filters
+ * work on a matrix; the volume filter alone, the default on flat boards,
+ * does without (on a 100x200 board of 1000-cell pieces the matrix cost
+ * 8 s, 2.2 GB, and a tenth of a second or more to free when stopped). */
 static int root_filters(tsr_solver *s)
 {
+    if (s->opt.fit <= 0 && !(s->opt.pfilter > 0 && s->parity != NULL))
+        return root_volume_filter(s);
     const img_problem *ip = s->ip;
     dlx *d = dlx_new(ip, s->keep, s->stop);
     int *stack = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *stack);
@@ -210,18 +238,21 @@ static int root_filters(tsr_solver *s)
     flt_volume *vol = flt_volume_new(ip);
     int rc = 0, n = 0;
     if (d == NULL || stack == NULL || rows == NULL || vol == NULL)
-        rc = TSR_ENOMEM;
+        rc = TSR_ENOMEM; /* or stopped: the caller's latch tells */
+    int hidden = 0; /* or TSR_ECANCELED from the filter that was stopped */
     if (rc == 0 && s->opt.volume != 0)
-        flt_volume_filter(vol, d, stack, &n);
-    if (rc == 0 && s->opt.pfilter > 0 && s->parity != NULL) {
+        hidden = flt_volume_filter(vol, d, s->stop, stack, &n);
+    if (rc == 0 && hidden >= 0 && s->opt.pfilter > 0 && s->parity != NULL) {
         int hp = 0;
         for (int c = 0; c < ip->ncells; c++)
             hp += img_color(ip, c);
-        flt_parity_filter(s->parity, ip, d, flt_parity_state(s->parity, ip, d), hp, rows, stack,
-                          &n);
+        hidden = flt_parity_filter(s->parity, ip, d, flt_parity_state(s->parity, ip, d), hp,
+                                   s->stop, rows, stack, &n);
     }
-    if (rc == 0 && s->opt.fit > 0)
-        flt_fit_filter(d, rows, stack, &n);
+    if (rc == 0 && hidden >= 0 && s->opt.fit > 0)
+        hidden = flt_fit_filter(ip, d, s->stop, rows, stack, &n);
+    if (hidden < 0)
+        rc = hidden;
     if (rc == 0) {
         s->alive = calloc((size_t)(ip->nimages ? ip->nimages : 1), 1);
         if (s->alive == NULL)
@@ -240,18 +271,27 @@ static int root_filters(tsr_solver *s)
     return rc;
 }
 
+/* Has the caller asked to stop (the preparation's latch)?  Thread-safe,
+ * as the candidates' estimates ask it from several threads. */
+static bool prep_asked(const tsr_solver *s)
+{
+    return s->stop != NULL && s->stop->stop(s->stop->ctx) != 0;
+}
+
 /* Knuth's estimate of the nodes the search below the root would visit with
  * type t constrained: the root's options are enumerated (they are the
  * constrained piece's placements, whose subtrees differ most), and each
  * subtree is estimated by random descents through FILA exactly as the
  * search would run it.  Returns -1 when FILA would not take over right
- * below the root. */
+ * below the root, or when `cancel` is set or the caller asks to stop
+ * (each child, a cover and its descents, asks once). */
 static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget,
                                  const atomic_bool *cancel)
 {
     const img_problem *ip = s->ip;
     unsigned char *keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
-    dlx *d = keep ? (sym_filter_keep(ip, s->g, t, keep), dlx_new(ip, keep, s->stop)) : NULL;
+    dlx *d = keep && sym_filter_keep(ip, s->g, t, s->stop, keep) == 0 ? dlx_new(ip, keep, s->stop)
+                                                                       : NULL;
     double total = -1;
     int options, root = d ? dlx_choose(d, s->rank[s->P], &options) : -1;
     if (root >= 0 && options >= dlx_need_of(d, root) && options > 0) {
@@ -264,7 +304,8 @@ static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget
         total = !shared || fila_probe_begin(f, d) == 0 ? options : -1;
         dlx_cover_column(d, root);
         for (int x = dlx_first(d, root); x >= 0 && total >= 0; x = dlx_next(d, x)) {
-            if (cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) {
+            if ((cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) ||
+                prep_asked(s)) {
                 total = -1; /* not wanted after all: the caller drops it */
                 break;
             }
@@ -306,7 +347,9 @@ static void *est_worker(void *arg)
     fila *f = fila_new(b->s->ip, &b->s->plan);
     if (f == NULL)
         return NULL; /* no memory for its lists: it takes no candidate */
-    for (int i; !atomic_load(&b->cancel) && (i = atomic_fetch_add(&b->next, 1)) < b->n;)
+    fila_set_stop(f, b->s->stop);
+    for (int i; !atomic_load(&b->cancel) && !prep_asked(b->s) &&
+                (i = atomic_fetch_add(&b->next, 1)) < b->n;)
         b->est[i] = estimate_candidate(b->s, f, b->cands[i], b->budget, &b->cancel);
     fila_free(f);
     return NULL;
@@ -366,6 +409,7 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
         fila *f = fila_new(ip, &s->plan);
         if (f == NULL)
             return TSR_ENOMEM;
+        fila_set_stop(f, s->stop);
         est_batch b;
         est_start(&b, s, cands, m, 3000, threads, est);
         /* a quick look at the first candidate tells whether the choice is
@@ -373,7 +417,9 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
          * fewer probes per candidate would not tell the best pieces apart */
         double best = estimate_candidate(s, f, cands[0], 200, NULL);
         fila_free(f);
-        int rc = est_finish(&b, !(best > 2e7));
+        int rc = est_finish(&b, prep_asked(s) || !(best > 2e7));
+        if (prep_asked(s))
+            return TSR_ECANCELED; /* estimates cut short: no answer (the latch holds) */
         if (rc != 0 && rc != TSR_ECANCELED)
             return rc;
         for (int i = 0; rc == 0 && i < m; i++)
@@ -385,8 +431,7 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
     s->keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
     if (s->keep == NULL)
         return TSR_ENOMEM;
-    sym_filter_keep(ip, s->g, s->ctype, s->keep);
-    return 0;
+    return sym_filter_keep(ip, s->g, s->ctype, s->stop, s->keep);
 }
 
 /* A loose puzzle runs DLX alone: FILA fills every cell, and the parity
@@ -452,27 +497,57 @@ static int build_plan(tsr_solver *s, tsr_err *err)
     s->heur = calloc((size_t)P + 2, 1);
     s->angle = calloc((size_t)P + 2, sizeof *s->angle);
     s->rank = calloc((size_t)P + 2, sizeof *s->rank);
-    s->ranks = malloc((size_t)(P + 2) * (size_t)(ip->ncells ? ip->ncells : 1) * sizeof(double));
     s->fila_heur = calloc((size_t)P + 2, 1);
     double *frank = malloc((size_t)(ip->ncells ? ip->ncells : 1) * sizeof(double));
-    if (!s->heur || !s->angle || !s->rank || !s->ranks || !s->fila_heur || !frank) {
+    /* each level's fixed order among the distinct ones (-1: none), and
+     * each distinct order's first level */
+    int *order_of = malloc(((size_t)P + 1) * sizeof *order_of);
+    int *first = malloc(((size_t)P + 1) * sizeof *first);
+    if (!s->heur || !s->angle || !s->rank || !s->fila_heur || !frank || !order_of || !first) {
         free(frank);
+        free(order_of);
+        free(first);
         return TSR_ENOMEM;
     }
     s->plan.rank = frank;
     int rc = srch_parse_order(s->opt.order, P, s->heur, s->angle, err);
     if (rc == 0)
         rc = srch_check_fila_order(s->heur, s->angle, P, s->opt.fila, s->opt.order, err);
-    if (rc)
+    /* levels with the same fixed order share its ranks: a schedule names a
+     * few orders, and ranks per level would cost levels x cells (seconds
+     * and gigabytes for thousands of pieces on a large board) */
+    int norders = 0;
+    for (int p = 0; rc == 0 && p <= P; p++) {
+        order_of[p] = -1;
+        if (!is_ordered(s->heur[p]))
+            continue;
+        int k = 0;
+        while (k < norders &&
+               (s->heur[first[k]] != s->heur[p] || s->angle[first[k]] != s->angle[p]))
+            k++;
+        if (k == norders)
+            first[norders++] = p;
+        order_of[p] = k;
+    }
+    if (rc == 0) {
+        s->ranks = malloc((size_t)(norders ? norders : 1) * (size_t)(ip->ncells ? ip->ncells : 1) *
+                          sizeof(double));
+        if (s->ranks == NULL)
+            rc = TSR_ENOMEM;
+    }
+    for (int k = 0; rc == 0 && k < norders; k++)
+        compute_rank(ip, s->heur[first[k]], s->angle[first[k]], s->ranks + (size_t)k * ip->ncells);
+    free(first);
+    if (rc) {
+        free(order_of);
         return rc;
+    }
     char fila_order = 0;
     double fila_angle = 0;
     for (int p = 0; p <= P; p++) {
         char h = s->heur[p];
-        if (is_ordered(h)) {
-            s->rank[p] = s->ranks + (size_t)p * ip->ncells;
-            compute_rank(ip, h, s->angle[p], s->rank[p]);
-        }
+        if (order_of[p] >= 0)
+            s->rank[p] = s->ranks + (size_t)order_of[p] * ip->ncells;
         if (p <= s->opt.fila) {
             s->fila_heur[p] = is_ordered(h) ? 'f' : h;
             if (is_ordered(h)) {
@@ -481,6 +556,7 @@ static int build_plan(tsr_solver *s, tsr_err *err)
             }
         }
     }
+    free(order_of);
     compute_rank(ip, fila_order ? fila_order : 'f', fila_angle, frank);
     if (fila_order == 0 || fila_order == 'f') {
         int ax[3], ext[3];
@@ -570,7 +646,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     if (rc == 0) {
         s->mode_mask = sym_mode_mask(s->g, s->opt.unique);
         cands = malloc((size_t)(s->ip->ntypes ? s->ip->ntypes : 1) * sizeof *cands);
-        ncands = cands ? sym_filter_candidates(s->ip, s->g, s->opt.redundancy, cands, err)
+        ncands = cands ? sym_filter_candidates(s->ip, s->g, s->opt.redundancy, stop, cands, err)
                        : TSR_ENOMEM;
         if (ncands < 0)
             rc = ncands;
@@ -580,8 +656,8 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
         choose_defaults(s);
         /* the parity table also settles at the root that a puzzle like the
          * 35 hexominoes in a rectangle has no solution */
-        s->parity = s->ip->exact ? flt_parity_new(s->ip) : NULL;
-        rc = build_plan(s, err);
+        s->parity = s->ip->exact ? flt_parity_new(s->ip, stop) : NULL;
+        rc = atomic_load(&ps.stopped) ? TSR_ECANCELED : build_plan(s, err);
     }
     if (rc == 0)
         rc = choose_constrained_piece(s, cands, ncands);

@@ -576,9 +576,9 @@ static void dlx_rec(run *r, double w)
     }
     int mark = r->walk.nhidden;
     if (s->opt.volume > 0 && p >= s->opt.volume && p < s->P)
-        flt_volume_filter(r->walk.vol, d, r->walk.hidden, &r->walk.nhidden);
+        flt_volume_filter(r->walk.vol, d, NULL, r->walk.hidden, &r->walk.nhidden);
     if (s->parity && s->opt.pfilter > 0 && p >= s->opt.pfilter && p < s->P)
-        flt_parity_filter(s->parity, r->ip, d, r->walk.pstate, r->walk.hp, r->walk.rows,
+        flt_parity_filter(s->parity, r->ip, d, r->walk.pstate, r->walk.hp, NULL, r->walk.rows,
                           r->walk.hidden, &r->walk.nhidden);
     if (r->nforced > 0) {
         replay(r, p, w);

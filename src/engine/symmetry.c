@@ -56,9 +56,11 @@ static void transform_cells(const geo_mat *t, tsr_cell off, const tsr_cell *cell
 }
 
 /* Does transform t (with translation off) map the fixed pieces onto fixed
- * pieces of the same shape? */
-static bool maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr_cell *a,
-                       tsr_cell *b)
+ * pieces of the same shape?  1 or 0, or TSR_ECANCELED when `stop` asks
+ * (thousands of fixed pieces cost seconds: each is compared with all the
+ * others). */
+static int maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr_cell *a,
+                      tsr_cell *b, const tsr_stop *stop, unsigned long *work)
 {
     for (int f = 0; f < pz->npieces; f++) {
         const tsr_piece *pf = &pz->pieces[f];
@@ -70,14 +72,16 @@ static bool maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr
             const tsr_piece *ph = &pz->pieces[h];
             if (!ph->fixed || ph->ncells != pf->ncells)
                 continue;
+            if (img_stopped(stop, work, (unsigned long)ph->ncells))
+                return TSR_ECANCELED;
             memcpy(b, ph->cells, (size_t)ph->ncells * sizeof *b);
             qsort(b, (size_t)ph->ncells, sizeof *b, geo_cell_cmp);
             found = memcmp(a, b, (size_t)ph->ncells * sizeof *a) == 0;
         }
         if (!found)
-            return false;
+            return 0;
     }
-    return true;
+    return 1;
 }
 
 /* Image of the cells `cells` (sorted) for an image of type t: the same type
@@ -142,8 +146,11 @@ static void map_orientation(const img_problem *ip, const int *cm, int t, int o, 
 }
 
 /* Fill imgmap for element e and decide whether it is full: every image
- * maps, and all images of a type go to one type, bijectively. */
-static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
+ * maps, and all images of a type go to one type, bijectively.  Returns 0,
+ * or TSR_ECANCELED when `stop` asks (an element costs a binary search per
+ * image: seconds for millions of images). */
+static int map_images(const img_problem *ip, sym_group *g, int e, int *cells,
+                      const tsr_stop *stop, unsigned long *work)
 {
     int nc = ip->ncells, ni = ip->nimages, nt = ip->ntypes;
     const int *cm = g->cellmap + (size_t)e * nc;
@@ -151,11 +158,19 @@ static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
     bool full = true;
     for (int t = 0; t < nt; t++) {
         ft[t] = -2; /* not seen yet */
-        for (int o = 0; o < ip->types[t].norient; o++)
+        const img_type *ty = &ip->types[t];
+        for (int o = 0; o < ty->norient; o++) {
+            /* a binary search per image, a sort of one image's cells */
+            unsigned long units = (unsigned long)(ty->ofirst[o + 1] - ty->ofirst[o] + ty->size);
+            if (img_stopped(stop, work, units))
+                return TSR_ECANCELED;
             map_orientation(ip, cm, t, o, map, cells);
+        }
     }
     for (int i = 0; i < ni; i++) {
         int t = ip->img_type[i];
+        if (i == ip->types[t].first && img_stopped(stop, work, (unsigned long)ip->types[t].nimages))
+            return TSR_ECANCELED;
         int to = map[i] < 0 ? -1 : ip->img_type[map[i]];
         if (ft[t] == -2)
             ft[t] = to;
@@ -175,6 +190,7 @@ static void map_images(const img_problem *ip, sym_group *g, int e, int *cells)
         for (int t = 0; t < nt; t++)
             ft[t] = -1;
     g->full[e] = full;
+    return 0;
 }
 
 int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
@@ -200,6 +216,8 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
     geo_mat T[GEO_NTRANSFORMS];
     geo_transforms(T);
     tsr_cell lo = geo_min_corner(pz->cells, pz->ncells);
+    unsigned long work = 0;
+    int rc = 0;
     for (int k = 0; k < GEO_NTRANSFORMS; k++) {
         /* translation that puts the transformed board back on its box */
         for (int i = 0; i < pz->ncells; i++)
@@ -214,7 +232,12 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
             ok = (cm[c] = img_cell_at(ip, q)) >= 0 &&
                  (ip->optional == NULL || ip->optional[cm[c]] == ip->optional[c]);
         }
-        ok = ok && maps_fixed(pz, &T[k], off, a, b);
+        int fixed = ok ? maps_fixed(pz, &T[k], off, a, b, stop, &work) : 0;
+        if (fixed < 0) {
+            rc = fixed;
+            break;
+        }
+        ok = fixed == 1;
         for (int e = 0; e < g->n && ok; e++)
             if (memcmp(g->cellmap + (size_t)e * nc, cm, (size_t)nc * sizeof *cm) == 0)
                 ok = false; /* acts exactly like an element we have (proper ones come first) */
@@ -226,22 +249,21 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
     }
     free(a);
     free(b);
-    int rc = 0;
     g->imgmap = malloc((size_t)g->n * (size_t)(ni ? ni : 1) * sizeof(int));
     g->fixtype = malloc((size_t)g->n * (size_t)(nt ? nt : 1) * sizeof(int));
     g->mult = malloc((size_t)g->n * (size_t)g->n * sizeof(int));
     int *comp = malloc((size_t)(nc ? nc : 1) * sizeof *comp);
-    if (g->imgmap == NULL || g->fixtype == NULL || g->mult == NULL || comp == NULL)
+    if (rc == 0 && (g->imgmap == NULL || g->fixtype == NULL || g->mult == NULL || comp == NULL))
         rc = TSR_ENOMEM;
-    for (int e = 0; e < g->n && rc == 0; e++) {
-        if (stop != NULL && stop->stop != NULL && stop->stop(stop->ctx))
-            rc = TSR_ECANCELED; /* an element costs a binary search per image */
-        else
-            map_images(ip, g, e, cells);
-    }
+    for (int e = 0; e < g->n && rc == 0; e++)
+        rc = map_images(ip, g, e, cells, stop, &work);
     /* multiplication table: (x after y) acts on cell c as x(y(c)) */
     for (int x = 0; x < g->n && rc == 0; x++)
         for (int y = 0; y < g->n; y++) {
+            if (img_stopped(stop, &work, 2ul * (unsigned long)nc)) {
+                rc = TSR_ECANCELED; /* a composition and a compare or two per cell */
+                break;
+            }
             for (int c = 0; c < nc; c++)
                 comp[c] = g->cellmap[(size_t)x * nc + g->cellmap[(size_t)y * nc + c]];
             g->mult[x * g->n + y] = -1;
@@ -332,7 +354,7 @@ static bool orbit_rep(const img_problem *ip, const sym_group *g, int t, int i)
 }
 
 int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char *spec,
-                          int *cands, tsr_err *err)
+                          const tsr_stop *stop, int *cands, tsr_err *err)
 {
     if (strcmp(spec, TSR_REDUNDANCY_OFF) == 0 || g->n <= 1)
         return 0;
@@ -357,6 +379,7 @@ int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char 
         return TSR_ENOMEM;
     double best = 1 + 1e-9;
     bool best_sure = false;
+    unsigned long work = 0;
     for (int t = 0; t < ip->ntypes; t++) {
         const img_type *ty = &ip->types[t];
         if ((want >= 0 && t != want) || ty->count != 1 || ty->nimages == 0)
@@ -365,8 +388,13 @@ int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char 
         if (best_sure && !sure)
             continue;
         kept[t] = 0;
-        for (int i = ty->first; i < ty->first + ty->nimages; i++)
+        for (int i = ty->first; i < ty->first + ty->nimages; i++) {
+            if (img_stopped(stop, &work, (unsigned long)g->n)) {
+                free(kept);
+                return TSR_ECANCELED;
+            }
             kept[t] += orbit_rep(ip, g, t, i);
+        }
         double score = (double)ty->nimages / kept[t];
         if (score <= 1 + 1e-9)
             continue; /* breaks no symmetry */
@@ -390,14 +418,20 @@ int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char 
     return n;
 }
 
-void sym_filter_keep(const img_problem *ip, const sym_group *g, int t, unsigned char *keep)
+int sym_filter_keep(const img_problem *ip, const sym_group *g, int t, const tsr_stop *stop,
+                    unsigned char *keep)
 {
     memset(keep, 1, (size_t)ip->nimages);
     if (t < 0)
-        return;
+        return 0;
     const img_type *ty = &ip->types[t];
-    for (int i = ty->first; i < ty->first + ty->nimages; i++)
+    unsigned long work = 0;
+    for (int i = ty->first; i < ty->first + ty->nimages; i++) {
+        if (img_stopped(stop, &work, (unsigned long)g->n))
+            return TSR_ECANCELED;
         keep[i] = orbit_rep(ip, g, t, i);
+    }
+    return 0;
 }
 
 /* Can the filtered search find this solution (its ids in any order)? */

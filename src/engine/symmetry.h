@@ -57,6 +57,8 @@ typedef struct sym_group {
     int *mult;                    /* n * n: index of (a after b) at [a * n + b] */
 } sym_group;
 
+/* The group of the compiled puzzle: 0, TSR_ENOMEM, or TSR_ECANCELED when
+ * `stop` (may be NULL) asks to stop. */
 int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out);
 void sym_free(sym_group *g);
 
@@ -66,16 +68,19 @@ uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode);
 /* The redundancy filter.  `spec` is "" (choose automatically), "off", or a
  * piece name.  Writes to cands (ntypes entries) the types of at most one
  * copy that break the most symmetry, fewest kept images first, and returns
- * how many (0: no filter), or a negative code.  Types in every solution
+ * how many (0: no filter), or a negative code (TSR_ECANCELED when `stop`,
+ * which may be NULL, asks to stop).  Types in every solution
  * (count_min 1) come before those that may stay out, whose filter leaves
  * the classes without them unreduced; among the latter, most kept images
  * first. */
 int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char *spec,
-                          int *cands, tsr_err *err);
+                          const tsr_stop *stop, int *cands, tsr_err *err);
 
 /* keep[i] = 0 for the images of type t the filter removes, 1 otherwise (all
- * 1 when t < 0). */
-void sym_filter_keep(const img_problem *ip, const sym_group *g, int t, unsigned char *keep);
+ * 1 when t < 0).  Returns 0, or TSR_ECANCELED when `stop` (may be NULL)
+ * asks to stop. */
+int sym_filter_keep(const img_problem *ip, const sym_group *g, int t, const tsr_stop *stop,
+                    unsigned char *keep);
 
 /* Whether the search should accept `sol` (sorted, n ids), given the
  * filter's keep flags (NULL = no filter).  `scratch` holds n + ntypes ints. */

@@ -6,9 +6,11 @@
  * images after the volume filter, 2,091,215 fits with DLX for the first
  * piece and FILA-F below), domino tiling counts (2xN: Fibonacci; 4x4: 36;
  * 6x6: 6728), and the search's contracts: partial starts partition the
- * tree, limits and cancellation stop it, progress only grows and ends at 1.
+ * tree, limits and cancellation stop it, progress only grows and ends at 1,
+ * and a preparation stopped at any of its questions ends cleanly.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -856,6 +858,114 @@ START_TEST(runner_runs_tasks_in_turn)
 }
 END_TEST
 
+/* A stop hook that answers "stop" at its k-th question (never when k is
+ * 0) and counts the questions; the candidates' estimates ask it from
+ * several threads, hence the mutex. */
+typedef struct poll_count {
+    pthread_mutex_t mu;
+    long asked, stop_at;
+} poll_count;
+
+static int stop_at_kth(void *ctx)
+{
+    poll_count *pc = ctx;
+    pthread_mutex_lock(&pc->mu);
+    long k = ++pc->asked;
+    pthread_mutex_unlock(&pc->mu);
+    return pc->stop_at > 0 && k >= pc->stop_at;
+}
+
+static long prepare_counting(const tsr_puzzle *pz, const tsr_options *opt, long stop_at,
+                             tsr_solver **s, int *rc)
+{
+    poll_count pc = {PTHREAD_MUTEX_INITIALIZER, 0, stop_at};
+    tsr_err err = {{0}};
+    *rc = tsr_solver_prepare(pz, opt, &(tsr_stop){stop_at_kth, &pc}, s, &err);
+    ck_assert_msg(*rc == 0 || *rc == TSR_ECANCELED, "rc %d: %s", *rc, err.msg);
+    return pc.asked;
+}
+
+/* 64 monominoes and 48 T-tetrominoes on a 16x16 board: a parity table of
+ * 65 x 49 states, which preparation builds with questions.  Loose, the
+ * corners are optional and 60 to 64 monominoes fill the rest. */
+static tsr_puzzle *monominoes_and_ts(bool loose)
+{
+    tsr_puzzle *pz = tsr_puzzle_new();
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) {
+            tsr_puzzle_add_board_cell(pz, (tsr_cell){x, y, 0});
+            if (loose && (x == 0 || x == 15) && (y == 0 || y == 15))
+                tsr_puzzle_add_optional_cell(pz, (tsr_cell){x, y, 0});
+        }
+    tsr_cell m[1] = {{0, 0, 0}}, t[4] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {1, 1, 0}};
+    int mono = tsr_puzzle_add_piece(pz, "m", m, 1, 64, false);
+    if (loose)
+        pz->pieces[mono].count_min = 60;
+    tsr_puzzle_add_piece(pz, "T", t, 4, 48, false);
+    return pz;
+}
+
+/* Preparation stopped at its k-th question, for every k up to 24 and then
+ * ever sparser up to the last question: TSR_ECANCELED, no solver, nothing
+ * asked after the answer (one thread; the latch holds it), nothing leaked
+ * (the sanitizer builds tell).  Each phase asks: images, the group, the
+ * candidates' estimates (FILA's lists among them), the parity table, the
+ * volume, parity and fit filters.  Stopped on two threads, it ends too;
+ * and preparing again afterwards gives the same solver and counts. */
+START_TEST(preparation_stops_at_any_question)
+{
+    struct {
+        tsr_puzzle *pz;
+        const char *name;
+        int fit, pfilter;
+        long count; /* solutions of the whole search, 0: not searched */
+    } cases[] = {
+        {load("pentominoes-6x10.json", NULL), "6x10", 0, 0, 2339},
+        {load("pentominoes-6x10.json", NULL), "6x10 fit pfilter", 1, 12, 0},
+        {load("tetris-cube.json", NULL), "Tetris Cube", 0, 0, 0},
+        {monominoes_and_ts(false), "monominoes and Ts", 0, 0, 0},
+        {monominoes_and_ts(true), "monominoes and Ts, loose", 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tsr_options opt;
+        tsr_options_init(&opt);
+        opt.threads = 1;
+        opt.fit = cases[i].fit;
+        opt.pfilter = cases[i].pfilter;
+        tsr_solver *whole = NULL;
+        int rc;
+        long asked = prepare_counting(cases[i].pz, &opt, 0, &whole, &rc);
+        ck_assert_int_eq(rc, 0);
+        ck_assert_msg(asked >= 1, "%s: asked %ld times", cases[i].name, asked);
+        for (long k = 1; k <= asked; k = k < 24 ? k + 1 : k * 3 / 2) {
+            tsr_solver *s = (tsr_solver *)&k; /* must come back NULL */
+            long n = prepare_counting(cases[i].pz, &opt, k, &s, &rc);
+            ck_assert_msg(rc == TSR_ECANCELED && s == NULL && n == k,
+                          "%s stopped at question %ld of %ld: rc %d, asked %ld", cases[i].name, k,
+                          asked, rc, n);
+        }
+        opt.threads = 2; /* the estimates' helper asks too */
+        for (long k = 1; k <= asked; k *= 3) {
+            tsr_solver *s = NULL;
+            prepare_counting(cases[i].pz, &opt, k, &s, &rc);
+            ck_assert_msg(rc == TSR_ECANCELED && s == NULL, "%s on 2 threads, question %ld: rc %d",
+                          cases[i].name, k, rc);
+        }
+        /* a stopped job prepares again: the same choices, the same counts */
+        tsr_solver *again = NULL;
+        prepare_counting(cases[i].pz, &opt, 0, &again, &rc);
+        ck_assert_int_eq(rc, 0);
+        ck_assert_str_eq(tsr_solver_config(again), tsr_solver_config(whole));
+        if (cases[i].count > 0)
+            ck_assert_int_eq(solve(cases[i].pz, tsr_solver_options(again), NULL, 0),
+                             cases[i].count);
+        tsr_solver_free(again);
+        tsr_solver_free(whole);
+        tsr_puzzle_free(cases[i].pz);
+    }
+}
+END_TEST
+
 /* The suite (tests/unit/check_main.c runs it). */
 Suite *test_suite(void)
 {
@@ -878,6 +988,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, estimate_and_durations);
     tcase_add_test(tc, estimate_stops_at_once);
     tcase_add_test(tc, runner_runs_tasks_in_turn);
+    tcase_add_test(tc, preparation_stops_at_any_question);
     suite_add_tcase(s, tc);
     return s;
 }
