@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "cli/cli.h"
 #include "tessera/tessera.h"
 
@@ -248,7 +249,7 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         json_object_set_new(o, "limit_reached",
                             json_boolean(st->stopped && !interrupted && opt->limit > 0 &&
                                          st->solutions >= (uint64_t)opt->limit));
-        json_object_set_new(o, "config", json_string(tsr_solver_config(s)));
+        json_object_set_new(o, "config", s ? json_string(tsr_solver_config(s)) : json_null());
         if (c->stats) {
             json_t *a = json_array(), *f = json_array();
             for (int p = 0; p < st->levels; p++) {
@@ -271,7 +272,9 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
                     (unsigned long long)st->attempts[p], (unsigned long long)st->fits[p]);
     char how[96] = "", pct[32];
     tsr_fraction_text(st->fraction, pct, sizeof pct);
-    if (interrupted)
+    if (interrupted && s == NULL)
+        snprintf(how, sizeof how, ", interrupted while preparing the search");
+    else if (interrupted)
         snprintf(how, sizeof how, ", interrupted at %s of the search", pct);
     else if (st->stopped && c->sample_trials == 0)
         snprintf(how, sizeof how, ", stopped early at %s of the search", pct);
@@ -280,7 +283,7 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
     fprintf(out, "solutions: %llu (%s%s)\n", (unsigned long long)st->solutions,
             tsr_unique_names[opt->unique], how);
     fprintf(out, "nodes: %llu\nseconds: %.3f\nconfig: %s\n", (unsigned long long)st->nodes,
-            st->seconds, tsr_solver_config(s));
+            st->seconds, s ? tsr_solver_config(s) : "none (the search was not prepared)");
     if (c->sample_trials > 0 && st->seconds > 0)
         fprintf(out, "solutions per second: %.4g\n", st->solutions / st->seconds);
 }
@@ -342,6 +345,13 @@ static int read_job(const char *file, const flag *flags, int nflags, cli *c, tsr
         *text = NULL;
     }
     return rc;
+}
+
+/* Ctrl-C during preparation: preparation asks this as it goes. */
+static int sigint_asked(void *ctx)
+{
+    (void)ctx;
+    return interrupted;
 }
 
 /* Ctrl-C stops the pool as the daemon's pause does: the flag asks for a
@@ -448,8 +458,24 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     }
     if (c.plain || c.trace) /* one thread, the preparation's estimates too */
         opt.threads = 1;
+    if (m == NULL) { /* a second Ctrl-C kills as usual; a write to a slow
+                      * pipe goes on rather than fail with EINTR.  Set before
+                      * preparing: a huge puzzle prepares for seconds */
+        struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND | SA_RESTART};
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+    }
     tsr_solver *s = NULL;
-    rc = tsr_solver_new(pz, &opt, &s, &err);
+    tsr_stop stop = {sigint_asked, NULL};
+    double t0 = base_now();
+    rc = tsr_solver_prepare(pz, &opt, m == NULL ? &stop : NULL, &s, &err);
+    if (rc == TSR_ECANCELED && interrupted) { /* Ctrl-C while preparing */
+        tsr_stats none = {.stopped = true, .seconds = base_now() - t0};
+        print_summary(&c, NULL, &opt, &none, file, NULL);
+        tsr_puzzle_free(pz);
+        free(text);
+        return EXIT_INTERRUPTED;
+    }
     if (rc) {
         fprintf(stderr, "tessera: %s: %s\n", file, err.msg[0] ? err.msg : tsr_strerror(rc));
         tsr_puzzle_free(pz);
@@ -466,12 +492,6 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_stats st;
     int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
     json_t *cluster = NULL;
-    if (m == NULL) { /* a second Ctrl-C kills as usual; a write to a slow
-                      * pipe goes on rather than fail with EINTR */
-        struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND | SA_RESTART};
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-    }
     if (c.sample_trials > 0)
         rc = tsr_solver_sample(s, c.sample_trials, c.sample_r, c.sample_seed, &cb, &st);
     else if (c.plain || c.trace)

@@ -78,6 +78,26 @@ interrupt; rc=$?
 check "SIGINT text: exit 130" '[ $rc -eq 130 ]'
 check "SIGINT text: the summary on stderr says how far it got" 'grep -q "^solutions: [1-9][0-9]* (rotations, interrupted at [0-9.]*% of the search)$" "$tmp/err" && grep -q "^nodes: [1-9]" "$tmp/err" && grep -q "^seconds: [1-9]" "$tmp/err"'
 check "SIGINT text: as many solutions printed as counted" '[ "$(grep -c "^# solution " "$tmp/out")" = "$(sed -n "s/^solutions: \([0-9]*\) .*/\1/p" "$tmp/err")" ]'
+# Ctrl-C while preparing (20 copies of a 1000-cell piece on 200x100 take
+# many seconds to prepare): the summary at once, nothing searched, exit 130
+python3 - "$tmp/big.json" <<'PY'
+import json, sys
+cells = [[x, y] for y in range(20) for x in range(50)]
+cells = [c for c in cells if c not in ([0, 0], [1, 0], [0, 2])] + [[50, 0], [51, 0], [50, 1]]
+json.dump({"version": 1, "name": "big", "board": {"size": [200, 100]},
+           "pieces": [{"name": "B", "cells": cells, "count": [0, 20]},
+                      {"name": "m", "cells": [[0, 0]], "count": [0, 20000]}]}, open(sys.argv[1], "w"))
+PY
+"$T" solve -q --json --threads=1 "$tmp/big.json" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+start=$(date +%s%N)
+kill -INT $pid
+wait $pid; rc=$?
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+check "SIGINT while preparing: exit 130" '[ $rc -eq 130 ]'
+check "SIGINT while preparing: within a second ($took ms)" '[ $took -lt 1000 ] || [ -n "${TSR_QUICK:-}" ]'
+check "SIGINT while preparing: the summary, nothing searched" 'grep -q "\"interrupted\": *true" "$tmp/out" && grep -q "\"nodes\": *0" "$tmp/out" && grep -q "\"config\": *null" "$tmp/out"'
 check "SIGINT text: no summary on stdout" '! grep -q "^solutions: " "$tmp/out"'
 interrupt --json; rc=$?
 tail -n 1 "$tmp/err" >"$tmp/summary"
