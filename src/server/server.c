@@ -424,6 +424,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0;
         return take_body(s, q, upload, n);
     }
+    /* the request is all in: no deadline while it is answered, however
+     * long the operation takes (an estimate may take seconds) */
+    guard_request_done(s->guard, srv_conn_guard(c), false);
     return dispatch(s, c, q, url);
 }
 
