@@ -1893,6 +1893,26 @@ static int past_deadline(void *arg)
     return deadline > 0 && base_now() > deadline;
 }
 
+/* SQLite met a malformed page: the file is damaged (a finding), not
+ * unreadable. */
+static bool is_damage(int rc)
+{
+    return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB;
+}
+
+/* A read of the check that failed with rc: damage is a finding, after
+ * which nothing more is read; anything else an error. */
+static int read_failed(sto_db *s, int rc, FILE *f, long *problems, const char *ctx,
+                       const char *what, tsr_err *err)
+{
+    if (!is_damage(rc))
+        return sql_err(s, rc, err, ctx, what);
+    fprintf(f, "structure: %s (met while %s; the check could not go on)\n",
+            sqlite3_errmsg(s->db), what);
+    (*problems)++;
+    return 1; /* stop, without an error */
+}
+
 /* SQLite's structure check: its lines into f; *problems counts them.  A
  * file too damaged for the check to go on is a finding too (*broken: the
  * rows cannot be read safely, so nothing reads them after it). */
@@ -1974,14 +1994,15 @@ static int check_chunks(sto_db *s, double deadline, FILE *f, long *problems, con
         chunks++;
     }
     if (r == 0 && !late && rc != SQLITE_DONE)
-        r = sql_err(s, rc, err, ctx, "read chunks");
+        r = read_failed(s, rc, f, problems, ctx, "reading chunks", err);
     sqlite3_finalize(st);
+    st = NULL; /* the count's statement below may not be prepared */
     free(scratch);
     if (r == 0)
         fprintf(f, "chunks: %ld checked%s\n", chunks,
                 late ? ", then out of time (the rest is unchecked, not damaged)" : "");
-    if (late)
-        return r;
+    if (late || r == 1)
+        return 0;
     /* the count each job keeps against its chunks */
     rc = r == 0 ? sqlite3_prepare_v2(s->db,
                                      "SELECT id, stored, (SELECT coalesce(sum(nsol), 0) FROM "
@@ -2001,9 +2022,9 @@ static int check_chunks(sto_db *s, double deadline, FILE *f, long *problems, con
         }
     }
     if (r == 0 && rc != SQLITE_DONE)
-        r = sql_err(s, rc, err, ctx, "read jobs");
+        r = read_failed(s, rc, f, problems, ctx, "reading jobs", err);
     sqlite3_finalize(st);
-    return r;
+    return r == 1 ? 0 : r;
 }
 
 /* Open an existing store for --check or --repair (no CREATE: a missing or
@@ -2042,6 +2063,12 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
     int r = open_offline(path, false, &s, &version, ctx, err);
     if (s == NULL)
         return r;
+    /* a header SQLite cannot read is damage too, not an unreadable file */
+    bool header = r != 0 && s->db != NULL && is_damage(sqlite3_errcode(s->db));
+    if (header) {
+        r = 0;
+        err->msg[0] = '\0';
+    }
     char *text = NULL;
     size_t len = 0;
     FILE *f = r == 0 ? open_memstream(&text, &len) : NULL;
@@ -2050,7 +2077,12 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
     long problems = 0;
     bool broken = false;
     double deadline = max_seconds > 0 ? base_now() + max_seconds : 0;
-    if (r == 0) {
+    if (r == 0 && header) {
+        fprintf(f, "%s: structure: %s (the check could not go on)\n", path,
+                sqlite3_errmsg(s->db));
+        problems++;
+        broken = true;
+    } else if (r == 0) {
         fprintf(f, "%s: schema %d\n", path, version);
         r = check_structure(s, full, deadline, f, &problems, &broken, ctx, err);
     }
