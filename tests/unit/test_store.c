@@ -9,9 +9,11 @@
  * one intact), class records and their chunks (paging across chunks, CRC-32
  * check values that catch a changed byte or a chunk in the wrong place),
  * exact frontier round trips and the in-place upgrade of a schema 1 file,
- * and sto_check on damaged files: every page zeroed in turn, a header
- * field out of range, a garbled header, each found as damage, never a
- * crash nor an unreadable file.
+ * and sto_check: on damaged files (every page zeroed in turn, a header
+ * field out of range, a garbled header: each found as damage, never a
+ * crash nor an unreadable file), and on each invariant broken the way it
+ * happens (two writers checkpointing one job, a frontier that lost a
+ * task, ...) beside sound jobs of every shape, which it must not name.
  *
  * Two tests exercise what the daemon depends on most:
  *   crash safety - a child process writes checkpoints in a loop, each one a
@@ -1042,6 +1044,144 @@ START_TEST(check_damaged_file)
 }
 END_TEST
 
+/* The lines of a report that name job `job`. */
+static bool report_names(const char *report, int64_t job, const char *needle)
+{
+    char head[48];
+    snprintf(head, sizeof head, "job %lld: ", (long long)job);
+    for (const char *p = report; (p = strstr(p, head)) != NULL; p++) {
+        const char *end = strchr(p, '\n');
+        if ((p == report || p[-1] == '\n') &&
+            (needle == NULL || (strstr(p, needle) != NULL && strstr(p, needle) < end)))
+            return true;
+    }
+    return false;
+}
+
+/* What sto_check verifies beyond check values: each invariant broken in
+ * one job, the way it happens (two writers checkpointing one job, a count
+ * moved by hand, a frontier that lost a task...), beside sound jobs of
+ * every shape the daemon leaves, which must not be named. */
+START_TEST(check_invariants)
+{
+    tmp t;
+    tmp_make(&t);
+    sto_db *db = open_ok(t.path);
+    tsr_err err = {""};
+    char *report = NULL;
+    sto_batch x;
+    batch_of(&x, STO_CHUNK_CLASSES + 10, 0); /* two chunks */
+    sto_task half = {0, NULL, 0.5}, quarters[2] = {{0, NULL, 0.25}, {0, NULL, 0.25}};
+    sto_progress p = {100, 0.5, 1.0, NULL};
+    enum sto_state paused = STO_PAUSED, done = STO_COMPLETED;
+    /* sound: unfinished; completed; store none; store 4 kept of 6 */
+    int64_t sound = create_ok(db, "{}", 0), complete = create_ok(db, "{}", 0);
+    ck_assert_int_eq(sto_checkpoint(db, sound, &half, 1, &x, &p, &paused, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, complete, &half, 1, &x, &p, NULL, &err), 0);
+    sto_progress all = {200, 1.0, 2.0, NULL};
+    sto_batch rest;
+    batch_of(&rest, 10, 7000); /* the other half's classes */
+    ck_assert_int_eq(sto_checkpoint(db, complete, NULL, 0, &rest, &all, &done, &err), 0);
+    sto_batch_free(&rest);
+    int64_t none = 0, four = 0;
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":\"none\"}", 0, &none, &err), 0);
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":4}", 0, &four, &err), 0);
+    sto_batch kept = {0};
+    int ids[2] = {1, 2}, more[2] = {3, 4};
+    ck_assert_int_eq(sto_batch_add(&kept, ids, 2, 3, 0), 0);
+    ck_assert_int_eq(sto_checkpoint(db, none, &half, 1, &kept, &p, NULL, &err), 0);
+    sto_batch_free(&kept);
+    ck_assert_int_eq(sto_batch_add(&kept, ids, 2, 3, 3), 0);
+    ck_assert_int_eq(sto_batch_add(&kept, more, 2, 3, 1), 0); /* a class straddling 4 */
+    ck_assert_int_eq(sto_checkpoint(db, four, &half, 1, &kept, &p, NULL, &err), 0);
+    sto_batch_free(&kept);
+    int r = sto_check(t.path, true, 0, &report, &err);
+    ck_assert_msg(r == 0 && strstr(report, "classes: ") != NULL, "%d %s %s", r, err.msg, report);
+    free(report);
+
+    /* twice: two writers checkpoint the same work, as two daemons on one
+     * file do; every number fits, only the classes repeat */
+    int64_t twice = create_ok(db, "{}", 0);
+    sto_db *other = open_ok(t.path);
+    ck_assert_int_eq(sto_checkpoint(db, twice, &half, 1, &x, &p, NULL, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(other, twice, &half, 1, &x, &p, NULL, &err), 0);
+    sto_close(other);
+    /* overlap: the count moved back by hand, then a checkpoint numbers
+     * from it */
+    int64_t overlap = create_ok(db, "{}", 0);
+    ck_assert_int_eq(sto_checkpoint(db, overlap, &half, 1, &x, &p, NULL, &err), 0);
+    char sql[300];
+    snprintf(sql, sizeof sql, "UPDATE jobs SET stored = stored - 5, solutions = solutions - 5 "
+                              "WHERE id = %lld", (long long)overlap);
+    raw_exec(t.path, sql);
+    sto_batch y;
+    batch_of(&y, 10, 5000);
+    ck_assert_int_eq(sto_checkpoint(db, overlap, &half, 1, &y, &p, NULL, &err), 0);
+    sto_batch_free(&y);
+    /* weights: a quarter of the tree lost from the frontier */
+    int64_t weights = create_ok(db, "{}", 0);
+    sto_progress q = {100, 0.25, 1.0, NULL};
+    ck_assert_int_eq(sto_checkpoint(db, weights, quarters, 2, &x, &q, NULL, &err), 0);
+    /* a completed job with a task */
+    int64_t final = create_ok(db, "{}", 0);
+    ck_assert_int_eq(sto_checkpoint(db, final, NULL, 0, &x, &all, &done, &err), 0);
+    snprintf(sql, sizeof sql, "INSERT INTO frontier VALUES (%lld, 0, x'', 0.5)",
+             (long long)final);
+    raw_exec(t.path, sql);
+    /* an unfinished job with solutions and no frontier */
+    int64_t bare = create_ok(db, "{}", 0);
+    ck_assert_int_eq(sto_checkpoint(db, bare, NULL, 0, &x, &p, NULL, &err), 0);
+    /* store 5, all stored */
+    int64_t five = 0;
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":5}", 0, &five, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, five, &half, 1, &x, &p, NULL, &err), 0);
+    /* options that are not JSON, statistics that are not JSON */
+    int64_t docs = create_ok(db, "{}", 0);
+    snprintf(sql, sizeof sql, "UPDATE jobs SET options = '{\"store\":', stats = '[1,' "
+                              "WHERE id = %lld", (long long)docs);
+    raw_exec(t.path, sql);
+    /* chunks of a job that does not exist (copied, check values and all) */
+    snprintf(sql, sizeof sql, "INSERT INTO chunks SELECT 999, first, nsol, nclass, data, crc "
+                              "FROM chunks WHERE job = %lld", (long long)sound);
+    raw_exec(t.path, sql);
+    sto_close(db);
+
+    ck_assert_int_eq(sto_check(t.path, true, 0, &report, &err), TSR_EIO);
+    ck_assert_msg(err.msg[0] == '\0', "%s", err.msg);
+    const struct { int64_t job; const char *needle; } want[] = {
+        {twice, "classes are stored more than once"},
+        {overlap, "overlaps the one before"},
+        {overlap, "solutions stored by its count"},
+        {weights, "its frontier weighs 0.5 and 0.25 of its tree is done: 0.75 in all, not 1"},
+        {final, "completed, yet it has a frontier of 1 task"},
+        {bare, "with no frontier, yet 0.5 of its tree is done"},
+        {five, "where its options.store keeps 5"},
+        {docs, "options document is not a JSON object"},
+        {docs, "statistics document is not JSON"},
+        {999, "is damaged"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(report_names(report, want[i].job, want[i].needle), "job %lld: no \"%s\":\n%s",
+                      (long long)want[i].job, want[i].needle, report);
+    ck_assert_msg(strstr(report, "chunks: 2 rows belong to no row of jobs") != NULL, "%s",
+                  report);
+    int64_t sound_jobs[] = {sound, complete, none, four};
+    for (size_t i = 0; i < sizeof sound_jobs / sizeof *sound_jobs; i++)
+        ck_assert_msg(!report_names(report, sound_jobs[i], NULL), "sound job %lld named:\n%s",
+                      (long long)sound_jobs[i], report);
+    free(report);
+
+    /* a schema version that does not match the tables */
+    raw_exec(t.path, "PRAGMA user_version = 2");
+    ck_assert_int_eq(sto_check(t.path, true, 0, &report, &err), TSR_EIO);
+    ck_assert_msg(strstr(report, "schema: the file says schema 2, which does not have a table "
+                                 "batches") != NULL, "%s", report);
+    free(report);
+    sto_batch_free(&x);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* Each kind of chunk damage is mended to the job's sound start, in one
  * transaction: a refused cap leaves the file as it was. */
 START_TEST(repair_cases)
@@ -1056,8 +1196,12 @@ START_TEST(repair_cases)
     int64_t d = create_ok(db, "{}", 0), e = create_ok(db, "{}", 0);
     sto_batch x;
     batch_of(&x, 2 * STO_CHUNK_CLASSES + 10, 0); /* three chunks */
+    /* half the tree searched, half in the frontier: as the daemon leaves
+     * them (sto_check finds a job with solutions and no frontier damaged) */
+    sto_task half = {0, NULL, 0.5};
+    sto_progress p = {100, 0.5, 1.0, NULL};
     for (int64_t j = a; j <= e; j++)
-        ck_assert_int_eq(sto_checkpoint(db, j, NULL, 0, &x, NULL, NULL, &err), 0);
+        ck_assert_int_eq(sto_checkpoint(db, j, &half, 1, &x, &p, NULL, &err), 0);
     set_state_ok(db, a, STO_COMPLETED, NULL);
     int64_t total = job_column(t.path, a, "stored", NULL, 0);
     sto_close(db);
@@ -1553,6 +1697,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, check_values);
     tcase_add_test(tc, repair_cases);
     tcase_add_test(tc, check_damaged_file);
+    tcase_add_test(tc, check_invariants);
     tcase_add_test(tc, schema_1_upgrade);
     tcase_add_test(tc, frontier_round_trip);
     tcase_add_test(tc, solutions_paging);
