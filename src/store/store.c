@@ -2581,6 +2581,29 @@ static int check_classes(checker *c)
 
 /* ---- opening a store offline ---- */
 
+/* "file:" and the path, every byte outside a safe set %-escaped (a path
+ * with '?', '#' or '%' in it names the same file), then `query`. */
+static int file_uri(const char *path, const char *query, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+    for (const char *p = "file:"; *p; p++)
+        out[n++] = *p;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (n + 4 >= cap)
+            return -1;
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("/._-~", *p) != NULL) {
+            out[n++] = (char)*p;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        }
+    }
+    return snprintf(out + n, cap - n, "%s", query) < (int)(cap - n) ? 0 : -1;
+}
+
 /* The first read of an opened file (its schema version): SQLite's code. */
 static int first_read(sto_db *s)
 {
@@ -2596,13 +2619,24 @@ static int first_read(sto_db *s)
  * a missing or empty file is an error, not a new store), identify it and
  * read its schema version.  *out is set even on failure, for sto_close;
  * *read_rc is SQLite's code for the first read (SQLITE_OK when it worked),
- * so that a caller can tell a damaged file from one it cannot open. */
-static int open_offline(const char *path, bool write, sto_db **out, int *version, int *read_rc,
-                        const char *ctx, tsr_err *err)
+ * so that a caller can tell a damaged file from one it cannot open.
+ *
+ * A read-only open of a file in WAL mode needs the -shm index beside it,
+ * and creates one when it is missing; on a read-only file system or in a
+ * read-only directory that fails ("unable to open").  Then, with no
+ * write-ahead log holding commits (none, or an empty one) and no -shm, the
+ * file alone is the whole store: it is opened immutable (SQLite's
+ * immutable=1: no index, no locks) and *immutable says so.  With commits in
+ * a log that cannot be indexed here, the store cannot be read consistently,
+ * and the error says what to do. */
+static int open_offline(const char *path, bool write, sto_db **out, int *version,
+                        bool *immutable, int *read_rc, const char *ctx, tsr_err *err)
 {
     *out = NULL;
     *version = 0;
     *read_rc = SQLITE_OK;
+    if (immutable != NULL)
+        *immutable = false;
     if (access(path, F_OK) != 0)
         return tsr_err_set(err, TSR_EIO, "store: %s: %s", ctx, strerror(errno));
     int r = not_empty(path, ctx, err);
@@ -2611,8 +2645,12 @@ static int open_offline(const char *path, bool write, sto_db **out, int *version
     sto_db *s = *out = calloc(1, sizeof *s);
     if (s == NULL)
         return tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-    int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
-    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+    char uri[PATH_MAX * 3 + 64];
+    if (!write && file_uri(path, "?mode=ro", uri, sizeof uri) != 0)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: path too long", ctx);
+    int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) |
+                SQLITE_OPEN_NOMUTEX;
+    int rc = sqlite3_open_v2(write ? path : uri, &s->db, flags, NULL);
     if (rc != SQLITE_OK)
         return sql_err(s, rc, err, ctx, "open");
     sqlite3_extended_result_codes(s->db, 1);
@@ -2621,6 +2659,33 @@ static int open_offline(const char *path, bool write, sto_db **out, int *version
     if (write)
         sqlite3_busy_timeout(s->db, STO_BUSY_TIMEOUT_MS);
     rc = first_read(s);
+    if (rc != SQLITE_OK && !write && (rc & 0xff) == SQLITE_CANTOPEN) {
+        /* read-only, and SQLite could not open or create the -shm index */
+        char side[PATH_MAX + 8];
+        struct stat wal, shm;
+        snprintf(side, sizeof side, "%s-wal", path);
+        bool has_wal = stat(side, &wal) == 0 && wal.st_size > 0;
+        snprintf(side, sizeof side, "%s-shm", path);
+        bool has_shm = stat(side, &shm) == 0;
+        if (has_wal)
+            return tsr_err_set(err, TSR_EIO, "store: %s: its write-ahead log %s-wal holds "
+                               "commits (%lld bytes) that SQLite reads only through an index "
+                               "in %s-shm, which it cannot %s here (a read-only file system "
+                               "or directory): copy the files to writable storage and check "
+                               "the copy", ctx, path, (long long)wal.st_size, path,
+                               has_shm ? "open" : "create");
+        if (!has_shm) {
+            sqlite3_close(s->db);
+            s->db = NULL;
+            if (file_uri(path, "?mode=ro&immutable=1", uri, sizeof uri) != 0)
+                return tsr_err_set(err, TSR_ETOOBIG, "store: %s: path too long", ctx);
+            if ((rc = sqlite3_open_v2(uri, &s->db, flags, NULL)) != SQLITE_OK)
+                return sql_err(s, rc, err, ctx, "open");
+            sqlite3_extended_result_codes(s->db, 1);
+            *immutable = true;
+            rc = first_read(s);
+        }
+    }
     *read_rc = rc;
     if (rc != SQLITE_OK)
         return sql_err(s, rc, err, ctx, "read the file's header");
@@ -2638,11 +2703,12 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
     checker c = {.ctx = ctx, .err = err,
                  .deadline = max_seconds > 0 ? base_now() + max_seconds : 0};
     int version = 0;
+    bool immutable = false;
     char *text = NULL;
     size_t len = 0;
     tsr_err oe = {{0}};
     int read_rc;
-    int r = open_offline(path, false, &c.s, &version, &read_rc, ctx, &oe);
+    int r = open_offline(path, false, &c.s, &version, &immutable, &read_rc, ctx, &oe);
     if (c.s == NULL) {
         *err = oe;
         return r;
@@ -2654,7 +2720,9 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
         r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
         goto out;
     }
-    fprintf(c.f, "%s: schema %d\n", path, version);
+    fprintf(c.f, "%s: schema %d%s\n", path, version,
+            immutable ? " (read as immutable: SQLite cannot create its index on this file "
+                        "system, and no write-ahead log holds commits)" : "");
     if (r != 0 && is_damage(read_rc)) {
         /* the first read already met damage: a header or schema SQLite
          * cannot read is a finding, the file is not unreadable */
@@ -2923,7 +2991,7 @@ int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err)
     sto_db *s;
     int version, read_rc;
     tsr_err oe = {{0}};
-    int r = open_offline(path, true, &s, &version, &read_rc, ctx, &oe);
+    int r = open_offline(path, true, &s, &version, NULL, &read_rc, ctx, &oe);
     if (s == NULL) {
         *err = oe;
         return r;
