@@ -690,11 +690,18 @@ static int check_store(const char *path, tsr_err *err)
         return 0; /* a new store */
     char *report = NULL;
     int rc = sto_check(path, false, START_CHECK_SECONDS, &report, err);
-    if (rc == TSR_EIO && report != NULL)
-        rc = tsr_err_set(err, TSR_EIO, "the store %s is damaged; nothing was changed.  Run "
-                         "'tesserad --check --db %s' for the whole report, 'tesserad --repair "
-                         "--db %s' to mend damaged solution chunks, and see docs/store.md "
-                         "(recovery).  Found:\n%s", path, path, path, report);
+    if (rc == TSR_EIO && report != NULL) {
+        /* the first finding (the report's second line) fits the message;
+         * the whole report may not */
+        const char *first = strchr(report, '\n');
+        first = first != NULL ? first + 1 : report;
+        int n = (int)strcspn(first, "\n");
+        rc = tsr_err_set(err, TSR_EIO, "the store %s is damaged; nothing was changed.  Found: "
+                         "%.*s%s.  Run 'tesserad --check --db %s' for the whole report, "
+                         "'tesserad --repair --db %s' to mend damaged solution chunks, and see "
+                         "docs/store.md (recovery)", path, n < 200 ? n : 200, first,
+                         n < 200 ? "" : "...", path, path);
+    }
     free(report);
     return rc;
 }

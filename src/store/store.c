@@ -1946,7 +1946,8 @@ static int past_deadline(void *arg)
  * on reading. */
 typedef struct checker {
     sto_db *s;
-    FILE *f;          /* the report, one line per finding */
+    FILE *f;          /* the findings, one line each */
+    FILE *notes;      /* what was checked, how far (after the findings) */
     long problems;    /* findings */
     bool broken;      /* SQLite met a malformed page: no row is read after it */
     bool late;        /* past the deadline: the rest is unchecked, not damaged */
@@ -2048,7 +2049,8 @@ static int check_structure(checker *c, bool full)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *line = (const char *)sqlite3_column_text(st, 0);
-        if (line != NULL && strcmp(line, "ok") != 0)
+        /* "*** in database main ***" heads SQLite's lines: not a finding */
+        if (line != NULL && strcmp(line, "ok") != 0 && strncmp(line, "*** ", 4) != 0)
             finding(c, "structure: %s", line);
     }
     return check_finish(c, st, rc, 0, what);
@@ -2145,13 +2147,13 @@ static int check_chunks(checker *c)
     }
     r = check_finish(c, st, rc, r, what);
     if (r == 0 && !c->broken)
-        fprintf(c->f, "chunks: %ld checked\n", chunks);
+        fprintf(c->notes, "chunks: %ld checked\n", chunks);
     return r;
 }
 
 /* A job's tasks, as check_frontier sums them. */
 typedef struct task_sum {
-    int64_t job, tasks;
+    int64_t job, tasks, next; /* next: the number the next task should have */
     double weight, carry; /* compensated sum (Neumaier): weight + carry */
 } task_sum;
 
@@ -2177,12 +2179,13 @@ static int check_frontier(checker *c, task_sum **sums, int *nsums)
         if (*nsums == 0 || (*sums)[*nsums - 1].job != job) {
             if ((r = grow((void **)sums, &cap, *nsums, sizeof **sums, c->ctx, c->err)) != 0)
                 break;
-            (*sums)[(*nsums)++] = (task_sum){job, 0, 0, 0};
+            (*sums)[(*nsums)++] = (task_sum){job, 0, 0, 0, 0};
         }
         t = &(*sums)[*nsums - 1];
-        if (seq != t->tasks)
+        if (seq != t->next) /* tasks are numbered 0..n-1 (a gap: one lost) */
             finding(c, "job %lld: frontier task %lld where task %lld should be", (long long)job,
-                    (long long)seq, (long long)t->tasks);
+                    (long long)seq, (long long)t->next);
+        t->next = seq + 1;
         if (bytes % 4 != 0 || bytes / 4 > STO_MAX_TASK_IMAGES)
             finding(c, "job %lld: frontier task %lld is malformed (%lld bytes of images)",
                     (long long)job, (long long)seq, (long long)bytes);
@@ -2199,7 +2202,7 @@ static int check_frontier(checker *c, task_sum **sums, int *nsums)
     }
     r = check_finish(c, st, rc, r, what);
     if (r == 0 && !c->broken)
-        fprintf(c->f, "frontier: %ld tasks checked\n", tasks);
+        fprintf(c->notes, "frontier: %ld tasks checked\n", tasks);
     return r;
 }
 
@@ -2303,7 +2306,7 @@ static int check_jobs(checker *c)
     r = check_finish(c, st, rc, 0, what);
     free(sums);
     if (r == 0 && !c->broken)
-        fprintf(c->f, "jobs: %ld checked\n", jobs);
+        fprintf(c->notes, "jobs: %ld checked\n", jobs);
     return r;
 }
 
@@ -2537,7 +2540,7 @@ static int check_job_classes(checker *c, int64_t job, int64_t nclass, uint64_t *
                 (long long)job, (long long)twice, same, npairs, (long long)ex_a,
                 (long long)ex_b);
     else
-        fprintf(c->f, "job %lld: %lld classes share a 64-bit hash with another, and the %d "
+        fprintf(c->notes, "job %lld: %lld classes share a 64-bit hash with another, and the %d "
                       "compared id by id differ: no class stored twice\n", (long long)job,
                 (long long)twice, npairs);
     return 0;
@@ -2571,7 +2574,7 @@ static int check_classes(checker *c)
         classes += list[i].nclass;
     }
     if (r == 0 && check_going(c))
-        fprintf(c->f, "classes: %lld in %d jobs hashed (%d pass%s at most, %.1f MB)\n",
+        fprintf(c->notes, "classes: %lld in %d jobs hashed (%d pass%s at most, %.1f MB)\n",
                 (long long)classes, n, most, most == 1 ? "" : "es",
                 (double)hcap * sizeof *hashes / 1e6);
     free(hashes);
@@ -2704,8 +2707,8 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
                  .deadline = max_seconds > 0 ? base_now() + max_seconds : 0};
     int version = 0;
     bool immutable = false;
-    char *text = NULL;
-    size_t len = 0;
+    char *found = NULL, *notes = NULL, *text = NULL;
+    size_t flen = 0, nlen = 0;
     tsr_err oe = {{0}};
     int read_rc;
     int r = open_offline(path, false, &c.s, &version, &immutable, &read_rc, ctx, &oe);
@@ -2713,16 +2716,14 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
         *err = oe;
         return r;
     }
-    c.f = open_memstream(&text, &len);
+    c.f = open_memstream(&found, &flen);
+    c.notes = open_memstream(&notes, &nlen);
     c.scratch = malloc(STO_MAX_TASK_IMAGES * sizeof *c.scratch);
     c.scratch2 = malloc(STO_MAX_TASK_IMAGES * sizeof *c.scratch2);
-    if (c.f == NULL || c.scratch == NULL || c.scratch2 == NULL) {
+    if (c.f == NULL || c.notes == NULL || c.scratch == NULL || c.scratch2 == NULL) {
         r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
         goto out;
     }
-    fprintf(c.f, "%s: schema %d%s\n", path, version,
-            immutable ? " (read as immutable: SQLite cannot create its index on this file "
-                        "system, and no write-ahead log holds commits)" : "");
     if (r != 0 && is_damage(read_rc)) {
         /* the first read already met damage: a header or schema SQLite
          * cannot read is a finding, the file is not unreadable */
@@ -2750,7 +2751,7 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
         r = check_schema(&c, version);
     if (r == 0 && version == STO_SCHEMA_VERSION && c.tables) {
         if (!c.json)
-            fprintf(c.f, "documents: not checked (this SQLite has no JSON functions)\n");
+            fprintf(c.notes, "documents: not checked (this SQLite has no JSON functions)\n");
         if (r == 0)
             r = check_chunks(&c);
         if (r == 0)
@@ -2760,23 +2761,39 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
         if (r == 0)
             r = check_classes(&c);
     } else if (r == 0 && check_going(&c) && version > 0 && c.tables) {
-        fprintf(c.f, "solutions: schema %d is upgraded when tesserad opens the store\n", version);
+        fprintf(c.notes, "solutions: schema %d is upgraded when tesserad opens the store\n", version);
     }
     tx_rollback(c.s); /* it only read */
     if (r == 0 && c.broken)
-        fprintf(c.f, "the rest: not checked (the file's structure is broken)\n");
+        fprintf(c.notes, "the rest: not checked (the file's structure is broken)\n");
     if (r == 0 && c.late)
-        fprintf(c.f, "not finished in time: the rest is unchecked, not damaged\n");
+        fprintf(c.notes, "not finished in time: the rest is unchecked, not damaged\n");
 out:
     if (c.s != NULL && c.s->db != NULL)
         sqlite3_progress_handler(c.s->db, 0, NULL, NULL);
-    if (c.f != NULL) {
-        fprintf(c.f, "%s\n", c.problems ? "damaged" : "ok");
+    if (c.f != NULL)
         fclose(c.f);
-    }
+    if (c.notes != NULL)
+        fclose(c.notes);
     free(c.scratch);
     free(c.scratch2);
     sto_close(c.s);
+    /* the report: the file, the findings first (a caller may show only
+     * the start), what was checked, the verdict */
+    size_t len = 0;
+    FILE *f = r == 0 ? open_memstream(&text, &len) : NULL;
+    if (r == 0 && f == NULL)
+        r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
+    if (f != NULL) {
+        fprintf(f, "%s: schema %d%s\n%s%s%s\n", path, version,
+                immutable ? " (read as immutable: SQLite cannot create its index on this file "
+                            "system, and no write-ahead log holds commits)" : "",
+                found != NULL ? found : "", notes != NULL ? notes : "",
+                c.problems ? "damaged" : "ok");
+        fclose(f);
+    }
+    free(found);
+    free(notes);
     if (r != 0) {
         free(text);
         return r;
@@ -3015,7 +3032,7 @@ int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err)
     FILE *f = r == 0 ? open_memstream(&text, &len) : NULL;
     if (r == 0 && f == NULL)
         r = tsr_err_set(err, TSR_ENOMEM, "store: %s: out of memory", ctx);
-    checker c = {.s = s, .f = f, .ctx = ctx, .err = err};
+    checker c = {.s = s, .f = f, .notes = f, .ctx = ctx, .err = err};
     if (r == 0) {
         fprintf(f, "%s: schema %d\n", path, version);
         if (unreadable_header)
