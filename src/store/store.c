@@ -2048,10 +2048,15 @@ static int check_structure(checker *c, bool full)
         return r;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *line = (const char *)sqlite3_column_text(st, 0);
-        /* "*** in database main ***" heads SQLite's lines: not a finding */
-        if (line != NULL && strcmp(line, "ok") != 0 && strncmp(line, "*** ", 4) != 0)
-            finding(c, "structure: %s", line);
+        /* a row may hold several lines, headed "*** in database main ***":
+         * each other line is a finding */
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        for (const char *line = text; line != NULL && *line != '\0';) {
+            int n = (int)strcspn(line, "\n");
+            if (strncmp(line, "ok", (size_t)n) != 0 && strncmp(line, "*** ", 4) != 0)
+                finding(c, "structure: %.*s", n, line);
+            line += n + (line[n] == '\n');
+        }
     }
     return check_finish(c, st, rc, 0, what);
 }

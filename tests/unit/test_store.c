@@ -1018,6 +1018,15 @@ START_TEST(check_damaged_file)
     v[20] = 0xff;
     store_write(&t, v, len);
     check_copes(&t, true, true, "byte 20 at 255");
+    /* each of SQLite's lines a finding of its own, its header not one */
+    char *report = NULL;
+    store_write(&t, v, len);
+    ck_assert_int_eq(sto_check(t.path, true, 0, &report, &err), TSR_EIO);
+    int lines = 0;
+    for (const char *p = report; (p = strstr(p, "\nstructure: ")) != NULL; p++)
+        lines++;
+    ck_assert_msg(lines >= 2 && strstr(report, "***") == NULL, "%s", report);
+    free(report);
     store_write(&t, v, len);
     check_copes(&t, false, true, "byte 20 at 255, the quick check");
     int found = 0;
