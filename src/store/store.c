@@ -1922,9 +1922,10 @@ void sto_claim_release(sto_claim *c)
  * cannot be opened) is an error. */
 
 /* |sum of an unfinished job's task weights + its fraction done - 1| may be
- * this much: the weights are halved and summed in doubles, tasks by the
- * million, so the exact sum is off by ~1e-10 at most; a task lost or
- * searched twice is off by its weight, which is far larger. */
+ * this much: weights are split and summed in doubles, tasks by the million
+ * (and the fraction done over every task finished), so the sum is off by
+ * ~1e-10 at most; a task lost or searched twice is off by its weight,
+ * which is larger unless it is a millionth of the tree. */
 #define CHECK_WEIGHT_TOLERANCE 1e-6
 /* Memory for one job's class hashes (8 bytes a class); a job with more
  * classes is hashed in several passes, each keeping one share of them. */

@@ -155,7 +155,10 @@ void sto_claim_release(sto_claim *c); /* NULL is fine */
  * 0 when the store is sound, TSR_EIO when it is damaged (the report says
  * where: job, solution number; a page SQLite finds malformed is damage
  * too), or another code, with `err` set and no report, when it cannot be
- * read. */
+ * read.  On a read-only file system SQLite cannot make the -shm index a
+ * WAL database is read through: with no -wal holding commits and no
+ * -shm, the file alone is read (immutable, as the report's first line
+ * says); commits in a -wal without its -shm cannot be read there. */
 int sto_check(const char *path, bool full, double max_seconds, char **report, tsr_err *err);
 
 /* Mend the damage sto_check finds in solution chunks, offline: the caller
