@@ -2038,6 +2038,23 @@ static int check_step(checker *c, sqlite3_stmt *st)
     return sqlite3_step(st);
 }
 
+/* The one header field SQLite reads without complaint yet obeys: a file
+ * format write version (byte 18) above 2 makes it open the file read-only,
+ * so the daemon would start and fail its first write.  (A read version
+ * above 2, a bad page size, magic string or payload fractions make SQLite
+ * refuse the file, which the first read reports.) */
+static void check_header(checker *c, const char *path)
+{
+    unsigned char h[100];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? pread(fd, h, sizeof h, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n == (ssize_t)sizeof h && h[18] > 2)
+        finding(c, "structure: the file's header gives file format write version %d (byte "
+                   "18; SQLite writes 1 and 2), so SQLite opens it read-only", h[18]);
+}
+
 /* SQLite's structure check: its lines are findings. */
 static int check_structure(checker *c, bool full)
 {
@@ -2745,6 +2762,8 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
     /* one read transaction: every statement below sees the same commit */
     if (!c.broken && (r = tx_begin(c.s, false, ctx, err)) != 0)
         goto out;
+    if (r == 0 && !c.broken)
+        check_header(&c, path);
     if (r == 0)
         r = check_structure(&c, full);
     if (r == 0 && check_going(&c)) { /* without JSON functions, documents go unchecked */
@@ -3041,10 +3060,12 @@ int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err)
     checker c = {.s = s, .f = f, .notes = f, .ctx = ctx, .err = err};
     if (r == 0) {
         fprintf(f, "%s: schema %d\n", path, version);
-        if (unreadable_header)
+        if (unreadable_header) {
             finding(&c, "structure: %s", sqlite3_errstr(read_rc));
-        else
+        } else {
+            check_header(&c, path);
             r = check_structure(&c, true);
+        }
     }
     bool refused = r == 0 && c.problems > 0;
     if (refused)

@@ -984,10 +984,11 @@ static bool check_copes(const tmp *t, bool full, bool damaged, const char *what)
 /* A store whose chunks run over overflow pages, damaged on disk where
  * SQLite meets it only while reading rows (tesserad --check once
  * finalized a statement twice there and died of SIGBUS): every page
- * zeroed in turn, the page header's reserved bytes (byte 20) at 255, the
- * file's first bytes garbled.  Each is found as damage (TSR_EIO with a
- * report, not an error: a store SQLite says is malformed is damaged, not
- * unreadable) or, for a page no table uses, sound. */
+ * zeroed in turn, the header's reserved bytes per page (byte 20) at 255,
+ * its write version (byte 18) at 23, which SQLite obeys by opening the
+ * file read-only, its first bytes garbled.  Each is found as damage
+ * (TSR_EIO with a report, not an error: a store SQLite says is malformed
+ * is damaged, not unreadable) or, for a page no table uses, sound. */
 START_TEST(check_damaged_file)
 {
     tmp t;
@@ -1043,6 +1044,11 @@ START_TEST(check_damaged_file)
     /* every page holds rows or the schema: all but a free one are found */
     ck_assert_msg(found >= (int)(len / 4096) - 1, "%d of %zu zeroed pages found", found,
                   len / 4096);
+    /* a write version SQLite does not write: it opens the file read-only */
+    memcpy(v, orig, len);
+    v[18] = 23;
+    store_write(&t, v, len);
+    check_copes(&t, false, true, "byte 18 at 23");
     memcpy(v, orig, len);
     memset(v, 0x5a, 16);
     store_write(&t, v, len);
