@@ -2358,8 +2358,7 @@ static int check_references(checker *c)
  * classes than CHECK_HASH_MEMORY holds is hashed in several passes over
  * its chunks, each keeping the hashes of one share (hash % passes). */
 
-/* A class's hash: its size and its ids, each mixed in (splitmix64's
- * finalizer), so that any change of an id, or of how many, changes it. */
+/* splitmix64's finalizer: every bit of x moves about half of the result. */
 static uint64_t mix64(uint64_t x)
 {
     x ^= x >> 30;
@@ -2369,12 +2368,41 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static uint64_t class_hash(const int *ids, int n)
+/* The record at data[*pos..len) without decoding its ids: its size and
+ * count, and where the bytes of its ids start (*ids_at; they end at *pos
+ * after).  Those bytes (each id minus the one before, LEB128, as
+ * put_varint writes them) are a canonical form of the ids: two classes
+ * with the same ids have the same bytes.  False when it is cut short. */
+static bool skip_record(const unsigned char *data, size_t len, size_t *pos, int *n, int *count,
+                        size_t *ids_at)
+{
+    uint64_t vn, vc;
+    if (!get_varint(data, len, pos, &vn) || !get_varint(data, len, pos, &vc) ||
+        vn > STO_MAX_TASK_IMAGES || vc < 1 || vc > INT_MAX)
+        return false;
+    *ids_at = *pos;
+    for (uint64_t i = 0; i < vn; i++, (*pos)++) /* a varint ends at a byte below 0x80 */
+        while (*pos < len && data[*pos] >= 0x80)
+            (*pos)++;
+    if (*pos > len)
+        return false;
+    *n = (int)vn;
+    *count = (int)vc;
+    return true;
+}
+
+/* A class's hash: its size and the bytes of its ids, 8 at a time. */
+static uint64_t class_hash(int n, const unsigned char *p, size_t len)
 {
     uint64_t h = mix64((uint64_t)n + 0x9e3779b97f4a7c15u);
-    for (int i = 0; i < n; i++)
-        h = mix64(h + (uint32_t)ids[i]);
-    return h;
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = mix64(h ^ w);
+    }
+    uint64_t w = len; /* the tail, and its length */
+    memcpy(&w, p, len);
+    return mix64(h ^ w ^ ((uint64_t)len << 56));
 }
 
 static int hash_order(const void *a, const void *b)
@@ -2383,14 +2411,24 @@ static int hash_order(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Sort hashes in place: one 256-way partition on the top byte (American
- * flag sort), then each part by qsort, whose scratch buffer is then a
- * 256th of the whole. */
-static void sort_hashes(uint64_t *v, size_t n)
+/* Sort hashes in place, by their bytes from the top (`shift` 56, 48, ...):
+ * a 256-way partition (American flag sort) on each, down to parts small
+ * enough for insertion sort.  No memory but the stack. */
+static void sort_hashes(uint64_t *v, size_t n, int shift)
 {
+    if (n < 32 || shift < 0) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t x = v[i];
+            size_t j = i;
+            for (; j > 0 && v[j - 1] > x; j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
     size_t start[257] = {0}, next[256];
     for (size_t i = 0; i < n; i++)
-        start[(v[i] >> 56) + 1]++;
+        start[((v[i] >> shift) & 0xff) + 1]++;
     for (int b = 0; b < 256; b++) {
         start[b + 1] += start[b];
         next[b] = start[b];
@@ -2398,7 +2436,7 @@ static void sort_hashes(uint64_t *v, size_t n)
     for (int b = 0; b < 256; b++)
         while (next[b] < start[b + 1]) {
             uint64_t x = v[next[b]];
-            for (int d = (int)(x >> 56); d != b; d = (int)(x >> 56)) {
+            for (int d = (int)((x >> shift) & 0xff); d != b; d = (int)((x >> shift) & 0xff)) {
                 uint64_t y = v[next[d]];
                 v[next[d]++] = x;
                 x = y;
@@ -2406,7 +2444,7 @@ static void sort_hashes(uint64_t *v, size_t n)
             v[next[b]++] = x;
         }
     for (int b = 0; b < 256; b++)
-        qsort(v + start[b], start[b + 1] - start[b], sizeof *v, hash_order);
+        sort_hashes(v + start[b], start[b + 1] - start[b], shift - 8);
 }
 
 /* The ids of job `job`'s class whose first solution is number `at`, into
@@ -2471,9 +2509,10 @@ static int hash_pass(checker *c, int64_t job, uint64_t pass, uint64_t passes, ui
         size_t len = (size_t)sqlite3_column_bytes(st, 2), pos = 0;
         for (int k = 0; r == 0 && k < nclass; k++) {
             int n, count;
-            if (!read_record(data, len, &pos, &n, &count, c->scratch))
+            size_t ids_at;
+            if (!skip_record(data, len, &pos, &n, &count, &ids_at))
                 break; /* malformed: check_chunks said so */
-            uint64_t h = class_hash(c->scratch, n);
+            uint64_t h = class_hash(n, data + ids_at, pos - ids_at);
             if (pairs != NULL) {
                 class_pair key = {h, 0, 0}, *p = bsearch(&key, pairs, (size_t)npairs,
                                                           sizeof *pairs, hash_order);
@@ -2525,7 +2564,7 @@ static int check_job_classes(checker *c, int64_t job, int64_t nclass, uint64_t *
         size_t n = 0;
         if ((r = hash_pass(c, job, p, passes, hashes, &n, cap, NULL, 0)) != 0 || !check_going(c))
             break;
-        sort_hashes(*hashes, n);
+        sort_hashes(*hashes, n, 56);
         for (size_t i = 1; i < n; i++)
             if ((*hashes)[i] == (*hashes)[i - 1]) {
                 twice++;
