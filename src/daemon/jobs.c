@@ -684,12 +684,19 @@ static int load_jobs(jm_manager *m, tsr_err *err)
  * never resumed. */
 #define START_CHECK_SECONDS 3.0
 
-static int check_store(const char *path, tsr_err *err)
+static int check_store(jm_manager *m, const char *path, tsr_err *err)
 {
     if (access(path, F_OK) != 0)
         return 0; /* a new store */
     char *report = NULL;
     int rc = sto_check(path, false, START_CHECK_SECONDS, &report, err);
+    if (rc == 0 && report != NULL && strstr(report, "\nnot finished in time") != NULL) {
+        char note[PATH_MAX + 256]; /* said, so that a store the 3 s did not cover is known */
+        snprintf(note, sizeof note, "the store's check at start-up took its %g s before the "
+                 "end: the rest is unchecked, not damaged ('tesserad --check --db %s' checks it "
+                 "all, beside the daemon)", START_CHECK_SECONDS, path);
+        m->check_note = strdup(note);
+    }
     if (rc == TSR_EIO && report != NULL) {
         /* the first finding (the report's second line) fits the message;
          * the whole report may not */
@@ -704,6 +711,11 @@ static int check_store(const char *path, tsr_err *err)
     }
     free(report);
     return rc;
+}
+
+const char *jm_check_note(const jm_manager *m)
+{
+    return m->check_note;
 }
 
 int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
@@ -732,7 +744,7 @@ int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err)
     pthread_condattr_destroy(&ca);
     int rc = sto_claim_take(cfg->db_path, &m->claim, err);
     if (rc == 0)
-        rc = check_store(cfg->db_path, err);
+        rc = check_store(m, cfg->db_path, err);
     if (rc == 0)
         rc = sto_open(cfg->db_path, TESSERA_ENGINE_VERSION, &m->db, err);
     if (rc == 0)
@@ -788,6 +800,7 @@ void jm_close(jm_manager *m)
         jm_free_job(m->jobs[i]);
     free(m->jobs);
     free(m->store_error);
+    free(m->check_note);
     for (int i = 0; i < m->nlibrary; i++) {
         free(m->library[i].file);
         free(m->library[i].path);

@@ -405,6 +405,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         fprintf(stderr, "tesserad: %s\n", err.msg);
         return 1;
     }
+    if (jm_check_note(jm) != NULL)
+        fprintf(stderr, "tesserad: %s\n", jm_check_note(jm));
     srv_ops ops;
     jm_ops(jm, &ops);
     srv_config sc = {.listen = st.listen, .token = st.token, .www_dir = st.www,

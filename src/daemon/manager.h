@@ -114,6 +114,7 @@ struct jm_manager {
     double checkpoint_seconds_sum;
     uint64_t store_failures;  /* commits the store refused since start */
     char *store_error;        /* why the last one failed, until a commit succeeds */
+    char *check_note;         /* jm_check_note */
     pthread_mutex_t dec_mu;   /* the decoder cache; taken with no other lock held */
     jm_decoder *decoders[DECODERS_MAX];
     uint64_t dec_clock;
