@@ -1968,11 +1968,26 @@ static void finding(checker *c, const char *fmt, ...)
     ;
 static void finding(checker *c, const char *fmt, ...)
 {
+    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(c->f, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fputc('\n', c->f);
+    /* one line of text, whatever bytes of the damaged file it quotes: a
+     * control byte or a byte outside well-formed UTF-8 becomes '?' */
+    for (unsigned char *p = (unsigned char *)line; *p != '\0';) {
+        int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
+                : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        for (int k = 1; k < n; k++)
+            if ((p[k] & 0xc0) != 0x80)
+                n = 0;
+        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+    fprintf(c->f, "%s\n", line);
     c->problems++;
 }
 
