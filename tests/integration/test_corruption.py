@@ -56,9 +56,11 @@ no check value: a bit flipped there would resume the paused job on another
 subtree.  Neither is served at start-up; both are said in docs/store.md.
 
 Environment: TSR_CORRUPTION_VARIANTS (default 60; `make check-corruption`
-runs 1000), TSR_SEED (the generator's seed, printed; the same seed makes
-the same variants), TSR_CORRUPTION_ONLY=i (run variant i alone, to replay
-a failure: the seed and the index are printed with it).
+runs 1000), TSR_SEED (the generator's seed, printed), TSR_CORRUPTION_ONLY=i
+(run variant i alone), TSR_CORRUPTION_STORES=DIR (the stores: read from
+DIR when they are there, else made and kept there).  The same seed on the
+same stores makes the same variants; a failure keeps the stores and
+prints the three settings that replay it.
 """
 
 import collections
@@ -209,8 +211,27 @@ def served_solutions(host, port, jid):
 
 
 def make_stores(t):
-    """The clean, wal and donor stores, with what each held."""
+    """The clean, wal and donor stores: made by daemons, or read from
+    $TSR_CORRUPTION_STORES when they were kept there (the paused job's
+    progress depends on timing, so a replay needs the same stores); with
+    what each held."""
     scratch = t.tempdir()
+    kept = os.environ.get("TSR_CORRUPTION_STORES")
+    if kept and all(os.path.exists(os.path.join(kept, n, DB)) for n in ("clean", "wal", "donor")):
+        log("the stores kept in %s" % kept)
+        stores = [Store(n, read_files(os.path.join(kept, n))) for n in ("clean", "wal", "donor")]
+    else:
+        stores = make_files(t)
+        if kept:
+            for s in stores:
+                write_files(os.path.join(kept, s.name), s.files)
+    for s in stores:
+        describe(t, s, scratch)
+    return stores
+
+
+def make_files(t):
+    """The three stores' files, made by daemons."""
     d = t.daemon(threads=2, checkpoint=0.3)
     for name in ("soma-cube.json", "pentominoes-6x10.json"):
         d.wait_final(d.submit(tlib.puzzle_body(name))["id"])
@@ -245,25 +266,26 @@ def make_stores(t):
           "donor: its pages are all in its -wal (%d bytes of file, %d of log)"
           % (len(donor.files[DB]), len(donor.files.get(WAL, b""))))
 
-    for s in (clean, wal, donor):
-        s.states = states_of(s.files[DB], s.files.get(WAL), scratch)
-        s.pages = page_owners(s.files[DB], scratch)
-        # what a daemon serves from the undamaged store: its last state
-        # exactly, and the solutions of each final job
-        v = t.daemon(threads=1, start=False)
-        write_files(v.state_dir, s.files)
-        v.start()
-        jobs = {j["id"]: (j["state"], j["solutions"], j["stored"]) for j in v.list_jobs()}
-        check(jobs == s.states[-1], "%s: the daemon serves the store's last state" % s.name,
-              (jobs, s.states[-1]))
-        for jid, (state, _, _) in jobs.items():
-            if state in FINAL:
-                s.solutions[jid], error = served_solutions(v.host, v.port, jid)
-                check(error is None, "%s: job %d's solutions are served" % (s.name, jid), error)
-        v.stop()
-        log("%s: %s; %d states; %s" % (s.name, ", ".join("%s %d bytes" % (k, len(b)) for k, b in s.files.items()),
-                                       len(s.states), s.states[-1]))
     return clean, wal, donor
+
+
+def describe(t, s, scratch):
+    """What store s held: its states, and the solutions a daemon serves
+    from it undamaged (its last state exactly) for each final job."""
+    s.states = states_of(s.files[DB], s.files.get(WAL), scratch)
+    s.pages = page_owners(s.files[DB], scratch)
+    v = t.daemon(threads=1, start=False)
+    write_files(v.state_dir, s.files)
+    v.start()
+    jobs = {j["id"]: (j["state"], j["solutions"], j["stored"]) for j in v.list_jobs()}
+    check(jobs == s.states[-1], "%s: the daemon serves the store's last state" % s.name, (jobs, s.states[-1]))
+    for jid, (state, _, _) in jobs.items():
+        if state in FINAL:
+            s.solutions[jid], error = served_solutions(v.host, v.port, jid)
+            check(error is None, "%s: job %d's solutions are served" % (s.name, jid), error)
+    v.stop()
+    log("%s: %s; %d states; %s" % (s.name, ", ".join("%s %d bytes" % (k, len(b)) for k, b in s.files.items()),
+                                   len(s.states), s.states[-1]))
 
 
 # ---- the damage ------------------------------------------------------------
@@ -399,10 +421,16 @@ def sanitizer_lines(text):
 def run_tool(args, problems, what):
     """--check or --repair: its exit status, or None after a problem."""
     try:
-        p = subprocess.run([tlib.BINARY] + args, capture_output=True, text=True, timeout=120 * tlib.SCALE)
+        p = subprocess.run([tlib.BINARY] + args, capture_output=True, timeout=120 * tlib.SCALE)
     except subprocess.TimeoutExpired:
         problems.append("%s did not end within %d s" % (what, 120 * tlib.SCALE))
         return None
+    try:  # the report is text, whatever bytes of the damaged file it quotes
+        p.stdout = p.stdout.decode("utf-8")
+    except UnicodeDecodeError as e:
+        problems.append("%s: its report is not UTF-8 (%s): %r" % (what, e, p.stdout[-500:]))
+        p.stdout = p.stdout.decode("utf-8", "replace")
+    p.stderr = p.stderr.decode("utf-8", "replace")
     if p.returncode < 0:
         problems.append("%s was killed by signal %d (%s)\n%s" % (what, -p.returncode, signal.Signals(-p.returncode).name,
                                                                (p.stdout + p.stderr)[-2000:]))
@@ -442,7 +470,7 @@ def start_up(dirname, refs, problems):
             "--puzzles", tlib.PUZZLES, "--www", dirname, "--checkpoint-seconds", "60"]
     env = {k: v for k, v in os.environ.items() if k not in ("TESSERAD_TOKEN", "STATE_DIRECTORY", "NOTIFY_SOCKET")}
     p = subprocess.Popen(argv, cwd=dirname, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, errors="replace")
     lines, port = [], []
     listening = threading.Event()
 
@@ -550,6 +578,7 @@ def main(t):
     per_kind = collections.defaultdict(collections.Counter)
     t1 = time.monotonic()
     ran = 0
+    keep_dir = None
     for i, kind in enumerate(kinds):
         vrng = random.Random("%d/%d" % (SEED, i))  # each variant replays alone
         if ONLY is not None and i != int(ONLY):
@@ -581,8 +610,13 @@ def main(t):
         summary = ", ".join(results)
         tally[summary] += 1
         per_kind[kind][summary] += 1
+        if problems and not keep_dir:  # the stores, for a replay
+            keep_dir = os.environ.get("TSR_CORRUPTION_STORES") or tempfile.mkdtemp(prefix="tsr-corruption-")
+            for s in (clean, wal, donor):
+                write_files(os.path.join(keep_dir, s.name), s.files)
         check(not problems, "variant %d (%s): %s: %s" % (i, kind, what, summary),
-              "TSR_SEED=%d TSR_CORRUPTION_ONLY=%d replays it:\n%s" % (SEED, i, "\n".join(problems)))
+              "TSR_SEED=%d TSR_CORRUPTION_ONLY=%d TSR_CORRUPTION_STORES=%s replays it:\n%s"
+              % (SEED, i, keep_dir, "\n".join(problems)))
     took = time.monotonic() - t1
     log("%d variants in %.1f s (%.2f s each: %s), seed %d"
         % (ran, took, took / max(ran, 1), ", ".join("%s %.2f" % (m, seconds[m] / max(ran, 1)) for m in seconds),
