@@ -24,7 +24,7 @@ in a sanitizer build (TESSERAD pointing at one) never a sanitizer report.
 The stores (made here, by the daemon):
   clean   a stopped daemon's store (the write-ahead log folded in): two
           completed jobs, a paused one with a frontier, all storing every
-          solution (see below); about 400 KB;
+          solution (see below); about 150 KB;
   wal     a copy run on and killed with kill -9: one more completed job
           and the paused one resumed and paused again, in a non-empty
           -wal with its -shm;
