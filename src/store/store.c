@@ -3102,10 +3102,6 @@ int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err)
     else if (version == 0)
         r = tsr_err_set(err, TSR_EINVAL, "store: %s: the file holds no store yet: nothing to "
                         "repair", ctx);
-    else if (version != STO_SCHEMA_VERSION)
-        r = tsr_err_set(err, TSR_EINVAL, "store: %s: schema %d: start tesserad on it once to "
-                        "upgrade it to schema %d (the upgrade changes no solution), then repair",
-                        ctx, version, STO_SCHEMA_VERSION);
     char *text = NULL;
     size_t len = 0;
     FILE *f = r == 0 ? open_memstream(&text, &len) : NULL;
@@ -3119,9 +3115,17 @@ int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err)
         } else {
             check_header(&c, path);
             r = check_structure(&c, true);
+            /* a schema version its tables belie is a damaged header, not
+             * an older store for tesserad to upgrade */
+            if (r == 0)
+                r = check_schema(&c, version);
         }
     }
     bool refused = r == 0 && c.problems > 0;
+    if (r == 0 && !refused && version != STO_SCHEMA_VERSION)
+        r = tsr_err_set(err, TSR_EINVAL, "store: %s: schema %d: start tesserad on it once to "
+                        "upgrade it to schema %d (the upgrade changes no solution), then repair",
+                        ctx, version, STO_SCHEMA_VERSION);
     if (refused)
         fprintf(f, "the file's structure is damaged, beyond what --repair mends (solution "
                    "chunks): nothing was changed.  Salvage its rows into a new file first "

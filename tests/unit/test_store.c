@@ -1222,6 +1222,12 @@ START_TEST(check_invariants)
     ck_assert_msg(strstr(report, "schema: the file says schema 2, which does not have a table "
                                  "batches") != NULL, "%s", report);
     free(report);
+    /* --repair refuses it as damage, not as an older store to upgrade */
+    ck_assert_int_eq(sto_repair(t.path, cap_ok, &report, &err), TSR_EIO);
+    ck_assert_msg(report != NULL && strstr(report, "schema: the file says schema 2") != NULL &&
+                      strstr(report, "beyond what --repair mends") != NULL,
+                  "%s", report != NULL ? report : err.msg);
+    free(report);
     sto_batch_free(&x);
     tmp_remove(&t);
 }
