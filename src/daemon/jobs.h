@@ -78,6 +78,10 @@ typedef struct jm_manager jm_manager;
  * the scheduler. */
 int jm_open(const jm_config *cfg, jm_manager **out, tsr_err *err);
 
+/* What the store's check at start-up left unchecked, its time being up
+ * (one line, for the log), or NULL when it checked everything. */
+const char *jm_check_note(const jm_manager *m);
+
 /* The operations the HTTP server calls. */
 void jm_ops(jm_manager *m, srv_ops *ops);
 

@@ -102,14 +102,19 @@ static const char *usage_text =
     "                           --threads is then per rank; see docs/cluster.md)\n"
     "  --mpi-timeout S          seconds of silence after which a busy rank is given up\n"
     "                           and its work searched again elsewhere (default 30)\n"
-    "  --check                  check the store (--db or --state-dir) without changing it,\n"
-    "                           print the report and exit: 0 sound, 1 damaged, 2 unreadable\n"
+    "  --check                  check the store (--db or --state-dir) without changing it\n"
+    "                           (read-only media too): SQLite's structure, every chunk, each\n"
+    "                           job's counts, frontier and classes (docs/store.md); print\n"
+    "                           the report and exit: 0 sound, 1 damaged, 2 unreadable\n"
     "  --repair                 mend damaged solution chunks of the store (offline: not\n"
     "                           beside a running tesserad): each job keeps its solutions\n"
     "                           before the damage and says what it lost; exit 0 when the\n"
     "                           store is then sound, 1 when not, 2 when it cannot be done\n"
     "                           (docs/store.md, recovery)\n"
-    "  --version, --help\n";
+    "  --version, --help\n"
+    "Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start (a store it refuses:\n"
+    "damaged, in use, read-only, not a Tessera store; an address in use); 2 for a bad\n"
+    "command line.\n";
 
 static bool is_dir(const char *path)
 {
@@ -441,6 +446,8 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
         fprintf(stderr, "tesserad: %s\n", err.msg);
         return 1;
     }
+    if (jm_check_note(jm) != NULL)
+        fprintf(stderr, "tesserad: %s\n", jm_check_note(jm));
     srv_ops ops;
     jm_ops(jm, &ops);
     srv_config sc = {.listen = st.listen, .token = st.token, .www_dir = st.www,

@@ -129,6 +129,7 @@ struct jm_manager {
     char *lost;               /* why the store's file is no longer the daemon's, and where
                                  its copy went; NULL while it is (jobs.c, watch_store) */
     double watched;           /* when the scheduler last looked (its own) */
+    char *check_note;         /* jm_check_note */
     base_mutex dec_mu;        /* the decoder cache; taken with no other lock held */
     jm_decoder *decoders[DECODERS_MAX];
     uint64_t dec_clock;

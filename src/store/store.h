@@ -173,13 +173,24 @@ int sto_backup(sto_db *db, const char *to, tsr_err *err);
 int sto_detach(sto_db *db, const char *copy, tsr_err *err);
 
 /* Check the store at `path` without changing it (opened read-only, no
- * upgrade): SQLite's structure check (PRAGMA quick_check; integrity_check
- * when `full`), then every solution chunk's check value and encoding, and
- * every job's counts against its chunks.  `max_seconds` > 0 bounds the
- * structure check (what it could not reach in time is said, not counted as
- * damage).  *report gets the findings, one per line (free it).  Returns 0
- * when the store is sound, TSR_EIO when it is damaged (the report says
- * where: job, solution number), or another code when it cannot be read. */
+ * upgrade, one read transaction): SQLite's structure check (PRAGMA
+ * quick_check; integrity_check when `full`) and the tables of its schema
+ * version; every solution chunk's check value and encoding, each job's
+ * chunks numbering 1..stored without gap or overlap; each job's stored
+ * count against its chunks, its found count and its options.store; its
+ * frontier (none when final; otherwise tasks whose weights and the
+ * fraction done make 1, or none and nothing done); rows of no job; and
+ * no class stored twice in a job (64-bit hashes in at most ~128 MiB, more
+ * passes for larger jobs).  `max_seconds` > 0 bounds the check (what it
+ * could not reach in time is said, not counted as damage).  *report gets
+ * the findings, one per line, then "ok" or "damaged" (free it).  Returns
+ * 0 when the store is sound, TSR_EIO when it is damaged (the report says
+ * where: job, solution number; a page SQLite finds malformed is damage
+ * too), or another code, with `err` set and no report, when it cannot be
+ * read.  On a read-only file system SQLite cannot make the -shm index a
+ * WAL database is read through: with no -wal holding commits and no
+ * -shm, the file alone is read (immutable, as the report's first line
+ * says); commits in a -wal without its -shm cannot be read there. */
 int sto_check(const char *path, bool full, double max_seconds, char **report, tsr_err *err);
 
 /* Mend the damage sto_check finds in solution chunks, offline: the caller

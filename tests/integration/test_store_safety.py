@@ -18,13 +18,21 @@
     completes with the exact count, storing nothing under a removed
     solution's number;
   - `tesserad --repair` refuses, changing nothing, a file whose SQLite
-    structure is damaged.
+    structure is damaged;
+  - `tesserad --check` finds a store whose every check value holds but
+    whose invariants do not (exit 1, naming the job), and the daemon
+    refuses it: a job counted twice, as two daemons on one file leave it
+    (its chunks again, numbered on from its count, with their check
+    values); an unfinished job's frontier short of a task; a count moved.
 """
 
 import hashlib
 import os
+import shutil
 import sqlite3
+import struct
 import subprocess
+import zlib
 
 import tlib
 from tlib import check, check_eq
@@ -153,6 +161,7 @@ def main(t):
 
 
     repair(t)
+    invariants(t)
 
 
 def repair(t):
@@ -248,6 +257,70 @@ def repair(t):
     rc, out, err = run_repair(d.db_path)
     check(rc == 1 and "structure is damaged" in out, "--repair refuses a malformed page", out + err)
     check_eq(digest(d.db_path), sha, "the refused file is unchanged")
+
+
+def chunk_crc(job, first, data):
+    """A chunk's check value, as the store computes it (store.c, chunk_crc)."""
+    return zlib.crc32(data, zlib.crc32(struct.pack("<qq", job, first)))
+
+
+def invariants(t):
+    """Stores whose every check value holds but whose invariants do not."""
+    d = t.daemon(threads=1, checkpoint=0.2)
+    six = d.submit(tlib.puzzle_body("pentominoes-6x10.json"))["id"]
+    d.wait_final(six)
+    tetris = d.submit(tlib.puzzle_body("tetris-cube.json"))["id"]
+    d.wait_for(tetris, lambda j: j["progress"]["fraction"] > 0.05 and j["stored"] > 0, what="some progress")
+    d.action(tetris, "pause")
+    d.wait_state(tetris, "paused")
+    d.stop()
+    rc, out, err = run_check(d.db_path)
+    check_eq(rc, 0, "the store before: --check exits 0", out + err)
+
+    def variant(name, sql_of):
+        """A copy of the store changed by sql_of(con); its --check."""
+        v = t.daemon(start=False, threads=1)
+        shutil.copyfile(d.db_path, v.db_path)
+        con = sqlite3.connect(v.db_path)
+        sql_of(con)
+        con.commit()
+        con.close()
+        rc, out, err = run_check(v.db_path)
+        check_eq(rc, 1, "%s: --check exits 1" % name, out + err)
+        return v, out
+
+    def doubled(con):
+        # what a second daemon on the same file adds: the same classes,
+        # numbered on from the count it reads, with their check values
+        stored, = con.execute("SELECT stored FROM jobs WHERE id = ?", (six,)).fetchone()
+        rows = con.execute("SELECT first, nsol, nclass, data FROM chunks WHERE job = ? ORDER BY first",
+                           (six,)).fetchall()
+        for first, nsol, nclass, data in rows:
+            con.execute("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
+                        (six, first + stored, nsol, nclass, data, chunk_crc(six, first + stored, data)))
+        con.execute("UPDATE jobs SET stored = 2 * stored, solutions = 2 * solutions WHERE id = ?", (six,))
+
+    v, out = variant("a job counted twice", doubled)
+    check("job %d: 2339 classes are stored more than once" % six in out,
+          "--check names the job counted twice", out)
+    err = start_fails(v)
+    check("is damaged" in err and "stored more than once" in err, "the daemon refuses it, saying why", err)
+
+    def lost_task(con):  # the heaviest: a light one may weigh less than the check's rounding, 1e-6
+        con.execute("DELETE FROM frontier WHERE job = ? AND seq = (SELECT seq FROM frontier WHERE job = ? "
+                    "ORDER BY weight DESC LIMIT 1)", (tetris, tetris))
+
+    v, out = variant("a frontier short of a task", lost_task)
+    check("job %d: its frontier weighs" % tetris in out and "not 1" in out,
+          "--check names the job whose frontier lost a task", out)
+    err = start_fails(v)
+    check("is damaged" in err and "job %d: " % tetris in err, "the daemon refuses it, naming the job", err)
+
+    v, out = variant("a count moved", lambda con: con.execute(
+        "UPDATE jobs SET solutions = solutions + 64 WHERE id = ?", (six,)))
+    check("job %d: 2339 of its 2403 solutions stored, where its options.store keeps 2403" % six in out,
+          "--check names the job whose count no longer matches what it stores", out)
+    start_fails(v)
 
 
 if __name__ == "__main__":

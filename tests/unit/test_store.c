@@ -8,7 +8,12 @@
  * checkpoint atomicity (a checkpoint that fails half way leaves the previous
  * one intact), class records and their chunks (paging across chunks, CRC-32
  * check values that catch a changed byte or a chunk in the wrong place),
- * exact frontier round trips and the in-place upgrade of a schema 1 file.
+ * exact frontier round trips and the in-place upgrade of a schema 1 file,
+ * and sto_check: on damaged files (every page zeroed in turn, a header
+ * field out of range, a garbled header: each found as damage, never a
+ * crash nor an unreadable file), and on each invariant broken the way it
+ * happens (two writers checkpointing one job, a frontier that lost a
+ * task, ...) beside sound jobs of every shape, which it must not name.
  *
  * Two tests exercise what the daemon depends on most:
  *   crash safety - a child process writes checkpoints in a loop, each one a
@@ -995,6 +1000,303 @@ static long long job_column(const char *path, int64_t job, const char *col, char
     return raw_query(path, sql, text, tlen);
 }
 
+/* ---- sto_check: damage and broken invariants ----------------------------------- */
+
+static unsigned char *file_bytes(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+    ck_assert(fseek(f, 0, SEEK_END) == 0);
+    long n = ftell(f);
+    ck_assert(n > 0 && fseek(f, 0, SEEK_SET) == 0);
+    unsigned char *b = malloc((size_t)n);
+    ck_assert(b != NULL && fread(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* Write the bytes as the whole store, with no -wal or -shm beside it. */
+static void store_write(const tmp *t, const unsigned char *b, size_t len)
+{
+    char side[700];
+    snprintf(side, sizeof side, "%s-wal", t->path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", t->path);
+    unlink(side);
+    FILE *f = fopen(t->path, "wb");
+    ck_assert(f != NULL && fwrite(b, 1, len, f) == len && fclose(f) == 0);
+}
+
+/* sto_check on a damaged file: never an error, never a crash; `damaged`
+ * when the damage must be found.  Returns whether it was. */
+static bool check_copes(const tmp *t, bool full, bool damaged, const char *what)
+{
+    char *report = NULL;
+    tsr_err err = {""};
+    int r = sto_check(t->path, full, 0, &report, &err);
+    ck_assert_msg((r == 0 || r == TSR_EIO) && report != NULL && err.msg[0] == '\0',
+                  "%s: sto_check answered %d (%s), not sound or damaged", what, r, err.msg);
+    ck_assert_msg(!damaged || (r == TSR_EIO && strstr(report, "structure: ") != NULL),
+                  "%s: the damage is not found:\n%s", what, report);
+    ck_assert_msg(strcmp(report + strlen(report) - (r ? 8 : 3), r ? "damaged\n" : "ok\n") == 0,
+                  "%s: the report ends otherwise:\n%s", what, report);
+    free(report);
+    return r == TSR_EIO;
+}
+
+/* A store whose chunks run over overflow pages, damaged on disk where
+ * SQLite meets it only while reading rows (tesserad --check once
+ * finalized a statement twice there and died of SIGBUS): every page
+ * zeroed in turn, the header's reserved bytes per page (byte 20) at 255,
+ * its write version (byte 18) at 23, which SQLite obeys by opening the
+ * file read-only, its first bytes garbled.  Each is found as damage
+ * (TSR_EIO with a report, not an error: a store SQLite says is malformed
+ * is damaged, not unreadable) or, for a page no table uses, sound. */
+START_TEST(check_damaged_file)
+{
+    tmp t;
+    tmp_make(&t);
+    sto_db *db = open_ok(t.path);
+    tsr_err err = {""};
+    for (int j = 0; j < 3; j++) {
+        int64_t id = create_ok(db, "{}", 0);
+        sto_batch b = {0};
+        for (int i = 0; i < 3000; i++) { /* 40 ids a class: chunks of ~40 KB */
+            int ids[40];
+            for (int k = 0; k < 40; k++)
+                ids[k] = i * 50 + k * 3;
+            ck_assert_int_eq(sto_batch_add(&b, ids, 40, 1, 1), 0);
+        }
+        ck_assert_int_eq(sto_checkpoint(db, id, NULL, 0, &b, NULL, NULL, &err), 0);
+        set_state_ok(db, id, STO_COMPLETED, NULL);
+        sto_batch_free(&b);
+    }
+    sto_close(db); /* the last connection: the log is folded into the file */
+    size_t len;
+    unsigned char *orig = file_bytes(t.path, &len), *v = malloc(len);
+    ck_assert(v != NULL && len % 4096 == 0 && len / 4096 > 40);
+    memcpy(v, orig, len);
+    store_write(&t, v, len);
+    ck_assert(!check_copes(&t, true, false, "the sound file"));
+    memcpy(v, orig, len);
+    v[20] = 0xff;
+    store_write(&t, v, len);
+    check_copes(&t, true, true, "byte 20 at 255");
+    /* each of SQLite's lines a finding of its own, its header not one */
+    char *report = NULL;
+    store_write(&t, v, len);
+    ck_assert_int_eq(sto_check(t.path, true, 0, &report, &err), TSR_EIO);
+    int lines = 0;
+    for (const char *p = report; (p = strstr(p, "\nstructure: ")) != NULL; p++)
+        lines++;
+    ck_assert_msg(lines >= 2 && strstr(report, "***") == NULL, "%s", report);
+    free(report);
+    store_write(&t, v, len);
+    check_copes(&t, false, true, "byte 20 at 255, the quick check");
+    int found = 0;
+    for (size_t p = 0; p < len / 4096; p++) {
+        memcpy(v, orig, len);
+        memset(v + p * 4096, 0, 4096);
+        char what[64];
+        snprintf(what, sizeof what, "page %zu zeroed", p + 1);
+        store_write(&t, v, len);
+        found += check_copes(&t, true, false, what);
+        store_write(&t, v, len);
+        check_copes(&t, false, false, what);
+    }
+    /* every page holds rows or the schema: all but a free one are found */
+    ck_assert_msg(found >= (int)(len / 4096) - 1, "%d of %zu zeroed pages found", found,
+                  len / 4096);
+    /* a write version SQLite does not write: it opens the file read-only */
+    memcpy(v, orig, len);
+    v[18] = 23;
+    store_write(&t, v, len);
+    check_copes(&t, false, true, "byte 18 at 23");
+    memcpy(v, orig, len);
+    memset(v, 0x5a, 16);
+    store_write(&t, v, len);
+    check_copes(&t, true, true, "the header's magic string garbled");
+    free(v);
+    free(orig);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A chunk's check value as the store computes it (store.c, chunk_crc):
+ * CRC-32 (the zlib one) of its job and first number, 8 bytes each, little
+ * endian, then its bytes. */
+static uint32_t chunk_crc_of(int64_t job, int64_t first, const void *data, size_t len)
+{
+    unsigned char head[16];
+    for (int i = 0; i < 8; i++) {
+        head[i] = (unsigned char)((uint64_t)job >> (8 * i));
+        head[8 + i] = (unsigned char)((uint64_t)first >> (8 * i));
+    }
+    uint32_t crc = 0xffffffffu;
+    for (int part = 0; part < 2; part++) {
+        const unsigned char *p = part == 0 ? head : data;
+        for (size_t i = 0, n = part == 0 ? sizeof head : len; i < n; i++) {
+            crc ^= p[i];
+            for (int k = 0; k < 8; k++)
+                crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+        }
+    }
+    return ~crc;
+}
+
+/* The lines of a report that name job `job`. */
+static bool report_names(const char *report, int64_t job, const char *needle)
+{
+    char head[48];
+    snprintf(head, sizeof head, "job %lld: ", (long long)job);
+    for (const char *p = report; (p = strstr(p, head)) != NULL; p++) {
+        const char *end = strchr(p, '\n');
+        if ((p == report || p[-1] == '\n') &&
+            (needle == NULL || (strstr(p, needle) != NULL && strstr(p, needle) < end)))
+            return true;
+    }
+    return false;
+}
+
+/* What sto_check verifies beyond check values: each invariant broken in
+ * one job, the way it happens (two writers checkpointing one job, a count
+ * moved by hand, a frontier that lost a task...), beside sound jobs of
+ * every shape the daemon leaves, which must not be named. */
+START_TEST(check_invariants)
+{
+    tmp t;
+    tmp_make(&t);
+    sto_db *db = open_ok(t.path);
+    tsr_err err = {""};
+    char *report = NULL;
+    sto_batch x;
+    batch_of(&x, STO_CHUNK_CLASSES + 10, 0); /* two chunks */
+    sto_task half = {0, NULL, 0.5}, quarters[2] = {{0, NULL, 0.25}, {0, NULL, 0.25}};
+    sto_progress p = {100, 0.5, 1.0, NULL};
+    enum sto_state paused = STO_PAUSED, done = STO_COMPLETED;
+    /* sound: unfinished; completed; store none; store 4 kept of 6 */
+    int64_t sound = create_ok(db, "{}", 0), complete = create_ok(db, "{}", 0);
+    ck_assert_int_eq(sto_checkpoint(db, sound, &half, 1, &x, &p, &paused, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, complete, &half, 1, &x, &p, NULL, &err), 0);
+    sto_progress all = {200, 1.0, 2.0, NULL};
+    sto_batch rest;
+    batch_of(&rest, 10, 7000); /* the other half's classes */
+    ck_assert_int_eq(sto_checkpoint(db, complete, NULL, 0, &rest, &all, &done, &err), 0);
+    sto_batch_free(&rest);
+    int64_t none = 0, four = 0;
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":\"none\"}", 0, &none, &err), 0);
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":4}", 0, &four, &err), 0);
+    sto_batch kept = {0};
+    int ids[2] = {1, 2}, more[2] = {3, 4};
+    ck_assert_int_eq(sto_batch_add(&kept, ids, 2, 3, 0), 0);
+    ck_assert_int_eq(sto_checkpoint(db, none, &half, 1, &kept, &p, NULL, &err), 0);
+    sto_batch_free(&kept);
+    ck_assert_int_eq(sto_batch_add(&kept, ids, 2, 3, 3), 0);
+    ck_assert_int_eq(sto_batch_add(&kept, more, 2, 3, 1), 0); /* a class straddling 4 */
+    ck_assert_int_eq(sto_checkpoint(db, four, &half, 1, &kept, &p, NULL, &err), 0);
+    sto_batch_free(&kept);
+    int r = sto_check(t.path, true, 0, &report, &err);
+    ck_assert_msg(r == 0 && strstr(report, "classes: ") != NULL, "%d %s %s", r, err.msg, report);
+    free(report);
+
+    /* twice: two writers checkpoint the same work, as two daemons on one
+     * file do; every number fits, only the classes repeat */
+    int64_t twice = create_ok(db, "{}", 0);
+    sto_db *other = open_ok(t.path);
+    ck_assert_int_eq(sto_checkpoint(db, twice, &half, 1, &x, &p, NULL, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(other, twice, &half, 1, &x, &p, NULL, &err), 0);
+    sto_close(other);
+    /* overlap: a chunk numbered from 5 solutions before the job's end, its
+     * check value right and the counts moved with it (sto_checkpoint
+     * cannot be made to write it: a debug build checks I1 as it commits) */
+    int64_t overlap = create_ok(db, "{}", 0);
+    ck_assert_int_eq(sto_checkpoint(db, overlap, &half, 1, &x, &p, NULL, &err), 0);
+    sto_batch y;
+    batch_of(&y, 10, 5000);
+    int64_t at = x.stored - 4;
+    char sql[600];
+    int len = snprintf(sql, sizeof sql, "INSERT INTO chunks VALUES (%lld, %lld, %lld, %lld, x'",
+                       (long long)overlap, (long long)at, (long long)y.stored,
+                       (long long)y.classes);
+    for (size_t i = 0; i < y.records.len; i++)
+        len += snprintf(sql + len, sizeof sql - (size_t)len, "%02x",
+                        ((unsigned char *)y.records.data)[i]);
+    snprintf(sql + len, sizeof sql - (size_t)len, "', %u); UPDATE jobs SET stored = stored + "
+             "%lld, solutions = solutions + %lld WHERE id = %lld",
+             chunk_crc_of(overlap, at, y.records.data, y.records.len), (long long)y.stored,
+             (long long)y.found, (long long)overlap);
+    raw_exec(t.path, sql);
+    sto_batch_free(&y);
+    /* weights: a quarter of the tree lost from the frontier */
+    int64_t weights = create_ok(db, "{}", 0);
+    sto_progress q = {100, 0.25, 1.0, NULL};
+    ck_assert_int_eq(sto_checkpoint(db, weights, quarters, 2, &x, &q, NULL, &err), 0);
+    /* a completed job with a task */
+    int64_t final = create_ok(db, "{}", 0);
+    ck_assert_int_eq(sto_checkpoint(db, final, NULL, 0, &x, &all, &done, &err), 0);
+    snprintf(sql, sizeof sql, "INSERT INTO frontier VALUES (%lld, 0, x'', 0.5)",
+             (long long)final);
+    raw_exec(t.path, sql);
+    /* an unfinished job with solutions and no frontier */
+    int64_t bare = create_ok(db, "{}", 0);
+    ck_assert_int_eq(sto_checkpoint(db, bare, NULL, 0, &x, &p, NULL, &err), 0);
+    /* store 5, all stored */
+    int64_t five = 0;
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":5}", 0, &five, &err), 0);
+    ck_assert_int_eq(sto_checkpoint(db, five, &half, 1, &x, &p, NULL, &err), 0);
+    /* options that are not JSON, statistics that are not JSON */
+    int64_t docs = create_ok(db, "{}", 0);
+    snprintf(sql, sizeof sql, "UPDATE jobs SET options = '{\"store\":', stats = '[1,' "
+                              "WHERE id = %lld", (long long)docs);
+    raw_exec(t.path, sql);
+    /* chunks of a job that does not exist (copied, check values and all) */
+    snprintf(sql, sizeof sql, "INSERT INTO chunks SELECT 999, first, nsol, nclass, data, crc "
+                              "FROM chunks WHERE job = %lld", (long long)sound);
+    raw_exec(t.path, sql);
+    sto_close(db);
+
+    ck_assert_int_eq(sto_check(t.path, true, 0, &report, &err), TSR_EIO);
+    ck_assert_msg(err.msg[0] == '\0', "%s", err.msg);
+    const struct { int64_t job; const char *needle; } want[] = {
+        {twice, "classes are stored more than once"},
+        {overlap, "overlaps the one before"},
+        {weights, "its frontier weighs 0.5 and 0.25 of its tree is done: 0.75 in all, not 1"},
+        {final, "completed, yet it has a frontier of 1 task"},
+        {bare, "with no frontier, yet 0.5 of its tree is done"},
+        {five, "where its options.store keeps 5"},
+        {docs, "options document is not a JSON object"},
+        {docs, "statistics document is not JSON"},
+        {999, "is damaged"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(report_names(report, want[i].job, want[i].needle), "job %lld: no \"%s\":\n%s",
+                      (long long)want[i].job, want[i].needle, report);
+    ck_assert_msg(strstr(report, "chunks: 2 rows belong to no row of jobs") != NULL, "%s",
+                  report);
+    int64_t sound_jobs[] = {sound, complete, none, four};
+    for (size_t i = 0; i < sizeof sound_jobs / sizeof *sound_jobs; i++)
+        ck_assert_msg(!report_names(report, sound_jobs[i], NULL), "sound job %lld named:\n%s",
+                      (long long)sound_jobs[i], report);
+    free(report);
+
+    /* a schema version that does not match the tables */
+    raw_exec(t.path, "PRAGMA user_version = 2");
+    ck_assert_int_eq(sto_check(t.path, true, 0, &report, &err), TSR_EIO);
+    ck_assert_msg(strstr(report, "schema: the file says schema 2, which does not have a table "
+                                 "batches") != NULL, "%s", report);
+    free(report);
+    /* --repair refuses it as damage, not as an older store to upgrade */
+    ck_assert_int_eq(sto_repair(t.path, cap_ok, &report, &err), TSR_EIO);
+    ck_assert_msg(report != NULL && strstr(report, "schema: the file says schema 2") != NULL &&
+                      strstr(report, "beyond what --repair mends") != NULL,
+                  "%s", report != NULL ? report : err.msg);
+    free(report);
+    sto_batch_free(&x);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* Each kind of chunk damage is mended to the job's sound start, in one
  * transaction: a refused cap leaves the file as it was. */
 START_TEST(repair_cases)
@@ -1009,8 +1311,12 @@ START_TEST(repair_cases)
     int64_t d = create_ok(db, "{}", 0), e = create_ok(db, "{}", 0);
     sto_batch x;
     batch_of(&x, 2 * STO_CHUNK_CLASSES + 10, 0); /* three chunks */
+    /* half the tree searched, half in the frontier: as the daemon leaves
+     * them (sto_check finds a job with solutions and no frontier damaged) */
+    sto_task half = {0, NULL, 0.5};
+    sto_progress p = {100, 0.5, 1.0, NULL};
     for (int64_t j = a; j <= e; j++)
-        ck_assert_int_eq(sto_checkpoint(db, j, NULL, 0, &x, NULL, NULL, &err), 0);
+        ck_assert_int_eq(sto_checkpoint(db, j, &half, 1, &x, &p, NULL, &err), 0);
     set_state_ok(db, a, STO_COMPLETED, NULL);
     int64_t total = job_column(t.path, a, "stored", NULL, 0);
     sto_close(db);
@@ -1506,6 +1812,8 @@ Suite *test_suite(void)
     tcase_add_test(tc, batch_records);
     tcase_add_test(tc, check_values);
     tcase_add_test(tc, repair_cases);
+    tcase_add_test(tc, check_damaged_file);
+    tcase_add_test(tc, check_invariants);
     tcase_add_test(tc, schema_1_upgrade);
     tcase_add_test(tc, frontier_round_trip);
     tcase_add_test(tc, solutions_paging);
