@@ -2,7 +2,7 @@
  * batch.c - batches of jobs: POST /api/v1/batches, GET /api/v1/batches and
  * GET /api/v1/batches/{id} (docs/api.md, "Batches").
  *
- * A batch is a stored group of ordinary jobs (the store's sto_group): each
+ * A batch is a stored group of ordinary jobs (the store's sto_batch): each
  * member is queued, scheduled, paused and read like any job, and knows its
  * batch (jm_job.batch).  A batch is asked for either as a list of job
  * bodies or as one puzzle and its variants: the same board with a hole of
@@ -363,10 +363,10 @@ static bool make_variants(jm_manager *m, json_t *body, const tsr_puzzle *pz,
         if (!place_hole(hole, nh, free_cells[a], free_cells, nfree, placed) ||
             !first_of_class(sym, placed, nh, scratch))
             continue;
-        if (nm == STO_MAX_GROUP) {
+        if (nm == STO_MAX_BATCH_JOBS) {
             srv_reply_error(rep, 422, "request body: $.variants: more than %d positions of the "
                                       "hole; a batch has at most %d jobs",
-                            STO_MAX_GROUP, STO_MAX_GROUP);
+                            STO_MAX_BATCH_JOBS, STO_MAX_BATCH_JOBS);
             break;
         }
         if (base_grow((void **)&mv, &capm, (size_t)nm, sizeof *mv, 16, 0) != 0) {
@@ -556,10 +556,10 @@ static bool read_batch(jm_manager *m, json_t *body, member **out, int *n, srv_re
     }
     json_t *jobs = json_object_get(body, "jobs");
     size_t count = json_array_size(jobs);
-    if (!json_is_array(jobs) || count == 0 || count > STO_MAX_GROUP) {
+    if (!json_is_array(jobs) || count == 0 || count > STO_MAX_BATCH_JOBS) {
         srv_reply_error(rep, json_is_array(jobs) && count > 0 ? 422 : 400,
                         "request body: $.jobs: expected an array of 1 to %d job objects%s",
-                        STO_MAX_GROUP, json_is_array(jobs) && count > 0 ? ", got more" : "");
+                        STO_MAX_BATCH_JOBS, json_is_array(jobs) && count > 0 ? ", got more" : "");
         return false;
     }
     member *mv = calloc(count, sizeof *mv);
@@ -629,7 +629,7 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     }
     if (rc == 0) {
         base_lock(&m->db_mu);
-        rc = sto_group_create(m->db, name ? json_string_value(name) : NULL, spec_text, n, docs,
+        rc = sto_batch_create(m->db, name ? json_string_value(name) : NULL, spec_text, n, docs,
                               opts, prio, &group, ids, &err);
         base_unlock(&m->db_mu);
     } else {
@@ -671,7 +671,7 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
 /* ---- GET /api/v1/batches[/{id}] ------------------------------------------------------ */
 
 /* A batch's members' states and counts, summed (under mu). */
-static json_t *summary_json(jm_manager *m, const sto_group *g, json_t *jobs_out)
+static json_t *summary_json(jm_manager *m, const sto_batch *g, json_t *jobs_out)
 {
     BASE_HELD(&m->mu);
     int states[TSR_JOB_NSTATES] = {0}, n = 0;
@@ -721,15 +721,15 @@ static int by_count(const void *a, const void *b)
 void jm_batches(void *ctx, int64_t id, int64_t after, int limit, srv_reply *rep)
 {
     jm_manager *m = ctx;
-    sto_group *groups = NULL, one = {0};
+    sto_batch *groups = NULL, one = {0};
     int n = 0, rc;
     tsr_err err = {{0}};
     base_lock(&m->rd_mu);
     if (id > 0) {
-        rc = sto_group_get(m->rdb, id, &one, &err);
+        rc = sto_batch_get(m->rdb, id, &one, &err);
         n = rc == 0;
     } else {
-        rc = sto_group_list(m->rdb, after, limit, &groups, &n, &err);
+        rc = sto_batch_list(m->rdb, after, limit, &groups, &n, &err);
     }
     base_unlock(&m->rd_mu);
     if (rc != 0) {
@@ -757,7 +757,7 @@ void jm_batches(void *ctx, int64_t id, int64_t after, int limit, srv_reply *rep)
         free(v);
         json_decref(jobs);
         json_object_set_new(o, "members", sorted);
-        sto_group_clear(&one);
+        sto_batch_clear(&one);
         rep->status = 200;
         rep->json = o;
         return;
@@ -771,7 +771,7 @@ void jm_batches(void *ctx, int64_t id, int64_t after, int limit, srv_reply *rep)
     json_object_set_new(o, "batches", arr);
     json_object_set_new(o, "next", n == limit && n > 0 ? json_integer(groups[n - 1].id)
                                                        : json_null());
-    sto_groups_free(groups, n);
+    sto_batches_free(groups, n);
     rep->status = 200;
     rep->json = o;
 }

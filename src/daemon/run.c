@@ -5,10 +5,11 @@
  * the stored options the first time, so that every later run builds the
  * same tree and stored tasks keep their meaning), then runs the pool from
  * the job's stored frontier (none: the root).  Solutions come as classes
- * (tsr_callbacks.found) and wait, a few bytes each, in a batch; each
- * checkpoint commits the pool's frontier, the batch and the progress in one
+ * (tsr_callbacks.found) and wait, a few bytes each, as the run's pending
+ * found classes (sto_found); each checkpoint commits the pool's frontier,
+ * those classes and the progress in one
  * transaction, which is what makes results exactly-once across crashes.  A
- * checkpoint is asked for as soon as the batch is big or a second old, so
+ * checkpoint is asked for as soon as they are big or a second old, so
  * memory stays bounded and the stored count close behind the search.  A pause, a new thread count, preemption or shutdown ends the
  * pool at a checkpoint; a cancel stops it at once and commits what was
  * found; the end of the search commits the last solutions with the final
@@ -39,12 +40,12 @@ typedef struct run {
     long long limit;
     /* solutions found since the last checkpoint (sol_mu) */
     base_mutex sol_mu;
-    sto_batch batch;
-    double pending_since;     /* when the batch got its first solution */
+    sto_found pending;        /* found since the last checkpoint (sol_mu) */
+    double pending_since;     /* when it got its first solution */
     long long found;          /* stored when the run began + reported since */
     long long keep;           /* solutions still to store: -1 all (options.store) */
     bool limit_hit;
-    bool batch_failed;        /* a class could not be kept: the job fails */
+    bool pending_failed;      /* a class could not be kept: the job fails */
     /* progress committed before the pool call in progress */
     uint64_t base_nodes;
     double base_fraction, base_seconds;
@@ -65,7 +66,7 @@ typedef struct run {
     char store_msg[TSR_ERR_MAX];
 } run;
 
-/* A class found by a pool worker (one at a time): into the batch, its
+/* A class found by a pool worker (one at a time): into the pending ones, its
  * count cut at the job's limit and, for storage, at options.store. */
 static int on_found(void *ctx, const int *images, int n, int count)
 {
@@ -78,11 +79,11 @@ static int on_found(void *ctx, const int *images, int n, int count)
         stop = 1; /* a worker that had not yet seen the stop */
     } else {
         int keep = r->keep < 0 || r->keep > count ? count : (int)r->keep;
-        if (r->batch.found == 0)
+        if (r->pending.found == 0)
             r->pending_since = base_now();
-        if (sto_batch_add(&r->batch, images, n, count, keep) != 0) {
+        if (sto_found_add(&r->pending, images, n, count, keep) != 0) {
             stop = 1; /* out of memory: the run fails below */
-            r->batch_failed = true;
+            r->pending_failed = true;
         } else {
             r->found += count;
             if (r->keep > 0)
@@ -165,7 +166,7 @@ static int on_progress(void *ctx, const tsr_stats *st)
 }
 
 /* A checkpoint is due early when the run must end (pause, cancel, a new
- * thread count, preemption, shutdown), when the batch is big (memory) or
+ * thread count, preemption, shutdown), when the pending classes are big (memory) or
  * when solutions have waited a second (clients see only what is stored). */
 static int checkpoint_wanted(void *ctx)
 {
@@ -175,8 +176,8 @@ static int checkpoint_wanted(void *ctx)
                jm_target_threads(r->m, r->j) != r->j->threads;
     base_unlock(&r->m->mu);
     base_lock(&r->sol_mu);
-    want = want || r->batch.records.len >= SOLUTION_BUFFER_BYTES ||
-           (r->batch.found > 0 && base_now() - r->pending_since >= SOLUTION_DELAY_S);
+    want = want || r->pending.records.len >= SOLUTION_BUFFER_BYTES ||
+           (r->pending.found > 0 && base_now() - r->pending_since >= SOLUTION_DELAY_S);
     base_unlock(&r->sol_mu);
     return want;
 }
@@ -198,8 +199,8 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     /* the store's task type has the same fields */
     sto_task *t = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *t);
     base_lock(&r->sol_mu);
-    sto_batch batch = r->batch;
-    r->batch = (sto_batch){0};
+    sto_found found = r->pending;
+    r->pending = (sto_found){0};
     base_unlock(&r->sol_mu);
     int rc = t == NULL || stats == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory") : 0;
     for (int i = 0; rc == 0 && i < ntasks; i++)
@@ -210,7 +211,7 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     int nlist = 0;
     if (rc == 0) {
         base_lock(&m->db_mu);
-        rc = sto_checkpoint(m->db, r->id, t, ntasks, &batch, &prog, new_state, err);
+        rc = sto_checkpoint(m->db, r->id, t, ntasks, &found, &prog, new_state, err);
         if (rc == 0 && sto_job_list(m->db, NULL, r->id - 1, 1, &list, &nlist, NULL) == 0 &&
             nlist == 1)
             summary = list[0];
@@ -220,10 +221,10 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     free(t);
     free(stats);
     /* On failure the store holds the last checkpoint as it was (one
-     * transaction), and the batch goes: the run ends (on_checkpoint) and
+     * transaction), and the found classes go: the run ends (on_checkpoint) and
      * the next one starts from that checkpoint, which finds these
      * solutions again. */
-    sto_batch_free(&batch);
+    sto_found_free(&found);
     if (rc != 0 && rc != TSR_EINVAL) {
         r->store_failed = true;
         snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
@@ -601,7 +602,7 @@ static void run_job(run *r)
         free_tasks(tasks, ntasks);
         if (rc == 0 && r->store_failed)
             break; /* the checkpoint that ended the run was not written */
-        if (rc == 0 && r->batch_failed)
+        if (rc == 0 && r->pending_failed)
             rc = tsr_err_set(&err, TSR_ENOMEM, "out of memory holding solutions");
         if (rc != 0) {
             char why[TSR_ERR_MAX];
@@ -661,7 +662,7 @@ void *jm_runner_main(void *arg)
     tsr_solver_free(r.s);
     tsr_puzzle_free(r.pz);
     free(r.puzzle_text);
-    sto_batch_free(&r.batch);
+    sto_found_free(&r.pending);
     free(r.base_attempts);
     free(r.base_fits);
     free(r.cur_attempts);

@@ -17,8 +17,9 @@
  * since the previous checkpoint are committed together by sto_checkpoint, in
  * one transaction.  After a crash the daemon resumes from the last committed
  * frontier, so every solution is either stored and outside the frontier, or
- * not stored and inside it, provided that a batch holds only the solutions
- * of work outside the frontier it is committed with (the pool's parked
+ * not stored and inside it, provided that what a checkpoint commits as
+ * found (sto_found) holds only the solutions of work outside the frontier it
+ * is committed with (the pool's parked
  * checkpoints give exactly that).  docs/store.md explains the schema and
  * the argument in full.
  *
@@ -54,11 +55,11 @@
 #define STO_MAX_DOC (16 * 1024 * 1024) /* puzzle, options, stats, error: bytes */
 #define STO_MAX_TASKS 1000000          /* tasks in one checkpoint's frontier */
 #define STO_MAX_TASK_IMAGES 100000     /* images in one task */
-#define STO_MAX_BATCH (256 * 1024 * 1024) /* bytes of class records in one checkpoint */
+#define STO_MAX_FOUND (256 * 1024 * 1024) /* bytes of class records in one checkpoint */
 #define STO_CHUNK_CLASSES 1024         /* classes in one stored chunk */
 #define STO_MAX_PAGE 100000            /* rows in one page of sto_job_list / sto_solutions_page */
 
-#define STO_MAX_GROUP 1000              /* jobs in one batch (sto_group_create) */
+#define STO_MAX_BATCH_JOBS 1000              /* jobs in one batch (sto_batch_create) */
 #define STO_BUSY_TIMEOUT_MS 10000
 
 typedef struct sto_db sto_db;
@@ -102,7 +103,7 @@ typedef struct sto_job {
     uint64_t nodes;          /* progress at the last checkpoint: */
     double fraction, seconds; /*   nodes searched, fraction done, seconds */
     char *stats;             /* free-form JSON text of statistics, or NULL */
-    int64_t batch;           /* the batch of jobs it was submitted in (sto_group), 0: none */
+    int64_t batch;           /* the batch of jobs it was submitted in (sto_batch), 0: none */
 } sto_job;
 
 /* Free the strings of `j` and zero it; a zeroed sto_job is safe to clear. */
@@ -250,30 +251,30 @@ int sto_job_delete(sto_db *db, int64_t id, tsr_err *err);
  * free(). */
 int sto_jobs_unfinished(sto_db *db, int64_t **ids, int *n, tsr_err *err);
 
-/* A batch of jobs submitted together (the API's /api/v1/batches; called
- * a group here because sto_batch is a checkpoint's solutions): a name, a
- * spec (JSON text: how it was asked for, stored verbatim) and its jobs,
- * whose sto_job.batch is the group's id. */
-typedef struct sto_group {
+/* A batch of jobs submitted together (the API's /api/v1/batches, the
+ * table `batches`): a name, a spec (JSON text: how it was asked for,
+ * stored verbatim) and its jobs, whose sto_job.batch is the batch's id.
+ * (The solutions a checkpoint commits are sto_found: one word per thing.) */
+typedef struct sto_batch {
     int64_t id;              /* never reused */
     char *name;              /* or NULL */
     char *spec;
     int64_t created;         /* unix seconds */
-} sto_group;
-void sto_group_clear(sto_group *g);
-void sto_groups_free(sto_group *g, int n);
-/* Create a group and its n (1..STO_MAX_GROUP) queued jobs in one
+} sto_batch;
+void sto_batch_clear(sto_batch *g);
+void sto_batches_free(sto_batch *g, int n);
+/* Create a batch and its n (1..STO_MAX_BATCH_JOBS) queued jobs in one
  * transaction: all or none.  Job i gets puzzles[i], options[i] (options
  * NULL or options[i] NULL: "{}") and priorities[i] (NULL: 0); its id goes
- * to ids[i], the group's to *group. */
-int sto_group_create(sto_db *db, const char *name, const char *spec, int n,
+ * to ids[i], the batch's to *batch. */
+int sto_batch_create(sto_db *db, const char *name, const char *spec, int n,
                      const char *const *puzzles, const char *const *options,
-                     const int *priorities, int64_t *group, int64_t *ids, tsr_err *err);
-/* Group `id` into *out (free with sto_group_clear); TSR_EINVAL and "no
+                     const int *priorities, int64_t *batch, int64_t *ids, tsr_err *err);
+/* Batch `id` into *out (free with sto_batch_clear); TSR_EINVAL and "no
  * batch N" when there is none. */
-int sto_group_get(sto_db *db, int64_t id, sto_group *out, tsr_err *err);
-/* Up to `limit` (1..STO_MAX_PAGE) groups with id > after_id, in id order. */
-int sto_group_list(sto_db *db, int64_t after_id, int limit, sto_group **out, int *n,
+int sto_batch_get(sto_db *db, int64_t id, sto_batch *out, tsr_err *err);
+/* Up to `limit` (1..STO_MAX_PAGE) batches with id > after_id, in id order. */
+int sto_batch_list(sto_db *db, int64_t after_id, int limit, sto_batch **out, int *n,
                    tsr_err *err);
 /* A search task: `nimages` image ids (an order-independent set, stored and
  * returned in the order given) and the fraction of the job's whole search
@@ -285,27 +286,28 @@ typedef struct sto_task {
     double weight;
 } sto_task;
 
-/* A batch of solutions for one checkpoint: class records back to back in
- * `records`, `classes` records standing for `stored` solutions, and `found`
- * solutions found in all (the job's options may keep only some).  A zeroed
- * batch is empty; free with sto_batch_free. */
-typedef struct sto_batch {
+/* The solutions a checkpoint commits, found since the one before: class
+ * records back to back in `records`, `classes` records standing for
+ * `stored` solutions, and `found` solutions found in all (the job's options
+ * may keep only some).  A zeroed sto_found is empty; free with
+ * sto_found_free. */
+typedef struct sto_found {
     base_buf records;
     int64_t classes, stored, found;
-} sto_batch;
+} sto_found;
 
 /* Add a class: n strictly increasing image ids (n 0..STO_MAX_TASK_IMAGES)
  * standing for `count` >= 1 solutions, of which the first `keep` (0..count)
  * are stored: found grows by count, stored by keep, and keep 0 adds no
  * record.  About one byte per id.  TSR_EINVAL for bad ids or counts,
- * TSR_ENOMEM (the batch unchanged). */
-int sto_batch_add(sto_batch *b, const int *images, int n, int count, int keep);
+ * TSR_ENOMEM (b unchanged). */
+int sto_found_add(sto_found *b, const int *images, int n, int count, int keep);
 
-/* Append batch `more` to b (a failed checkpoint's batch back in front of
- * what came since); TSR_ENOMEM leaves b unchanged. */
-int sto_batch_append(sto_batch *b, const sto_batch *more);
+/* Append `more` to b (what a failed checkpoint could not commit, back in
+ * front of what came since); TSR_ENOMEM leaves b unchanged. */
+int sto_found_append(sto_found *b, const sto_found *more);
 
-void sto_batch_free(sto_batch *b);
+void sto_found_free(sto_found *b);
 
 /* Progress at a checkpoint: nodes searched, fraction of the tree done and
  * seconds of search, all cumulative and finite, fraction and seconds >= 0;
@@ -319,10 +321,10 @@ typedef struct sto_progress {
 /* One transaction (BEGIN IMMEDIATE) that
  *   - replaces job `job`'s whole frontier with tasks[0..ntasks) (ntasks 0
  *     leaves it empty),
- *   - stores the batch's classes (NULL: none) in chunks of up to
+ *   - stores the found classes (NULL: none) in chunks of up to
  *     STO_CHUNK_CLASSES, numbering their solutions on from the job's stored
  *     count, each chunk with a CRC-32,
- *   - adds batch->found to the job's solution count and batch->stored to
+ *   - adds found->found to the job's solution count and found->stored to
  *     its stored count,
  *   - records `prog` as the job's progress (NULL keeps the stored progress),
  *   - and moves the job to *new_state unless new_state is NULL.
@@ -331,7 +333,7 @@ typedef struct sto_progress {
  * TSR_EINVAL and changes nothing), a job created by another engine version,
  * a final new_state with a non-empty frontier, and inputs over the caps. */
 int sto_checkpoint(sto_db *db, int64_t job, const sto_task *tasks, int ntasks,
-                   const sto_batch *batch, const sto_progress *prog,
+                   const sto_found *found, const sto_progress *prog,
                    const enum sto_state *new_state, tsr_err *err);
 
 /* The job's frontier, as the last checkpoint stored it (same order, images

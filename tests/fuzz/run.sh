@@ -7,7 +7,7 @@
 #            (default /tmp/tessera-fuzz); the repository is never written to.
 # SECONDS    how long each harness runs (default 300); 0 only builds and
 #            replays the seed corpora once.
-# TARGETS    which harnesses, space-separated (default "json polycube").
+# TARGETS    which harnesses, space-separated (default "json polycube chunk").
 #
 # The harnesses run concurrently (one process each).  Environment:
 #   CC            compiler (default clang; needs -fsanitize=fuzzer)
@@ -24,7 +24,7 @@ script_dir=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd) || exit 2
 repo=$(CDPATH='' cd -- "$script_dir/../.." && pwd) || exit 2
 build=${1:-/tmp/tessera-fuzz}
 seconds=${2:-300}
-targets=${3:-json polycube}
+targets=${3:-json polycube chunk}
 CC=${CC:-clang}
 timeout_s=${FUZZ_TIMEOUT:-25}
 
@@ -38,7 +38,7 @@ jansson_libs=$(pkg-config --libs jansson 2>/dev/null) || jansson_libs=-ljansson
 cflags="-std=gnu11 -g -O1 -march=x86-64-v2 -fno-omit-frame-pointer \
 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 -Wall -Wextra -Wno-unused-parameter -Wno-unused-function \
--I$repo/include -I$repo/src $jansson_cflags ${FUZZ_CFLAGS:-}"
+-I$repo -I$repo/include -I$repo/src $jansson_cflags ${FUZZ_CFLAGS:-}"
 
 lib_sources="$repo/src/base/base.c $repo/src/base/error.c $repo/src/puzzle/model.c \
 $repo/src/puzzle/json_read.c $repo/src/puzzle/polycube_read.c $repo/src/puzzle/read.c \
@@ -51,8 +51,11 @@ done
 
 for t in $targets; do
     echo "== building fuzz_$t"
+    extra=""
+    # the store's chunk codec needs no SQLite library, only its header
+    [ "$t" = chunk ] && extra="$repo/src/store/chunk.c $(pkg-config --cflags sqlite3 2>/dev/null)"
     # shellcheck disable=SC2086
-    if ! $CC $cflags -o "$build/fuzz_$t" "$script_dir/fuzz_$t.c" $lib_sources \
+    if ! $CC $cflags -o "$build/fuzz_$t" "$script_dir/fuzz_$t.c" $extra $lib_sources \
             $jansson_libs -lm; then
         echo "build of fuzz_$t failed" >&2
         exit 2
@@ -73,9 +76,11 @@ for t in $targets; do
         mode="-runs=0"
     fi
     echo "== running fuzz_$t for ${seconds}s (log: $work/fuzz.log)"
+    dict=""
+    [ -f "$script_dir/$t.dict" ] && dict="-dict=$script_dir/$t.dict"
     # shellcheck disable=SC2086
     (cd "$work" && exec "$build/fuzz_$t" "$work/corpus" \
-        -dict="$script_dir/$t.dict" -max_len=8192 "$mode" \
+        $dict -max_len=8192 "$mode" \
         -timeout="$timeout_s" -rss_limit_mb=2560 -report_slow_units=1 \
         -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
         ${FUZZ_ARGS:-} >"$work/fuzz.log" 2>&1) &

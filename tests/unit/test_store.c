@@ -183,14 +183,14 @@ static int gen_write(sto_db *db, int64_t job, int64_t g, gen_buf *b, tsr_err *er
             im[k] = (int)(g * 7919 + t * 31 + k);
         b->tasks[t] = (sto_task){GEN_IMAGES, im, 1.0 / nt};
     }
-    sto_batch batch = {0};
+    sto_found batch = {0};
     for (int j = 0; j < GEN_SOLS(g); j++) {
         int ids[2] = {j, 100 + (int)g};
-        ck_assert_int_eq(sto_batch_add(&batch, ids, 2, j + 1, j + 1), 0);
+        ck_assert_int_eq(sto_found_add(&batch, ids, 2, j + 1, j + 1), 0);
     }
     sto_progress p = {(uint64_t)g, (double)g / 1e6, (double)g * 0.5, "{\"gen\":1}"};
     int r = sto_checkpoint(db, job, b->tasks, nt, &batch, &p, NULL, err);
-    sto_batch_free(&batch);
+    sto_found_free(&batch);
     return r;
 }
 
@@ -263,12 +263,12 @@ static void check_solutions_of(sto_db *db, int64_t job, int64_t g, const char *w
 }
 
 /* A batch of n classes: ids {base + i, base + i + 1000}, count i % 3 + 1. */
-static void batch_of(sto_batch *b, int n, int base)
+static void batch_of(sto_found *b, int n, int base)
 {
-    *b = (sto_batch){0};
+    *b = (sto_found){0};
     for (int i = 0; i < n; i++) {
         int ids[2] = {base + i, base + i + 1000};
-        ck_assert_int_eq(sto_batch_add(b, ids, 2, i % 3 + 1, i % 3 + 1), 0);
+        ck_assert_int_eq(sto_found_add(b, ids, 2, i % 3 + 1, i % 3 + 1), 0);
     }
 }
 
@@ -486,11 +486,11 @@ START_TEST(job_delete_rules)
         ids[i] = create_ok(db, "{}", 0);
     int im[3] = {7, 8, 9};
     sto_task task = {3, im, 1};
-    sto_batch sol;
+    sto_found sol;
     batch_of(&sol, 2, 0);
     for (int i = 0; i < 4; i++)
         ck_assert_int_eq(sto_checkpoint(db, ids[i], &task, 1, &sol, NULL, NULL, &err), 0);
-    sto_batch_free(&sol);
+    sto_found_free(&sol);
 
     ck_assert_int_eq(sto_job_delete(db, ids[0], &err), TSR_EINVAL); /* queued */
     ck_assert_msg(strstr(err.msg, "the job is queued; only completed") != NULL, "%s", err.msg);
@@ -534,14 +534,14 @@ START_TEST(reopen_keeps_everything)
     set_state_ok(db, a, STO_RUNNING, NULL);
     int im1[] = {3, 1, 4, 1, 5}, im2[] = {9, 2, 6};
     sto_task tasks[] = {{5, im1, 0.25}, {3, im2, 0.125}, {0, NULL, 0.5}};
-    sto_batch sols = {0};
+    sto_found sols = {0};
     int c1[] = {1, 5}, c2[] = {2, 7, 9};
-    ck_assert_int_eq(sto_batch_add(&sols, c1, 2, 1, 1), 0);
-    ck_assert_int_eq(sto_batch_add(&sols, c2, 3, 1, 1), 0);
+    ck_assert_int_eq(sto_found_add(&sols, c1, 2, 1, 1), 0);
+    ck_assert_int_eq(sto_found_add(&sols, c2, 3, 1, 1), 0);
     sto_progress p = {UINT64_MAX - 5, 0.375, 12.5, "{\"fits\":[1,2,3]}"};
     enum sto_state paused = STO_PAUSED;
     ck_assert_int_eq(sto_checkpoint(db, a, tasks, 3, &sols, &p, &paused, &err), 0);
-    sto_batch_free(&sols);
+    sto_found_free(&sols);
     sto_close(db);
 
     db = open_ok(t.path);
@@ -771,7 +771,7 @@ START_TEST(checkpoint_atomic)
     int64_t job = create_ok(db, "{}", 0);
     int im[3] = {10, 20, 30};
     sto_task good[2] = {{3, im, 0.5}, {1, im, 0.25}};
-    sto_batch sols, more;
+    sto_found sols, more;
     batch_of(&sols, 2, 0); /* 1 + 2 solutions */
     batch_of(&more, 1, 5); /* 1 solution */
     sto_progress p = {100, 0.25, 1.5, "{\"v\":1}"};
@@ -791,7 +791,7 @@ START_TEST(checkpoint_atomic)
 
     /* Failing on the batch, after every task and a whole chunk: a batch
      * whose last record is cut short. */
-    sto_batch broken;
+    sto_found broken;
     batch_of(&broken, STO_CHUNK_CLASSES + 3, 0);
     broken.records.len--;
     ck_assert_int_eq(sto_checkpoint(db, job, bad, 3, &broken, &p2, &paused, &err), TSR_EINVAL);
@@ -802,7 +802,7 @@ START_TEST(checkpoint_atomic)
     ck_assert_int_eq(sto_checkpoint(db, job, bad, 3, &broken, &p2, &paused, &err), TSR_EINVAL);
     ck_assert_msg(strstr(err.msg, "the batch holds") != NULL, "%s", err.msg);
     unchanged(db, job, t.path, "a batch with wrong totals");
-    sto_batch_free(&broken);
+    sto_found_free(&broken);
 
     /* A bad weight, a NaN fraction, too many tasks, an oversized document. */
     sto_task nan_w = {1, im, NAN};
@@ -822,7 +822,7 @@ START_TEST(checkpoint_atomic)
     ck_assert_int_eq(sto_checkpoint(db, job, good, 1, NULL, &ph, NULL, &err), TSR_ETOOBIG);
     ck_assert_msg(strstr(err.msg, "statistics document is larger than 16777216 bytes") != NULL,
                   "%s", err.msg);
-    sto_batch hs = {{huge, (size_t)STO_MAX_BATCH + 1, 0}, 1, 1, 1};
+    sto_found hs = {{huge, (size_t)STO_MAX_FOUND + 1, 0}, 1, 1, 1};
     ck_assert_int_eq(sto_checkpoint(db, job, bad, 2, &hs, &p2, NULL, &err), TSR_ETOOBIG);
     unchanged(db, job, t.path, "huge batch");
     int64_t id;
@@ -847,8 +847,8 @@ START_TEST(checkpoint_atomic)
     ck_assert_int_eq(sto_job_get(db, job, &j, &err), 0);
     ck_assert(j.state == STO_PAUSED && j.solutions == 4 && j.stored == 4 && j.nodes == 200);
     sto_job_clear(&j);
-    sto_batch_free(&sols);
-    sto_batch_free(&more);
+    sto_found_free(&sols);
+    sto_found_free(&more);
     free(big);
     sto_close(db);
     tmp_remove(&t);
@@ -864,19 +864,19 @@ START_TEST(batch_records)
     sto_db *db = open_ok(t.path);
     tsr_err err = {""};
     int64_t job = create_ok(db, "{}", 0);
-    sto_batch b = {0};
+    sto_found b = {0};
     int unsorted[] = {3, 2}, dup[] = {4, 4}, neg[] = {-1, 2};
-    ck_assert_int_eq(sto_batch_add(&b, unsorted, 2, 1, 1), TSR_EINVAL);
-    ck_assert_int_eq(sto_batch_add(&b, dup, 2, 1, 1), TSR_EINVAL);
-    ck_assert_int_eq(sto_batch_add(&b, neg, 2, 1, 1), TSR_EINVAL);
-    ck_assert_int_eq(sto_batch_add(&b, dup, 1, 0, 0), TSR_EINVAL);  /* count 0 */
-    ck_assert_int_eq(sto_batch_add(&b, dup, 1, 2, 3), TSR_EINVAL);  /* keep > count */
+    ck_assert_int_eq(sto_found_add(&b, unsorted, 2, 1, 1), TSR_EINVAL);
+    ck_assert_int_eq(sto_found_add(&b, dup, 2, 1, 1), TSR_EINVAL);
+    ck_assert_int_eq(sto_found_add(&b, neg, 2, 1, 1), TSR_EINVAL);
+    ck_assert_int_eq(sto_found_add(&b, dup, 1, 0, 0), TSR_EINVAL);  /* count 0 */
+    ck_assert_int_eq(sto_found_add(&b, dup, 1, 2, 3), TSR_EINVAL);  /* keep > count */
     ck_assert(b.records.len == 0 && b.found == 0);
     int wide[] = {0, 127, 128, 16384, INT_MAX - 1, INT_MAX};
-    ck_assert_int_eq(sto_batch_add(&b, wide, 6, 48, 48), 0);
-    ck_assert_int_eq(sto_batch_add(&b, NULL, 0, 1, 1), 0);          /* an empty assembly */
-    ck_assert_int_eq(sto_batch_add(&b, wide, 2, 8, 3), 0);          /* 3 of 8 kept */
-    ck_assert_int_eq(sto_batch_add(&b, wide + 1, 2, 5, 0), 0);      /* counted only */
+    ck_assert_int_eq(sto_found_add(&b, wide, 6, 48, 48), 0);
+    ck_assert_int_eq(sto_found_add(&b, NULL, 0, 1, 1), 0);          /* an empty assembly */
+    ck_assert_int_eq(sto_found_add(&b, wide, 2, 8, 3), 0);          /* 3 of 8 kept */
+    ck_assert_int_eq(sto_found_add(&b, wide + 1, 2, 5, 0), 0);      /* counted only */
     ck_assert(b.classes == 3 && b.stored == 52 && b.found == 62);
     ck_assert_int_eq(sto_checkpoint(db, job, NULL, 0, &b, NULL, NULL, &err), 0);
     sto_job j;
@@ -906,7 +906,7 @@ START_TEST(batch_records)
      * +2147467262 (5 bytes), +1; the empty class; 0 and 127 */
     ck_assert_int_eq(raw_query(t.path, "SELECT sum(length(data)) FROM chunks", NULL, 0),
                      (2 + 11) + 2 + (2 + 2));
-    sto_batch_free(&b);
+    sto_found_free(&b);
     sto_close(db);
     tmp_remove(&t);
 }
@@ -921,7 +921,7 @@ START_TEST(check_values)
     sto_db *db = open_ok(t.path);
     tsr_err err = {""};
     int64_t a = create_ok(db, "{}", 0), b = create_ok(db, "{}", 0);
-    sto_batch x;
+    sto_found x;
     batch_of(&x, 2 * STO_CHUNK_CLASSES + 10, 0);
     ck_assert_int_eq(sto_checkpoint(db, a, NULL, 0, &x, NULL, NULL, &err), 0);
     ck_assert_int_eq(sto_checkpoint(db, b, NULL, 0, &x, NULL, NULL, &err), 0);
@@ -961,7 +961,7 @@ START_TEST(check_values)
                                " (SELECT coalesce(sum(nsol), 0) FROM chunks WHERE job = jobs.id)",
                                NULL, 0),
                      0);
-    sto_batch_free(&x);
+    sto_found_free(&x);
     sto_close(db);
     tmp_remove(&t);
 }
@@ -1061,16 +1061,16 @@ START_TEST(check_damaged_file)
     tsr_err err = {""};
     for (int j = 0; j < 3; j++) {
         int64_t id = create_ok(db, "{}", 0);
-        sto_batch b = {0};
+        sto_found b = {0};
         for (int i = 0; i < 3000; i++) { /* 40 ids a class: chunks of ~40 KB */
             int ids[40];
             for (int k = 0; k < 40; k++)
                 ids[k] = i * 50 + k * 3;
-            ck_assert_int_eq(sto_batch_add(&b, ids, 40, 1, 1), 0);
+            ck_assert_int_eq(sto_found_add(&b, ids, 40, 1, 1), 0);
         }
         ck_assert_int_eq(sto_checkpoint(db, id, NULL, 0, &b, NULL, NULL, &err), 0);
         set_state_ok(db, id, STO_COMPLETED, NULL);
-        sto_batch_free(&b);
+        sto_found_free(&b);
     }
     sto_close(db); /* the last connection: the log is folded into the file */
     size_t len;
@@ -1170,7 +1170,7 @@ START_TEST(check_invariants)
     sto_db *db = open_ok(t.path);
     tsr_err err = {""};
     char *report = NULL;
-    sto_batch x;
+    sto_found x;
     batch_of(&x, STO_CHUNK_CLASSES + 10, 0); /* two chunks */
     sto_task half = {0, NULL, 0.5}, quarters[2] = {{0, NULL, 0.25}, {0, NULL, 0.25}};
     sto_progress p = {100, 0.5, 1.0, NULL};
@@ -1180,22 +1180,22 @@ START_TEST(check_invariants)
     ck_assert_int_eq(sto_checkpoint(db, sound, &half, 1, &x, &p, &paused, &err), 0);
     ck_assert_int_eq(sto_checkpoint(db, complete, &half, 1, &x, &p, NULL, &err), 0);
     sto_progress all = {200, 1.0, 2.0, NULL};
-    sto_batch rest;
+    sto_found rest;
     batch_of(&rest, 10, 7000); /* the other half's classes */
     ck_assert_int_eq(sto_checkpoint(db, complete, NULL, 0, &rest, &all, &done, &err), 0);
-    sto_batch_free(&rest);
+    sto_found_free(&rest);
     int64_t none = 0, four = 0;
     ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":\"none\"}", 0, &none, &err), 0);
     ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":4}", 0, &four, &err), 0);
-    sto_batch kept = {0};
+    sto_found kept = {0};
     int ids[2] = {1, 2}, more[2] = {3, 4};
-    ck_assert_int_eq(sto_batch_add(&kept, ids, 2, 3, 0), 0);
+    ck_assert_int_eq(sto_found_add(&kept, ids, 2, 3, 0), 0);
     ck_assert_int_eq(sto_checkpoint(db, none, &half, 1, &kept, &p, NULL, &err), 0);
-    sto_batch_free(&kept);
-    ck_assert_int_eq(sto_batch_add(&kept, ids, 2, 3, 3), 0);
-    ck_assert_int_eq(sto_batch_add(&kept, more, 2, 3, 1), 0); /* a class straddling 4 */
+    sto_found_free(&kept);
+    ck_assert_int_eq(sto_found_add(&kept, ids, 2, 3, 3), 0);
+    ck_assert_int_eq(sto_found_add(&kept, more, 2, 3, 1), 0); /* a class straddling 4 */
     ck_assert_int_eq(sto_checkpoint(db, four, &half, 1, &kept, &p, NULL, &err), 0);
-    sto_batch_free(&kept);
+    sto_found_free(&kept);
     int r = sto_check(t.path, true, 0, &report, &err);
     ck_assert_msg(r == 0 && strstr(report, "classes: ") != NULL, "%d %s %s", r, err.msg, report);
     free(report);
@@ -1212,7 +1212,7 @@ START_TEST(check_invariants)
      * cannot be made to write it: a debug build checks I1 as it commits) */
     int64_t overlap = create_ok(db, "{}", 0);
     ck_assert_int_eq(sto_checkpoint(db, overlap, &half, 1, &x, &p, NULL, &err), 0);
-    sto_batch y;
+    sto_found y;
     batch_of(&y, 10, 5000);
     int64_t at = x.stored - 4;
     char sql[600];
@@ -1227,7 +1227,7 @@ START_TEST(check_invariants)
              chunk_crc_of(overlap, at, y.records.data, y.records.len), (long long)y.stored,
              (long long)y.found, (long long)overlap);
     raw_exec(t.path, sql);
-    sto_batch_free(&y);
+    sto_found_free(&y);
     /* weights: a quarter of the tree lost from the frontier */
     int64_t weights = create_ok(db, "{}", 0);
     sto_progress q = {100, 0.25, 1.0, NULL};
@@ -1292,7 +1292,7 @@ START_TEST(check_invariants)
                       strstr(report, "beyond what --repair mends") != NULL,
                   "%s", report != NULL ? report : err.msg);
     free(report);
-    sto_batch_free(&x);
+    sto_found_free(&x);
     tmp_remove(&t);
 }
 END_TEST
@@ -1309,7 +1309,7 @@ START_TEST(repair_cases)
      * missing; d: sound; e: damaged 1st chunk, unfinished */
     int64_t a = create_ok(db, "{}", 0), b = create_ok(db, "{}", 0), c = create_ok(db, "{}", 0);
     int64_t d = create_ok(db, "{}", 0), e = create_ok(db, "{}", 0);
-    sto_batch x;
+    sto_found x;
     batch_of(&x, 2 * STO_CHUNK_CLASSES + 10, 0); /* three chunks */
     /* half the tree searched, half in the frontier: as the daemon leaves
      * them (sto_check finds a job with solutions and no frontier damaged) */
@@ -1376,7 +1376,7 @@ START_TEST(repair_cases)
     ck_assert_int_eq(sto_repair(t.path, cap_ok, &report, &err), 0);
     ck_assert_msg(strstr(report, "repaired: 0 jobs") != NULL, "%s", report);
     free(report);
-    sto_batch_free(&x);
+    sto_found_free(&x);
     tmp_remove(&t);
 }
 END_TEST
@@ -1443,11 +1443,11 @@ START_TEST(solutions_paging)
     int ids0[BATCHES * PER];
     int64_t total = 0;
     for (int k = 0; k < BATCHES; k++) {
-        sto_batch x;
+        sto_found x;
         batch_of(&x, PER, k * 10000);
         ck_assert_int_eq(sto_checkpoint(db, a, NULL, 0, &x, NULL, NULL, &err), 0);
         ck_assert_int_eq(sto_checkpoint(db, b, NULL, 0, &x, NULL, NULL, &err), 0);
-        sto_batch_free(&x);
+        sto_found_free(&x);
         for (int i = 0; i < PER; i++) {
             firsts[k * PER + i] = total + 1;
             ids0[k * PER + i] = k * 10000 + i;
@@ -1556,10 +1556,10 @@ START_TEST(schema_1_upgrade)
     ck_assert(n == 1 && lt[0].images[0] == 2);
     sto_tasks_free(lt, n);
     /* the queued job goes on in the new encoding */
-    sto_batch x;
+    sto_found x;
     batch_of(&x, 3, 0);
     ck_assert_int_eq(sto_checkpoint(db, 3, NULL, 0, &x, NULL, NULL, &err), 0);
-    sto_batch_free(&x);
+    sto_found_free(&x);
     sto_classes c;
     ck_assert_int_eq(sto_classes_read(db, 3, 0, 10, &c, &err), 0);
     ck_assert(c.n == 3 && c.first[0] == 1);
