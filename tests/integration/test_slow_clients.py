@@ -31,7 +31,10 @@ import tlib
 from tlib import check, check_eq
 
 HEADER_S, BODY_S, PER_ADDRESS, LIMIT = 10.0, 30.0, 256, 1024
-SLACK = 4.0 if tlib.QUICK else 2.0  # the guard looks every 0.25 s; load and sanitizers add some
+# the guard looks every 0.25 s; load adds some, and a sanitizer build runs
+# 300 connection threads several times slower (ThreadSanitizer: 14 s seen
+# for the last of 300 cuts beside a busy search)
+SLACK = 7.0 if tlib.QUICK else 2.0
 
 
 def connect(d, source):
@@ -116,7 +119,8 @@ def slow_headers(d):
     check(cut and cut[0] >= HEADER_S - 0.5 and cut[-1] <= HEADER_S + SLACK,
           "they were cut at the header bound (%.1f s to %.1f s, bound %g s)"
           % (cut[0] if cut else -1, cut[-1] if cut else -1, HEADER_S))
-    check(worst < 2.0, "/healthz answered within 2 s throughout (worst %.2f s)" % worst)
+    bound = 2.0 * (2.5 if tlib.QUICK else 1.0)
+    check(worst < bound, "/healthz answered within %g s throughout (worst %.2f s)" % (bound, worst))
     crowd.close()
     return body, body_t0
 
