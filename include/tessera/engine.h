@@ -36,6 +36,9 @@ typedef struct tsr_stats {
     uint64_t nodes;      /* all fits */
     uint64_t solutions;  /* solutions reported in the chosen mode */
     uint64_t classes;    /* classes under the full symmetry group accepted */
+    uint64_t digest;     /* of the classes reported: a sum of a hash of each
+                            one's image ids and count, so the same for any
+                            split into tasks, thread count and order */
     double fraction;     /* estimated part of the tree searched, 0..1 */
     double seconds;      /* wall time of the run */
     bool stopped;        /* a callback or the limit ended the run early */
@@ -167,6 +170,16 @@ int tsr_solver_group_order(const tsr_solver *s);
 int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_callbacks *cb,
                    tsr_stats *st);
 
+/* The nodes of the search tree at `depth` pieces placed, each given to
+ * cb->donate (images in the order the search places them, and weight)
+ * instead of being searched: a fixed split of the tree into tasks that
+ * tsr_solver_run and the pool search exactly, whatever the thread count.
+ * st counts the placements above them, as a run of the whole tree counts
+ * them, so st->nodes plus the tasks' nodes is the whole run's; st->fraction
+ * is the weight pruned above them.  Only an exact puzzle's tree is split
+ * this way: TSR_EINVAL for a loose puzzle, or a depth that reaches a
+ * leaf (depth + goal >= pieces). */
+int tsr_solver_split(const tsr_solver *s, int depth, const tsr_callbacks *cb, tsr_stats *st);
 /* Many runs on one thread, one after another (a pool worker's tasks): a
  * runner keeps what tsr_solver_run would build and free for each run (the
  * matrix, FILA's lists, the buffers), and a run whose FILA starts from the

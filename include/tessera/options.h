@@ -105,7 +105,11 @@
       "constrain the named piece, which must be in the puzzle")                                    \
     X(store,      STORE,  0,    LLONG_MAX,     TSR_STORE_ALL,                                      \
       TSR_OPT_DAEMON, "=all|none|N",                                                               \
-      "which solutions are kept for reading: all, none (counted only) or the first N")
+      "which solutions are kept for reading: all, none (counted only) or the first N")          \
+    X(record,     INT,    0,    8,             0,                                                  \
+      TSR_OPT_DAEMON, "=DEPTH",                                                                    \
+      "keep the solution count, node count and digest of each subtree at DEPTH pieces placed, "    \
+      "for a record that tessera verify checks anywhere; 0: off")
 
 /* How an option's value is written, in JSON and on the command line, and
  * its C type in tsr_options. */

@@ -44,6 +44,12 @@ typedef struct tsr_pool_hooks {
     double checkpoint_seconds; /* 0: only when checkpoint_wanted asks */
     int (*checkpoint_wanted)(void *ctx);
     int (*checkpoint)(void *ctx, const tsr_task *tasks, int ntasks, const tsr_stats *st);
+    /* Optional: called on a worker's thread after each search of a task
+     * (the whole task, or the part done before a park or a stop), with
+     * that search's statistics; the calls' figures add up to the pool's.
+     * Every call for the work a checkpoint commits comes before the
+     * checkpoint.  Calls from several workers may overlap. */
+    void (*task_done)(void *ctx, const int *images, int n, const tsr_stats *st);
 } tsr_pool_hooks;
 
 /* Search the given tasks (a frontier from an earlier checkpoint, or one

@@ -72,6 +72,9 @@ void cli_print_options_markdown(FILE *f);
 /* The daemon client commands (remote.c): argv[0] is the command name. */
 int cli_remote_main(int argc, char **argv);
 
+/* tessera verify RECORD ... (verify.c): re-run a record's tasks. */
+int cli_verify_main(int argc, char **argv);
+
 /* True when cmd is one of the commands cli_remote_main runs. */
 bool cli_is_remote_command(const char *cmd);
 

@@ -464,6 +464,43 @@ static int cmd_status(remote *r, const args *a)
     return 0;
 }
 
+/* ---- record: a completed record job's record, to stdout (tessera verify reads it) ---- */
+
+static int cmd_record(remote *r, const args *a)
+{
+    char path[64];
+    job_path(path, sizeof path, a->id, "/record");
+    json_t *rec = NULL;
+    int status = call_json(r, "GET", path, NULL, true, &rec);
+    if (status)
+        return status;
+    /* one task a line: a record of thousands of tasks stays readable and
+     * diffable */
+    json_t *tasks = json_incref(json_object_get(rec, "tasks"));
+    json_object_del(rec, "tasks");
+    char *head = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    size_t hl = head ? strlen(head) : 0;
+    if (head && hl > 1 && tasks) {
+        head[hl - 1] = '\0'; /* reopen the object for the tasks */
+        printf("%s,\n\"tasks\":[\n", head);
+        size_t i;
+        json_t *t;
+        json_array_foreach(tasks, i, t) {
+            char *line = json_dumps(t, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            printf("%s%s\n", line ? line : "null", i + 1 < json_array_size(tasks) ? "," : "");
+            free(line);
+        }
+        printf("]}\n");
+    } else {
+        status = EXIT_FAILED;
+        fprintf(stderr, "tessera: the daemon's record is not a record object\n");
+    }
+    free(head);
+    json_decref(tasks);
+    json_decref(rec);
+    return status;
+}
+
 /* ---- watch ------------------------------------------------------------------------------- */
 
 typedef struct watcher {
@@ -994,6 +1031,7 @@ static const command commands[] = {
     {"resume", cmd_resume, 1, false, false, no_opts, "resume ID"},
     {"cancel", cmd_cancel, 1, false, false, no_opts, "cancel ID"},
     {"delete", cmd_delete, 1, false, false, no_opts, "delete ID"},
+    {"record", cmd_record, 1, false, false, no_opts, "record ID"},
     /* `tessera batch submit ...`: cli_remote_main joins the two words */
     {"batch submit", cmd_batch_submit, 2, true, true, batch_submit_opts,
      "batch submit [--name=N] [--hole=each-cell|ROWS [--every-position]] [job options] FILE..."},

@@ -45,6 +45,9 @@ static const char *usage_head =
     "       tessera batch submit [--name=N] [--hole=each-cell|ROWS [--every-position]]\n"
     "                            [job options] FILE...   (a batch of jobs on tesserad)\n"
     "       tessera batch show ID | batch list\n"
+    "       tessera record ID > FILE     (a completed record job's record, from tesserad)\n"
+    "       tessera verify [--tasks=all|N-M,...] [--sample=K [--seed=S]] [--threads=N]\n"
+    "                      [--quiet] RECORD   (re-run a record's tasks and compare)\n"
     "       tessera version\n"
     "       tessera help [options [--markdown]]   (this, or the job options alone)\n"
     "  (--server and --token go before or after a daemon command's name)\n"
@@ -740,6 +743,8 @@ static int dispatch(int argc, char **argv)
     }
     if (strcmp(cmd, "estimate") == 0)
         return cmd_estimate(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify") == 0)
+        return cli_verify_main(argc - 1, argv + 1);
     if (cli_is_remote_command(cmd))
         return cli_remote_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

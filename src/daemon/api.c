@@ -410,6 +410,30 @@ static void op_job_puzzle(void *ctx, int64_t id, srv_reply *rep)
         reply_json(rep, 200, j);
 }
 
+/* A completed record job's record: built by record.c from the store. */
+static void op_job_record(void *ctx, int64_t id, srv_reply *rep)
+{
+    jm_manager *m = ctx;
+    tsr_err err = {{0}};
+    base_lock(&m->mu);
+    bool exists = jm_find(m, id) != NULL;
+    base_unlock(&m->mu);
+    char *text = NULL;
+    int rc = exists ? jm_record_export(m, id, &text, &err) : 0;
+    if (!exists)
+        srv_reply_error(rep, 404, "no job %lld", (long long)id);
+    else if (rc == TSR_EINVAL)
+        srv_reply_error(rep, 409, "%s", err.msg);
+    else if (rc != 0)
+        srv_reply_error(rep, 500, "job %lld: %s", (long long)id, err.msg[0] ? err.msg : tsr_strerror(rc));
+    else {
+        rep->status = 200;
+        rep->text = text;
+        rep->text_len = strlen(text);
+        rep->content_type = "application/json";
+    }
+}
+
 /* ---- solutions: stored classes expanded at read time ------------------------------- */
 
 /* One solution as a JSON line with its "seq", or as text, to a stream. */
@@ -848,7 +872,7 @@ void jm_ops(jm_manager *m, srv_ops *ops)
                      .export_next = op_export_next, .puzzles = op_puzzles,
                      .options = op_options,
                      .validate = op_validate, .estimate = op_estimate,
-                     .job_puzzle = op_job_puzzle, .batch_submit = jm_batch_submit,
+                     .job_puzzle = op_job_puzzle, .job_record = op_job_record, .batch_submit = jm_batch_submit,
                      .batches = jm_batches,
                      .health = op_health, .metrics = op_metrics, .wait_change = op_wait_change};
 }

@@ -8,6 +8,7 @@
  *   door.c    what a submission must pass before it becomes a job;
  *   jobs.c    start-up, the scheduler, the store's watch, shutdown;
  *   run.c     one job's search on its runner thread, its checkpoints;
+ *   record.c  a record job's split, its tasks' figures, the exported record;
  *   decode.c  stored solution classes back into solutions;
  *   table.c   the job table and a job's record, the life cycle's rules.
  * The locking rules (jobs.c explains them) hold across all of them: db_mu,
@@ -191,6 +192,44 @@ json_t *jm_expected_json(const long long expected[3]);
 json_t *jm_levels_json(int levels, const uint64_t *attempts, const uint64_t *fits);
 json_t *jm_eta_json(double low, double high);
 json_t *jm_job_json(const jm_job *j, bool with_stats); /* under mu */
+/* ---- record.c: record jobs (options.record) ---- */
+#define JM_MAX_RECORD_DEPTH 8 /* the option's maximum (tessera/options.h) */
+typedef struct jm_record jm_record;
+
+/* The tasks of a split as tsr_solver_split donates them (jm_split_add). */
+typedef struct jm_split {
+    sto_task *tasks;
+    int n, cap;
+    bool failed; /* out of memory */
+} jm_split;
+void jm_split_add(void *ctx, const int *images, int n, double weight);
+void jm_split_free(jm_split *sp);
+
+/* The tree split at `depth` (tsr_solver_split), the part above it in
+ * *above; on error both are freed. */
+int jm_split_make(const tsr_solver *s, int depth, jm_split *sp, tsr_stats *above, tsr_err *err);
+/* Store the split as the job's record tasks and frontier, with `prog`, its
+ * progress once the part above is counted (sto_record_begin). */
+int jm_split_store(jm_manager *m, int64_t id, const jm_split *sp, const tsr_stats *above,
+                   const sto_progress *prog, tsr_err *err);
+/* The job's stored record tasks, or *out NULL when it has none yet. */
+int jm_record_load(jm_manager *m, int64_t id, int depth, jm_record **out, tsr_err *err);
+void jm_record_free(jm_record *rc);
+/* A pool worker searched (part of) a task: its figures go to the record
+ * task above it (any thread). */
+void jm_record_task_done(jm_record *rc, const int *images, int n, const tsr_stats *st);
+/* The rows whose figures moved since the last take, as totals, for a
+ * checkpoint (malloc'd); TSR_EINVAL when a task lay under no record task
+ * (the job must fail), TSR_ENOMEM.  The pending figures are cleared: a
+ * checkpoint that fails loses them with the work they came from. */
+int jm_record_take(jm_record *rc, sto_tally **out, int *n);
+/* Those totals were committed. */
+void jm_record_committed(jm_record *rc, const sto_tally *t, int n);
+/* A completed record job's record as JSON (docs/records.md), malloc'd.
+ * TSR_EINVAL: no record, or not completed; TSR_EIO: figures that do not
+ * add up. */
+int jm_record_export(jm_manager *m, int64_t id, char **out, tsr_err *err);
+
 char *jm_stats_text(int levels, const uint64_t *attempts, const uint64_t *fits,
                     const char *config);
 void jm_stats_parse(const char *text, int levels, uint64_t *attempts, uint64_t *fits);

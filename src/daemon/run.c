@@ -64,6 +64,8 @@ typedef struct run {
     double committed_fraction, committed_seconds;
     bool store_failed;        /* a commit failed: the run ends, the job waits (stall_job) */
     char store_msg[TSR_ERR_MAX];
+    jm_record *rec;           /* a record job's tasks (record.c), or NULL */
+    bool rec_lost;            /* a task lay under no record task: the job fails */
 } run;
 
 /* A class found by a pool worker (one at a time): into the pending ones, its
@@ -96,6 +98,57 @@ static int on_found(void *ctx, const int *images, int n, int count)
     }
     base_unlock(&r->sol_mu);
     return stop;
+}
+
+/* A pool worker searched (part of) a task: a record job's figures. */
+static void on_task_done(void *ctx, const int *images, int n, const tsr_stats *st)
+{
+    run *r = ctx;
+    jm_record_task_done(r->rec, images, n, st);
+}
+
+/* A record job (options.record): its split, made and stored before the
+ * first run, then its record tasks' figures; the progress stored by the
+ * split (what lies above it) becomes the base of this run's. */
+static int record_open(run *r, tsr_err *err)
+{
+    const tsr_options *opt = tsr_solver_options(r->s);
+    if (r->m->cfg.backend != NULL)
+        return tsr_err_set(err, TSR_EINVAL, "options.record: a record job runs on this "
+                                            "daemon's own threads, not on a cluster");
+    if (r->limit > 0)
+        return tsr_err_set(err, TSR_EINVAL, "options.record: a record counts every solution, "
+                                            "so options.limit must be 0");
+    int rc = jm_record_load(r->m, r->id, opt->record, &r->rec, err);
+    if (rc != 0 || r->rec != NULL)
+        return rc;
+    /* the first run: split the tree, before any search */
+    if (r->base_nodes != 0)
+        return tsr_err_set(err, TSR_EINVAL, "options.record: the job has searched already, "
+                                            "without a split");
+    jm_split sp;
+    tsr_stats above;
+    if ((rc = jm_split_make(r->s, opt->record, &sp, &above, err)) != 0)
+        return rc;
+    for (int p = 0; p < r->levels && p < above.levels; p++) {
+        r->base_attempts[p] += above.attempts[p];
+        r->base_fits[p] += above.fits[p];
+    }
+    char *stats = jm_stats_text(r->levels, r->base_attempts, r->base_fits, tsr_solver_config(r->s));
+    sto_progress prog = {above.nodes, above.fraction, r->base_seconds, stats, NULL, 0};
+    rc = stats == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory")
+                       : jm_split_store(r->m, r->id, &sp, &above, &prog, err);
+    if (rc == 0) {
+        r->base_nodes = r->committed_nodes = above.nodes;
+        r->base_fraction = r->committed_fraction = above.fraction;
+        rc = jm_record_load(r->m, r->id, opt->record, &r->rec, err);
+        if (rc == 0 && r->rec == NULL)
+            rc = tsr_err_set(err, TSR_EIO, "the split was stored but cannot be read back");
+    }
+    free(stats);
+    jm_split_free(&sp);
+    tsr_stats_free(&above);
+    return rc;
 }
 
 /* Progress of the pool call in progress, on top of what was committed. */
@@ -195,7 +248,16 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
     if (new_state && *new_state == STO_COMPLETED && !r->limit_hit)
         fraction = 1;
     char *stats = jm_stats_text(r->levels, r->cur_attempts, r->cur_fits, tsr_solver_config(r->s));
-    sto_progress prog = {nodes, fraction, seconds, stats};
+    sto_progress prog = {nodes, fraction, seconds, stats, NULL, 0};
+    sto_tally *tally = NULL;
+    if (r->rec != NULL) {
+        int trc = jm_record_take(r->rec, &tally, &prog.ntally);
+        prog.tally = tally;
+        if (trc == TSR_EINVAL)
+            r->rec_lost = true; /* run_job fails the job */
+        else if (trc != 0)
+            stats = (free(stats), NULL); /* out of memory, reported below */
+    }
     /* the store's task type has the same fields */
     sto_task *t = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *t);
     base_lock(&r->sol_mu);
@@ -218,6 +280,9 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
         base_unlock(&m->db_mu);
     }
     double dt = base_now() - t0;
+    if (rc == 0 && r->rec != NULL)
+        jm_record_committed(r->rec, tally, prog.ntally);
+    free(tally);
     free(t);
     free(stats);
     /* On failure the store holds the last checkpoint as it was (one
@@ -549,6 +614,9 @@ static void run_job(run *r)
         bool shutdown = m->shutdown;
         base_unlock(&m->mu);
         rc = end_unstarted(r, want, shutdown, &err);
+    } else if (rc == 0 && tsr_solver_options(r->s)->record > 0 &&
+               (rc = record_open(r, &err)) != 0) {
+        ended = true; /* fail_job below */
     } else if (rc == 0) {
         estimator_start(r);
     }
@@ -582,7 +650,8 @@ static void run_job(run *r)
                             .progress_seconds = 0.5};
         tsr_pool_hooks hk = {.ctx = r, .checkpoint_seconds = m->cfg.checkpoint_seconds,
                              .checkpoint_wanted = checkpoint_wanted,
-                             .checkpoint = on_checkpoint};
+                             .checkpoint = on_checkpoint,
+                             .task_done = r->rec != NULL ? on_task_done : NULL};
         tsr_stats st;
         r->end_state = -1;
         r->last_t = 0;
@@ -604,6 +673,8 @@ static void run_job(run *r)
             break; /* the checkpoint that ended the run was not written */
         if (rc == 0 && r->pending_failed)
             rc = tsr_err_set(&err, TSR_ENOMEM, "out of memory holding solutions");
+        if (rc == 0 && r->rec_lost)
+            rc = tsr_err_set(&err, TSR_EIO, "a task lay under no record task");
         if (rc != 0) {
             char why[TSR_ERR_MAX];
             snprintf(why, sizeof why, "%s", err.msg[0] ? err.msg : tsr_strerror(rc));
@@ -663,6 +734,7 @@ void *jm_runner_main(void *arg)
     tsr_puzzle_free(r.pz);
     free(r.puzzle_text);
     sto_found_free(&r.pending);
+    jm_record_free(r.rec);
     free(r.base_attempts);
     free(r.base_fits);
     free(r.cur_attempts);

@@ -759,6 +759,13 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
 
 double fila_task_weight(const fila *f) { return f->w_top; }
 
+double fila_leaf_weight(const fila *f)
+{
+    double cw[FILA_MAX_BITS + 1];
+    child_weights(f, f->cur, cw); /* the leaf set cur to the level above it */
+    return f->cur <= f->solve_top ? cw[f->cur] : f->w_top;
+}
+
 bool fila_dirty(const fila *f, double *done)
 {
     *done = f->dirty_done;

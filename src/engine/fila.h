@@ -79,6 +79,10 @@ bool fila_can_take(const fila *f, const dlx *d);
 int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hooks *hooks,
                 const unsigned char *forced);
 
+/* Inside the leaf hook: the weight of the leaf's node (a leaf is a node
+ * at the plan's goal, which tsr_solver_split sets to its cut). */
+double fila_leaf_weight(const fila *f);
+
 /* After fila_search: the weight of the node where the replay of the forced
  * images ended and the search proper began (w when nothing was forced), and
  * whether part of that node was given away (fila_donate), in which case

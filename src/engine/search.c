@@ -74,6 +74,10 @@ typedef struct run {
     int *donation;          /* scratch: the images of one task */
     bool in_fila;
     int root_hp, root_pstate; /* the walk's at the root, for walk_at_root */
+    /* tsr_solver_split: the depth whose nodes are given away unsearched
+     * (-1: none), and the weight they carried */
+    int cut_depth;
+    double cut_weight;
 } run;
 
 /* What the finished children of DLX loop d searched: a clean child its
@@ -219,6 +223,7 @@ static int leaf(void *ctx, const int *extra, int nextra)
         return r->stop;
     if (s->opt.goal == 0)
         r->st->classes++;
+    r->st->digest += srch_class_digest(r->walk.sol, n, m);
     if (classes) {
         sym_sort(r->walk.sol, n); /* a partial assembly too: a class is a sorted set */
         report_class(r, r->walk.sol, n, m);
@@ -236,6 +241,15 @@ static int leaf(void *ctx, const int *extra, int nextra)
 static int leaf_hook(void *ctx, const int *extra, int nextra)
 {
     run *r = ctx;
+    if (r->cut_depth >= 0) { /* tsr_solver_split's cut, inside FILA */
+        int n = r->walk.depth;
+        memcpy(r->donation, r->walk.path, (size_t)n * sizeof *r->donation);
+        memcpy(r->donation + n, extra, (size_t)nextra * sizeof *r->donation);
+        double w = fila_leaf_weight(r->walk.f);
+        r->cb->donate(r->cb->ctx, r->donation, n + nextra, w);
+        r->cut_weight += w;
+        return 0;
+    }
     int stop = leaf(r, extra, nextra);
     if (stop)
         r->fraction = progress_now(r);
@@ -554,6 +568,11 @@ static void dlx_rec(run *r, double w)
     int p = dlx_remaining_copies(d);
     if (r->nforced == 0 && r->w_task < 0)
         r->w_task = w; /* a task's replay ends here */
+    if (r->walk.depth == r->cut_depth && r->nforced == 0) { /* tsr_solver_split */
+        r->cb->donate(r->cb->ctx, r->walk.path, r->walk.depth, w);
+        r->cut_weight += w;
+        return;
+    }
     if (p == s->opt.goal && r->ip->exact) {
         leaf_hook(r, NULL, 0);
         return;
@@ -722,6 +741,8 @@ static int run_begin(run *r, const tsr_callbacks *cb, tsr_stats *st)
     r->rng = 0;
     r->sample_r = r->trial_done = 0;
     r->in_fila = false;
+    r->cut_depth = -1;
+    r->cut_weight = 0;
     /* a run that ended inside FILA left its task's FILA images marked */
     memset(r->forced, 0, (size_t)(ip->nimages ? ip->nimages : 1));
     r->nforced = 0;
@@ -854,6 +875,44 @@ int tsr_solver_run(const tsr_solver *s, const int *start, int nstart, const tsr_
     }
     rc = tsr_runner_run(rn, start, nstart, cb, st);
     tsr_runner_free(rn);
+    return rc;
+}
+
+/* The nodes at `depth`, each given to cb->donate unsearched: a run
+ * whose dlx_rec stops there (the cut).  Only DLX levels lead to them, so
+ * their images are in the order the search places them. */
+int tsr_solver_split(const tsr_solver *s, int depth, const tsr_callbacks *cb, tsr_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    if (cb == NULL || cb->donate == NULL || !s->ip->exact || depth < 1 ||
+        depth >= s->P - s->opt.goal)
+        return TSR_EINVAL;
+    tsr_callbacks own = *cb;
+    own.split_wanted = NULL; /* nothing but the cut gives work away */
+    run r;
+    int rc = run_init(&r, s);
+    /* a cut below the handoff is FILA's goal: its leaves are the nodes */
+    fila_plan plan = s->plan;
+    plan.goal = s->P - depth;
+    if (rc == 0 && r.walk.f != NULL && plan.goal <= plan.maxp) {
+        fila_free(r.walk.f);
+        r.walk.f = fila_new(s->ip, &plan);
+        if (r.walk.f == NULL)
+            rc = TSR_ENOMEM;
+    }
+    if (rc == 0)
+        rc = run_begin(&r, &own, st);
+    if (rc == 0) {
+        r.cut_depth = depth;
+        if (s->parity == NULL || flt_parity_ok(s->parity, r.walk.pstate, r.walk.hp))
+            dlx_rec(&r, 1.0);
+        rc = r.err;
+        refresh_stats(&r);
+        /* what the cut did not give away: pruned above (rounding aside) */
+        st->fraction = r.cut_weight < 1 ? 1 - r.cut_weight : 0;
+        st->stopped = r.stop != 0;
+    }
+    run_free(&r);
     return rc;
 }
 

@@ -85,4 +85,29 @@ static inline uint64_t srch_rng_step(uint64_t *x)
     return *x * 2685821657736338717ull;
 }
 
+/* A class's share of tsr_stats.digest: a 64-bit mix of its image ids
+ * (in any order: a sum and an xor of mixed ids, so a partial assembly
+ * need not be sorted) and the count it stands for.  Runs add these up
+ * (mod 2^64), so a digest does not depend on the order of the leaves,
+ * the split into tasks or the number of threads. */
+static inline uint64_t srch_mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static inline uint64_t srch_class_digest(const int *images, int n, int count)
+{
+    uint64_t sum = 0, xr = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t h = srch_mix((uint64_t)(unsigned)images[i] + 0x9e3779b97f4a7c15ull);
+        sum += h;
+        xr ^= srch_mix(h);
+    }
+    return srch_mix(sum ^ (xr << 1) ^ ((uint64_t)n << 56) ^ (uint64_t)(unsigned)count);
+}
+
 #endif

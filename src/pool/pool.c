@@ -66,6 +66,7 @@ typedef struct worker {
 struct pool {
     const tsr_solver *s;
     const tsr_callbacks *user;
+    const tsr_pool_hooks *hk; /* NULL for tsr_pool_run */
     int nworkers;
     worker *w;
     /* mu guards pending, parked and the taking of tasks; cv is signalled
@@ -230,6 +231,7 @@ static void merge(worker *w, const tsr_stats *st)
     if (st != NULL) {
         pl->total.nodes += st->nodes;
         pl->total.classes += st->classes;
+        pl->total.digest += st->digest;
         pl->total.fraction += st->fraction;
     }
     pthread_mutex_lock(&w->mu);
@@ -314,8 +316,12 @@ static void *worker_main(void *arg)
             rc = tsr_runner_new(pl->s, &rn);
         if (rc == 0 && !atomic_load(&pl->stop))
             rc = tsr_runner_run(rn, t.images, t.n, &cb, &st);
-        free(t.images);
         bool ran = rc == 0 && st.attempts != NULL;
+        /* before this task stops being pending: a checkpoint, which waits
+         * for that, then sees every task_done of the work it commits */
+        if (ran && pl->hk != NULL && pl->hk->task_done != NULL)
+            pl->hk->task_done(pl->hk->ctx, t.images, t.n, &st);
+        free(t.images);
         merge(w, ran ? &st : NULL);
         tsr_stats_free(&st); /* a refused task's arrays too */
         pthread_mutex_lock(&pl->mu);
@@ -549,6 +555,7 @@ int tsr_pool_search(const tsr_solver *s, int threads, const tsr_task *tasks, int
     int started = 0;
     double t0 = base_now();
     int rc = pool_init(&pl, s, threads, ntasks, cb);
+    pl.hk = hk;
     if (rc == 0)
         rc = pool_start(&pl, tasks, ntasks, &started);
     if (rc == 0)

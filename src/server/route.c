@@ -37,6 +37,7 @@ const srv_route srv_routes[] = {
     [R_BATCHES] = {M_GET | M_HEAD | M_POST, Q_AFTER | Q_LIMIT, true},
     [R_BATCH] = {M_GET | M_HEAD, 0, true},
     [R_OPTIONS] = {M_GET | M_HEAD, 0, true},
+    [R_JOB_RECORD] = {M_GET | M_HEAD, 0, true},
 };
 
 static int hexval(char ch)
@@ -156,6 +157,8 @@ enum route srv_route_of(const char *url, struct req *q)
             return R_EVENTS;
         if (strcmp(sub, "puzzle") == 0)
             return R_JOB_PUZZLE;
+        if (strcmp(sub, "record") == 0)
+            return R_JOB_RECORD;
         static const char *const actions[] = {"pause", "resume", "cancel"};
         for (size_t i = 0; i < sizeof actions / sizeof *actions; i++)
             if (strcmp(sub, actions[i]) == 0) {

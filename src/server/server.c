@@ -357,6 +357,9 @@ static enum MHD_Result dispatch(srv_server *s, struct MHD_Connection *c, struct 
     case R_JOB_PUZZLE:
         s->ops.job_puzzle(ctx, q->id, &r);
         break;
+    case R_JOB_RECORD:
+        s->ops.job_record(ctx, q->id, &r);
+        break;
     case R_VALIDATE:
         s->ops.validate(ctx, q->body.data ? q->body.data : "", q->body.len, &r);
         break;

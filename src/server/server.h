@@ -92,6 +92,9 @@ typedef struct srv_ops {
     void (*estimate)(void *ctx, const char *body, size_t len, srv_reply *r);
     /* GET /api/v1/jobs/{id}/puzzle: the job's puzzle, normalised. */
     void (*job_puzzle)(void *ctx, int64_t id, srv_reply *r);
+    /* GET /api/v1/jobs/{id}/record: a completed record job's record
+     * (docs/records.md), as JSON text. */
+    void (*job_record)(void *ctx, int64_t id, srv_reply *r);
     /* POST /api/v1/batches: a batch of jobs (a list of job bodies, or one
      * puzzle and its variants), all created or none. */
     void (*batch_submit)(void *ctx, const char *body, size_t len, srv_reply *r);

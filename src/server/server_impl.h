@@ -83,7 +83,7 @@ enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8, Q_ALL = 16 };
 enum route {
     R_NONE, R_JOBS, R_JOB, R_JOB_ACTION, R_SOLUTIONS, R_EVENTS, R_JOB_PUZZLE,
     R_PUZZLES, R_PUZZLE, R_VALIDATE, R_ESTIMATE, R_HEALTH, R_METRICS, R_STATIC,
-    R_BATCHES, R_BATCH, R_OPTIONS
+    R_BATCHES, R_BATCH, R_OPTIONS, R_JOB_RECORD
 };
 
 /* Per route: the methods it answers, the query parameters its GET takes,

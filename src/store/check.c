@@ -197,9 +197,10 @@ int sto_check_structure(checker *c, bool full)
  * table any version has had. */
 static const char *const version_tables[STO_SCHEMA_VERSION + 1] = {
     "", "jobs frontier solutions", "jobs frontier solutions_v1 chunks",
-    "jobs frontier solutions_v1 chunks batches"};
+    "jobs frontier solutions_v1 chunks batches",
+    "jobs frontier solutions_v1 chunks batches record_tasks"};
 static const char *const all_tables[] = {"jobs", "frontier", "solutions", "solutions_v1",
-                                         "chunks", "batches"};
+                                         "chunks", "batches", "record_tasks"};
 
 static bool word_in(const char *word, const char *list)
 {

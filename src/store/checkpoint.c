@@ -222,6 +222,121 @@ static int checkpoint_sane(sto_db *s, int64_t job, const job_facts *before, int 
 }
 #endif
 
+/* ---- record tasks ---------------------------------------------------------------- */
+
+/* Record task rows' new figures; each row must exist. */
+static int write_tally(sto_db *s, int64_t job, const sto_tally *t, int n, const char *ctx,
+                       tsr_err *err)
+{
+    if (n < 0 || (n > 0 && t == NULL) || n > STO_MAX_TASKS + 1)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad record tally (%d rows)", ctx, n);
+    sqlite3_stmt *st = NULL;
+    int r = 0;
+    for (int i = 0; r == 0 && i < n; i++) {
+        if ((r = sto_prep(s, S_RECORD_UPDATE, &st, ctx, err)) != 0)
+            break;
+        sqlite3_bind_int64(st, 1, job);
+        sqlite3_bind_int(st, 2, t[i].seq);
+        sqlite3_bind_int64(st, 3, (int64_t)t[i].solutions);
+        sqlite3_bind_int64(st, 4, (int64_t)t[i].nodes);
+        sqlite3_bind_int64(st, 5, (int64_t)t[i].digest);
+        r = sto_bound_step(s, st, SQLITE_OK, ctx, "update record task", err);
+        if (r == 0 && sqlite3_changes(s->db) != 1)
+            r = tsr_err_set(err, TSR_EINVAL, "store: %s: the job has no record task %d", ctx,
+                            t[i].seq);
+    }
+    return r;
+}
+
+static int insert_record_task(sto_db *s, int64_t job, const sto_task *t, int seq,
+                              const sto_tally *tally, const char *ctx, tsr_err *err)
+{
+    size_t len = 0;
+    sqlite3_stmt *st = NULL;
+    int r = check_task(t, ctx, seq, err);
+    if (r == 0)
+        r = encode_images(s, t, &len, ctx, seq, err);
+    if (r == 0)
+        r = sto_prep(s, S_RECORD_INSERT, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sqlite3_bind_int64(st, 1, job);
+    sqlite3_bind_int(st, 2, seq);
+    int rc = len == 0 ? sqlite3_bind_zeroblob(st, 3, 0)
+                      : sqlite3_bind_blob64(st, 3, s->buf, len, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_double(st, 4, t->weight);
+    sqlite3_bind_int64(st, 5, (int64_t)(tally ? tally->solutions : 0));
+    sqlite3_bind_int64(st, 6, (int64_t)(tally ? tally->nodes : 0));
+    sqlite3_bind_int64(st, 7, (int64_t)(tally ? tally->digest : 0));
+    return sto_bound_step(s, st, rc, ctx, "insert record task", err);
+}
+
+int sto_record_begin(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
+                     const sto_tally *above, double above_weight, const sto_progress *prog,
+                     tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "split job %lld", (long long)job);
+    if (s == NULL || ntasks < 1 || tasks == NULL || above == NULL || prog == NULL ||
+        prog->ntally != 0 || !isfinite(above_weight) || above_weight < 0 || above_weight > 1)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: bad split", ctx);
+    if (ntasks > STO_MAX_TASKS)
+        return tsr_err_set(err, TSR_ETOOBIG, "store: %s: %d tasks (at most %d)", ctx, ntasks,
+                           STO_MAX_TASKS);
+    size_t slen = 0;
+    int r = check_progress(prog, ctx, &slen, err);
+    if (r != 0 || (r = sto_tx_begin(s, true, ctx, err)) != 0)
+        return r;
+    enum sto_state cur;
+    int version;
+    r = sto_job_state(s, job, &cur, &version, ctx, err);
+    if (r == 0 && (sto_state_final(cur) || version != s->engine_version))
+        r = tsr_err_set(err, TSR_EINVAL, "store: %s: the job is %s, of engine version %d", ctx,
+                        tsr_job_states[cur], version);
+    sqlite3_stmt *st = NULL;
+    if (r == 0 && (r = sto_prep(s, S_RECORD_ANY, &st, ctx, err)) == 0) {
+        sqlite3_bind_int64(st, 1, job);
+        if (sqlite3_step(st) != SQLITE_ROW)
+            r = sto_sql_err(s, sqlite3_errcode(s->db), err, ctx, "count record tasks");
+        else if (sqlite3_column_int64(st, 0) > 0)
+            r = tsr_err_set(err, TSR_EINVAL, "store: %s: the job is split already", ctx);
+        sto_release(st);
+    }
+    sto_task top = {0, NULL, above_weight};
+    if (r == 0)
+        r = insert_record_task(s, job, &top, 0, above, ctx, err);
+    for (int i = 0; r == 0 && i < ntasks; i++)
+        r = insert_record_task(s, job, &tasks[i], i + 1, NULL, ctx, err);
+    if (r == 0 && (r = sto_prep(s, S_FRONTIER_CLEAR, &st, ctx, err)) == 0) {
+        sqlite3_bind_int64(st, 1, job);
+        r = sto_step_done(s, st, ctx, "drop frontier", err);
+    }
+    for (int i = 0; r == 0 && i < ntasks; i++)
+        r = insert_task(s, job, &tasks[i], i, ctx, err);
+    if (r == 0 && (r = sto_prep(s, S_JOB_PROGRESS, &st, ctx, err)) == 0) {
+        sqlite3_bind_int64(st, 1, job);
+        sqlite3_bind_int64(st, 2, 0);
+        sqlite3_bind_int64(st, 9, 0);
+        sqlite3_bind_int64(st, 3, (int64_t)prog->nodes);
+        sqlite3_bind_double(st, 4, prog->fraction);
+        sqlite3_bind_double(st, 5, prog->seconds);
+        int rc = sto_bind_text(st, 6, prog->stats, slen);
+        sqlite3_bind_int64(st, 8, sto_now());
+        r = sto_bound_step(s, st, rc, ctx, "update job", err);
+    }
+    return sto_tx_end(s, r, ctx, err);
+}
+
+void sto_record_free(sto_record_task *rows, int n)
+{
+    if (rows == NULL)
+        return;
+    for (int i = 0; i < n; i++)
+        free(rows[i].task.images);
+    free(rows);
+}
+
 int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
                    const sto_found *batch, const sto_progress *prog,
                    const enum sto_state *new_state, tsr_err *err)
@@ -308,6 +423,8 @@ int sto_checkpoint(sto_db *s, int64_t job, const sto_task *tasks, int ntasks,
         sqlite3_bind_int64(st, 8, sto_now());
         r = sto_bound_step(s, st, rc, ctx, "update job", err);
     }
+    if (r == 0 && prog != NULL)
+        r = write_tally(s, job, prog->tally, prog->ntally, ctx, err);
 #ifdef TSR_DEBUG
     if (r == 0)
         r = checkpoint_sane(s, job, &before, ntasks, batch, ctx, err);
@@ -384,6 +501,50 @@ int sto_frontier_load(sto_db *s, int64_t job, sto_task **tasks, int *n, tsr_err 
         return r;
     }
     *tasks = v;
+    *n = count;
+    return 0;
+}
+
+int sto_record_load(sto_db *s, int64_t job, sto_record_task **rows, int *n, tsr_err *err)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "load record tasks of job %lld", (long long)job);
+    if (s == NULL || rows == NULL || n == NULL)
+        return tsr_err_set(err, TSR_EINVAL, "store: %s: missing database or result", ctx);
+    *rows = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    int r = sto_read_job_rows(s, job, S_RECORD_LOAD, &st, ctx, err);
+    if (r != 0)
+        return r;
+    sto_record_task *v = NULL;
+    int count = 0, cap = 0, rc = SQLITE_DONE;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count > STO_MAX_TASKS) {
+            r = tsr_err_set(err, TSR_EIO, "store: %s: more than %d rows", ctx, STO_MAX_TASKS);
+            break;
+        }
+        if ((r = sto_grow((void **)&v, &cap, count, sizeof *v, ctx, err)) != 0)
+            break;
+        if ((r = decode_task(st, &v[count].task, ctx, count, err)) != 0)
+            break;
+        v[count].tally = (sto_tally){sqlite3_column_int(st, 2),
+                                     (uint64_t)sqlite3_column_int64(st, 3),
+                                     (uint64_t)sqlite3_column_int64(st, 4),
+                                     (uint64_t)sqlite3_column_int64(st, 5)};
+        count++;
+        if (v[count - 1].tally.seq != count - 1) {
+            r = tsr_err_set(err, TSR_EIO, "store: %s: row %d is numbered %d", ctx, count - 1,
+                            v[count - 1].tally.seq);
+            break;
+        }
+    }
+    r = sto_read_end(s, st, rc, r, ctx, err);
+    if (r != 0) {
+        sto_record_free(v, count);
+        return r;
+    }
+    *rows = v;
     *n = count;
     return 0;
 }

@@ -147,6 +147,18 @@ static const char *const migrations[STO_SCHEMA_VERSION] = {
     ") STRICT;"
     "ALTER TABLE jobs ADD COLUMN batch INTEGER REFERENCES batches (id);"
     "CREATE INDEX jobs_batch ON jobs (batch, id);",
+    /* 3 -> 4: record jobs keep figures per subtree of a fixed split
+     * (sto_record_begin).  Jobs stored before have none. */
+    "CREATE TABLE record_tasks ("
+    " job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL CHECK (seq >= 0)," /* 0: above the split */
+    " images BLOB NOT NULL,"                  /* as in frontier, in search order */
+    " weight REAL NOT NULL,"
+    " solutions INTEGER NOT NULL DEFAULT 0,"
+    " nodes INTEGER NOT NULL DEFAULT 0,"      /* uint64 bit patterns */
+    " digest INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (job, seq)"
+    ") STRICT;",
 };
 
 /* ---- prepared statements --------------------------------------------------- */
@@ -201,6 +213,13 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_BATCH_GET] = "SELECT id, name, spec, created FROM batches WHERE id = ?1",
     [S_BATCH_LIST] = "SELECT id, name, spec, created FROM batches WHERE id > ?1 ORDER BY id"
                      " LIMIT ?2",
+    [S_RECORD_INSERT] = "INSERT INTO record_tasks (job, seq, images, weight, solutions, nodes,"
+                        " digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [S_RECORD_UPDATE] = "UPDATE record_tasks SET solutions = ?3, nodes = ?4, digest = ?5"
+                        " WHERE job = ?1 AND seq = ?2",
+    [S_RECORD_LOAD] = "SELECT images, weight, seq, solutions, nodes, digest FROM record_tasks"
+                      " WHERE job = ?1 ORDER BY seq",
+    [S_RECORD_ANY] = "SELECT count(*) FROM record_tasks WHERE job = ?1",
 };
 
 /* ---- states ------------------------------------------------------------------ */

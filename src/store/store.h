@@ -47,7 +47,7 @@
 
 /* The schema this build writes (PRAGMA user_version) and the SQLite
  * application id that marks a Tessera store ("TSSR"). */
-#define STO_SCHEMA_VERSION 3
+#define STO_SCHEMA_VERSION 4
 #define STO_APPLICATION_ID 0x54535352
 
 /* Caps: larger inputs are refused with TSR_ETOOBIG (or TSR_EINVAL for a bad
@@ -316,7 +316,43 @@ typedef struct sto_progress {
     uint64_t nodes;
     double fraction, seconds;
     const char *stats;
+    const struct sto_tally *tally; /* a record job's tasks whose figures moved */
+    int ntally;
 } sto_progress;
+
+/* A record job (options.record) splits its tree at a fixed depth once,
+ * before it first runs (tsr_solver_split), and keeps per subtree of that
+ * split, a record task, the solutions, nodes and digest of the work done
+ * in it; row 0 holds what lies above the split.  So a finished job can
+ * export a record that anyone re-runs task by task (tessera verify).
+ * A tally is one row's figures, as totals, not increments: a checkpoint
+ * writes them with its frontier in one transaction (sto_progress.tally),
+ * so they always describe exactly the work the stored frontier excludes. */
+typedef struct sto_tally {
+    int seq;                /* 0 above the split; 1..n the tasks */
+    uint64_t solutions, nodes, digest;
+} sto_tally;
+
+/* A record task as stored: its images (in the order the search places
+ * them), the weight of its subtree and its tally. */
+typedef struct sto_record_task {
+    sto_task task;
+    sto_tally tally;
+} sto_record_task;
+
+/* One transaction: job `job`'s split (tasks[0..ntasks) become record tasks
+ * 1..ntasks and its whole frontier, `above` row 0 with weight
+ * `above_weight`, the part of the tree pruned above the split) and
+ * `prog`, its progress.  Refused (TSR_EINVAL) for a job in a final state,
+ * of another engine version, or that has a split already. */
+int sto_record_begin(sto_db *db, int64_t job, const sto_task *tasks, int ntasks,
+                     const sto_tally *above, double above_weight, const sto_progress *prog,
+                     tsr_err *err);
+
+/* The job's record tasks in seq order, row 0 first; *n 0 when the job
+ * has none.  Free with sto_record_free. */
+int sto_record_load(sto_db *db, int64_t job, sto_record_task **rows, int *n, tsr_err *err);
+void sto_record_free(sto_record_task *rows, int n);
 
 /* One transaction (BEGIN IMMEDIATE) that
  *   - replaces job `job`'s whole frontier with tasks[0..ntasks) (ntasks 0

@@ -57,6 +57,10 @@ enum stmt_id {
     S_JOB_INSERT_IN_BATCH,
     S_BATCH_GET,
     S_BATCH_LIST,
+    S_RECORD_INSERT,
+    S_RECORD_UPDATE,
+    S_RECORD_LOAD,
+    S_RECORD_ANY,
     S_COUNT
 };
 

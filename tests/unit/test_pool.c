@@ -250,6 +250,13 @@ END_TEST
 
 /* ---- checkpoints: stop at a checkpoint, resume from its tasks ---- */
 
+/* What task_done reported over all rounds: it must add up to the run. */
+typedef struct tally {
+    pthread_mutex_t mu;
+    uint64_t nodes, solutions, digest;
+    long calls;
+} tally;
+
 typedef struct chain {
     later fail;          /* checks made on the pool's thread */
     double expect;       /* weight of the tasks this round started from */
@@ -259,6 +266,7 @@ typedef struct chain {
     collected *sols;
     long sols_at_end;    /* solutions collected when the round ended */
     long base;           /* ... and when it began */
+    tally *tally;
 } chain;
 
 static int on_checkpoint(void *ctx, const tsr_task *tasks, int n, const tsr_stats *st)
@@ -287,6 +295,19 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int n, const tsr_stat
     c->nsaved = n;
     c->sols_at_end = c->sols->n;
     return 1;
+}
+
+static void on_task_done(void *ctx, const int *images, int n, const tsr_stats *st)
+{
+    (void)images;
+    (void)n;
+    tally *t = ((chain *)ctx)->tally;
+    pthread_mutex_lock(&t->mu);
+    t->nodes += st->nodes;
+    t->solutions += st->solutions;
+    t->digest += st->digest;
+    t->calls++;
+    pthread_mutex_unlock(&t->mu);
 }
 
 static void free_tasks(tsr_task *t, int n)
@@ -323,6 +344,8 @@ static void resume_chain(const char *file, enum tsr_unique mode, int fila, int g
     frontier[0] = (tsr_task){0, malloc(sizeof(int)), 1.0};
     int nfrontier = 1, rounds = 0;
     double done = 0;
+    tally tl = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    uint64_t digest = 0;
     for (bool finished = false; !finished; rounds++) {
         ck_assert_msg(rounds < 10000, "%s: no end in sight", file);
         chain c = {.fail = LATER_INIT, .end_at = 1 + rounds % 3, .sols = &all, .base = all.n};
@@ -330,7 +353,8 @@ static void resume_chain(const char *file, enum tsr_unique mode, int fila, int g
             c.expect += frontier[i].weight;
         tsr_callbacks pcb = {.ctx = &all, .solution = collect};
         tsr_pool_hooks hk = {.ctx = &c, .checkpoint_seconds = 0.001,
-                             .checkpoint = on_checkpoint};
+                             .checkpoint = on_checkpoint, .task_done = on_task_done};
+        c.tally = &tl;
         tsr_stats st;
         ck_assert_int_eq(tsr_pool_search(s, 1 + rounds % 3, frontier, nfrontier, &pcb, &hk, &st),
                          0);
@@ -340,6 +364,7 @@ static void resume_chain(const char *file, enum tsr_unique mode, int fila, int g
             attempts[p] += st.attempts[p];
         }
         done += st.fraction;
+        digest += st.digest;
         free_tasks(frontier, nfrontier);
         if (c.saved != NULL) {
             ck_assert(st.stopped);
@@ -353,6 +378,11 @@ static void resume_chain(const char *file, enum tsr_unique mode, int fila, int g
         tsr_stats_free(&st);
     }
     ck_assert_msg(rounds >= 3, "%s: only %d rounds", file, rounds);
+    ck_assert_msg(digest == ref.digest, "%s: digest %016llx over the rounds, plain run %016llx",
+                  file, (unsigned long long)digest, (unsigned long long)ref.digest);
+    ck_assert_msg(tl.nodes == ref.nodes && tl.digest == ref.digest && tl.calls >= rounds,
+                  "%s: task_done saw %llu nodes (plain %llu) in %ld calls", file,
+                  (unsigned long long)tl.nodes, (unsigned long long)ref.nodes, tl.calls);
     ck_assert_msg(fabs(done - 1) < 1e-9, "%s: fractions sum to %.12f", file, done);
     ck_assert_msg(all.n == plain.n, "%s: %ld solutions over %d rounds, plain run %ld", file, all.n,
                   rounds, plain.n);
@@ -387,6 +417,137 @@ END_TEST
 START_TEST(checkpoints_3d) { resume_chain("tetris-cube.json", TSR_UNIQUE_ROTATIONS, -1, 7); }
 END_TEST
 
+/* tsr_solver_split: the tasks at a fixed depth, each searched alone on
+ * one thread and on the pool, add up to the whole run: nodes (with those
+ * above the split), solutions, per-level fits and the digest. */
+typedef struct split_list {
+    int n, cap;
+    tsr_task *t;
+    int depth_seen;
+} split_list;
+
+static void on_split(void *ctx, const int *images, int n, double weight)
+{
+    split_list *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->t = realloc(l->t, (size_t)l->cap * sizeof *l->t);
+    }
+    l->t[l->n].images = malloc((size_t)n * sizeof(int));
+    memcpy(l->t[l->n].images, images, (size_t)n * sizeof(int));
+    l->t[l->n].n = n;
+    l->t[l->n++].weight = weight;
+    if (n != l->depth_seen)
+        l->depth_seen = -1;
+}
+
+static void split_adds_up(const char *file, enum tsr_unique mode, int fila, int depth)
+{
+    tsr_puzzle *pz = load(file);
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.unique = mode;
+    opt.fila = fila;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    tsr_stats ref, above;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, NULL, &ref), 0);
+    split_list l = {.depth_seen = depth};
+    tsr_callbacks scb = {.ctx = &l, .donate = on_split};
+    ck_assert_int_eq(tsr_solver_split(s, depth, &scb, &above), 0);
+    ck_assert_msg(l.n > 1 && l.depth_seen == depth, "%s: %d tasks at depth %d", file, l.n, depth);
+    uint64_t nodes = above.nodes, sols = above.solutions, digest = above.digest;
+    double weight = above.fraction;
+    uint64_t *fits = calloc((size_t)ref.levels, sizeof *fits);
+    for (int p = 0; p < ref.levels; p++)
+        fits[p] = above.fits[p];
+    tsr_runner *rn;
+    ck_assert_int_eq(tsr_runner_new(s, &rn), 0);
+    int every = l.n / 12 + 1; /* a dozen tasks on the pool too */
+    for (int i = 0; i < l.n; i++) {
+        tsr_stats st;
+        ck_assert_int_eq(tsr_runner_run(rn, l.t[i].images, l.t[i].n, NULL, &st), 0);
+        if (i % every == 0) {
+            tsr_stats ps;
+            ck_assert_int_eq(tsr_pool_run(s, 1 + i % 3, l.t[i].images, l.t[i].n, NULL, &ps), 0);
+            ck_assert_msg(ps.nodes == st.nodes && ps.solutions == st.solutions &&
+                          ps.digest == st.digest, "%s: task %d on the pool differs", file, i);
+            tsr_stats_free(&ps);
+        }
+        nodes += st.nodes;
+        sols += st.solutions;
+        digest += st.digest;
+        weight += l.t[i].weight;
+        for (int p = 0; p < ref.levels; p++)
+            fits[p] += st.fits[p];
+        tsr_stats_free(&st);
+        free(l.t[i].images);
+    }
+    tsr_runner_free(rn);
+    ck_assert_msg(nodes == ref.nodes, "%s: depth %d: %llu nodes, run %llu",
+                  file, depth, (unsigned long long)nodes, (unsigned long long)ref.nodes);
+    ck_assert_msg(sols == ref.solutions, "%s: %llu solutions, run %llu",
+                  file, (unsigned long long)sols, (unsigned long long)ref.solutions);
+    ck_assert_msg(digest == ref.digest, "%s: digests differ", file);
+    ck_assert_msg(fabs(weight - 1) < 1e-9, "%s: weights sum to %.12f", file, weight);
+    for (int p = 0; p < ref.levels; p++)
+        ck_assert_msg(fits[p] == ref.fits[p], "%s: fits[%d] %llu vs %llu", file, p,
+                      (unsigned long long)fits[p], (unsigned long long)ref.fits[p]);
+    ck_assert(ref.solutions > 0 && ref.digest != 0);
+    free(fits);
+    free(l.t);
+    tsr_stats_free(&ref);
+    tsr_stats_free(&above);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+
+START_TEST(split_tasks)
+{
+    split_adds_up("pentominoes-6x10.json", TSR_UNIQUE_RAW, -1, 1);
+    split_adds_up("pentominoes-6x10.json", TSR_UNIQUE_ROTATIONS, -1, 2);
+    split_adds_up("pentominoes-6x10.json", TSR_UNIQUE_ROTATIONS, 0, 3);
+    split_adds_up("onesided-pentominoes-3x30.json", TSR_UNIQUE_ROTATIONS, -1, 2);
+    split_adds_up("soma-cube.json", TSR_UNIQUE_RAW, 0, 2);
+    /* with FILA from 11 pieces left (automatic), depths 2 and 3 are FILA's cuts */
+    split_adds_up("onesided-pentominoes-3x30.json", TSR_UNIQUE_ROTATIONS, -1, 3);
+    split_adds_up("tetris-cube.json", TSR_UNIQUE_ROTATIONS, -1, 2);
+}
+END_TEST
+
+/* Depths the split refuses: none, a leaf's, and a loose puzzle (its
+ * subset nodes are not tasks). */
+START_TEST(split_refuses)
+{
+    tsr_puzzle *pz = load("pentominoes-6x10.json");
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.fila = 6;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    split_list l = {0};
+    tsr_callbacks scb = {.ctx = &l, .donate = on_split};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_split(s, 0, &scb, &st), TSR_EINVAL);
+    ck_assert_int_eq(tsr_solver_split(s, 12, &scb, &st), TSR_EINVAL);
+    ck_assert_int_eq(tsr_solver_split(s, 6, &scb, &st), 0);
+    tsr_stats_free(&st);
+    for (int i = 0; i < l.n; i++)
+        free(l.t[i].images);
+    free(l.t);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+    pz = load("pentominoes-any7-6x6-optional-centre.json");
+    opt.fila = 0;
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    ck_assert_int_eq(tsr_solver_split(s, 1, &scb, &st), TSR_EINVAL);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 /* The suite (tests/unit/check_main.c runs it). */
 Suite *test_suite(void)
 {
@@ -404,6 +565,8 @@ Suite *test_suite(void)
     tcase_add_test(tc, checkpoints_dlx);
     tcase_add_test(tc, checkpoints_loose);
     tcase_add_test(tc, checkpoints_3d);
+    tcase_add_test(tc, split_tasks);
+    tcase_add_test(tc, split_refuses);
     suite_add_tcase(s, tc);
     return s;
 }
