@@ -334,7 +334,8 @@ static bool make_variants(jm_manager *m, json_t *body, const tsr_puzzle *pz,
             for (int i = 0; i < pz->pieces[p].ncells; i++)
                 fixed[nfixed++] = pz->pieces[p].cells[i];
     qsort(fixed, (size_t)nfixed, sizeof *fixed, geo_cell_cmp);
-    memcpy(opt_sorted, pz->optional, (size_t)pz->noptional * sizeof *opt_sorted);
+    if (pz->noptional > 0) /* none: pz->optional may be NULL, which memcpy must not get */
+        memcpy(opt_sorted, pz->optional, (size_t)pz->noptional * sizeof *opt_sorted);
     qsort(opt_sorted, (size_t)pz->noptional, sizeof *opt_sorted, geo_cell_cmp);
     int nfree = 0;
     for (int i = 0; i < pz->ncells; i++)

@@ -669,8 +669,10 @@ static void run_job(run *r)
             rc = tsr_pool_search(r->s, threads, tasks, ntasks, &cb, &hk, &st);
         }
         free_tasks(tasks, ntasks);
-        if (rc == 0 && r->store_failed)
+        if (rc == 0 && r->store_failed) {
+            tsr_stats_free(&st);
             break; /* the checkpoint that ended the run was not written */
+        }
         if (rc == 0 && r->pending_failed)
             rc = tsr_err_set(&err, TSR_ENOMEM, "out of memory holding solutions");
         if (rc == 0 && r->rec_lost)
