@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,59 @@
 #define CHECK_HASH_MEMORY ((size_t)128 << 20)
 /* Equal hashes compared id by id, per job: the examples the report gives. */
 #define CHECK_COMPARE_PAIRS 64
+
+/* SQLite's structure check runs as one step of one statement, which the
+ * progress handler never interrupts: on a big store read cold from a busy
+ * disk it took a minute where its deadline said 3 s.  sqlite3_interrupt,
+ * from a thread of its own at the deadline, does stop it. */
+typedef struct watchdog {
+    base_mutex mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    bool inited, started, done;  /* done under mu */
+    double deadline;
+    sqlite3 *db;
+} watchdog;
+
+static void *watchdog_main(void *arg)
+{
+    watchdog *w = arg;
+    base_lock(&w->mu);
+    while (!w->done && base_cond_wait(&w->cv, &w->mu, w->deadline) == 0)
+        ;
+    if (!w->done)
+        sqlite3_interrupt(w->db); /* seen as the deadline (check_finish) */
+    base_unlock(&w->mu);
+    return NULL;
+}
+
+static void watchdog_start(watchdog *w, sqlite3 *db, double deadline)
+{
+    base_mutex_init(&w->mu);
+    base_cond_init(&w->cv);
+    w->db = db;
+    w->deadline = deadline;
+    w->done = false;
+    w->inited = true;
+    w->started = pthread_create(&w->thread, NULL, watchdog_main, w) == 0;
+}
+
+static void watchdog_stop(watchdog *w)
+{
+    if (!w->inited)
+        return;
+    if (w->started) {
+        base_lock(&w->mu);
+        w->done = true;
+        pthread_cond_broadcast(&w->cv);
+        base_unlock(&w->mu);
+        pthread_join(w->thread, NULL);
+        w->started = false;
+    }
+    pthread_cond_destroy(&w->cv);
+    base_mutex_destroy(&w->mu);
+    w->inited = false;
+}
 
 static int past_deadline(void *arg)
 {
@@ -874,6 +928,7 @@ int sto_open_offline(const char *path, bool write, sto_db **out, int *version,
 
 int sto_check(const char *path, bool full, double max_seconds, char **report, tsr_err *err)
 {
+    watchdog wd = {0}; /* before any goto out */
     *report = NULL;
     char ctx[320];
     snprintf(ctx, sizeof ctx, "check %s", path);
@@ -911,8 +966,10 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
         *err = oe;
         goto out;
     }
-    if (c.deadline > 0)
+    if (c.deadline > 0) {
         sqlite3_progress_handler(c.s->db, 10000, past_deadline, &c.deadline);
+        watchdog_start(&wd, c.s->db, c.deadline);
+    }
     /* one read transaction: every statement below sees the same commit */
     if (!c.broken && (r = sto_tx_begin(c.s, false, ctx, err)) != 0)
         goto out;
@@ -942,12 +999,14 @@ int sto_check(const char *path, bool full, double max_seconds, char **report, ts
     } else if (r == 0 && check_going(&c) && version > 0 && c.tables) {
         fprintf(c.notes, "solutions: schema %d is upgraded when tesserad opens the store\n", version);
     }
+    watchdog_stop(&wd); /* before the rollback, which must not be interrupted */
     sto_tx_rollback(c.s); /* it only read */
     if (r == 0 && c.broken)
         fprintf(c.notes, "the rest: not checked (the file's structure is broken)\n");
     if (r == 0 && c.late)
         fprintf(c.notes, "not finished in time: the rest is unchecked, not damaged\n");
 out:
+    watchdog_stop(&wd);
     if (c.s != NULL && c.s->db != NULL)
         sqlite3_progress_handler(c.s->db, 0, NULL, NULL);
     if (c.f != NULL)
