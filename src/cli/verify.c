@@ -429,7 +429,7 @@ int cli_verify_main(int argc, char **argv)
         rc = parse_tasks(tasks_spec ? tasks_spec : "all", r.ntasks, want);
     }
     int checked = 0;
-    uint64_t checked_nodes = 0;
+    uint64_t checked_nodes = 0, checked_solutions = 0;
     tsr_runner *rn = NULL;
     double t0 = base_now();
     for (int i = 0; rc == 0 && i < r.ntasks; i++) {
@@ -455,6 +455,7 @@ int cli_verify_main(int argc, char **argv)
         bool same = st.solutions == t->solutions && st.nodes == t->nodes && st.digest == t->digest;
         checked++;
         checked_nodes += st.nodes;
+        checked_solutions += st.solutions;
         if (!same) {
             differ++;
             printf("task %d DIFFERS: here %" PRIu64 " solutions, %" PRIu64 " nodes, digest %016"
@@ -469,8 +470,10 @@ int cli_verify_main(int argc, char **argv)
         tsr_stats_free(&st);
     }
     if (rc == 0)
-        printf("%s: %d of %d tasks checked (%.2f%% of the record's nodes) in %.1f s: %s\n", file,
-               checked, r.ntasks, r.total_nodes ? 100.0 * (double)checked_nodes / (double)r.total_nodes : 0,
+        printf("%s: %d of %d tasks checked (%" PRIu64 " solutions, %" PRIu64 " nodes: %.2f%% of "
+               "the record's) in %.1f s: %s\n", file, checked, r.ntasks, checked_solutions,
+               checked_nodes,
+               r.total_nodes ? 100.0 * (double)checked_nodes / (double)r.total_nodes : 0,
                base_now() - t0, differ ? "SOME DIFFER" : "all as recorded");
     free(want);
     tsr_runner_free(rn);
