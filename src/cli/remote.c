@@ -464,7 +464,7 @@ static int cmd_status(remote *r, const args *a)
     return 0;
 }
 
-/* ---- record: a completed record job's record, to stdout (tessera verify reads it) ---- */
+/* ---- record: a completed record job's record, one task a line (tessera verify) ---- */
 
 static int cmd_record(remote *r, const args *a)
 {
@@ -474,19 +474,15 @@ static int cmd_record(remote *r, const args *a)
     int status = call_json(r, "GET", path, NULL, true, &rec);
     if (status)
         return status;
-    /* one task a line: a record of thousands of tasks stays readable and
-     * diffable */
     json_t *tasks = json_incref(json_object_get(rec, "tasks"));
     json_object_del(rec, "tasks");
-    char *head = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    size_t hl = head ? strlen(head) : 0;
-    if (head && hl > 1 && tasks) {
-        head[hl - 1] = '\0'; /* reopen the object for the tasks */
-        printf("%s,\n\"tasks\":[\n", head);
-        size_t i;
-        json_t *t;
+    char *head = json_dumps(rec, JSON_COMPACT);
+    size_t hl = head ? strlen(head) : 0, i;
+    json_t *t;
+    if (hl > 1 && json_is_array(tasks)) {
+        printf("%.*s,\n\"tasks\":[\n", (int)hl - 1, head); /* the object reopened */
         json_array_foreach(tasks, i, t) {
-            char *line = json_dumps(t, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            char *line = json_dumps(t, JSON_COMPACT);
             printf("%s%s\n", line ? line : "null", i + 1 < json_array_size(tasks) ? "," : "");
             free(line);
         }
