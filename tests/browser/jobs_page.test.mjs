@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import {
   setup, teardown, withPage, gotoRoute, waitReady, clearReady, shot, checkPhone, eventually,
   api, submitJob, getJob, waitJob, readPuzzle, readJobWidgets, checkButtons, num, T, log, trackJob,
+  clickDownload, downloadBytes,
 } from './lib.mjs';
 
 before(setup, { timeout: T(60) });
@@ -167,6 +168,27 @@ test('job page: the limit-stopped state, and run again', { timeout: T(100) }, wi
   assert.deepEqual(p2.pieces, p1.pieces, 'the same pieces');
   assert.deepEqual(p2.board, p1.board, 'the same board');
   await shot(page, 'job-page-rerun');
+}));
+
+test('job page: a completed record job offers its record', { timeout: T(100) }, withPage(async (page) => {
+  const job = await submitJob({ puzzle: readPuzzle('pentominoes-6x10.json'), options: { record: 2, threads: 1 } });
+  const done = await waitJob(job.id);
+  assert.equal(done.state, 'completed');
+  await gotoRoute(page, `#/jobs/${job.id}`);
+  await waitReady(page, `job page ${job.id}`);
+  const link = page.locator('[data-testid=job-record]');
+  await link.waitFor({ state: 'visible' });
+  const rec = JSON.parse((await downloadBytes(await clickDownload(page, link))).toString('utf8'));
+  assert.equal(rec.format, 'tessera-record', 'the link downloads the record');
+  assert.equal(rec.totals.solutions, done.solutions, 'whose totals are the job\'s');
+  assert.equal(rec.split.depth, 2);
+  await shot(page, 'job-page-record-link');
+  // a job without a record offers none
+  const plain = await submitJob({ puzzle: readPuzzle('pentominoes-6x10.json'), options: { threads: 1 } });
+  await waitJob(plain.id);
+  await gotoRoute(page, `#/jobs/${plain.id}`);
+  await waitReady(page, `job page ${plain.id}`);
+  assert.equal(await page.locator('[data-testid=job-record]').count(), 0, 'a plain job has no record link');
 }));
 
 test('job page: Cancel and Delete ask first; a cancelled job runs again', { timeout: T(100) }, withPage(async (page) => {

@@ -124,7 +124,12 @@ export function mount(root, params) {
 function crumbs(job) {
   return h('p', { class: 'crumbs' }, h('a', { href: '#/', text: 'Jobs' }), ` / Job ${job.id}`,
     job.batch ? [' · ', h('a', { href: `#/batches/${job.batch}`, 'data-testid': 'job-batch', text: `batch ${job.batch}` })] : null,
-    ' · ', h('a', { href: `#/designer/job/${job.id}`, 'data-testid': 'open-designer', text: 'Open in designer' }));
+    ' · ', h('a', { href: `#/designer/job/${job.id}`, 'data-testid': 'open-designer', text: 'Open in designer' }),
+    // a completed record job's record, which `tessera verify` re-runs (docs/records.md)
+    job.options?.record > 0 && job.state === 'completed'
+      ? [' · ', h('a', { href: `/api/v1/jobs/${job.id}/record`, download: `job-${job.id}.record.json`,
+        'data-testid': 'job-record', text: 'Record (for tessera verify)' })]
+      : null);
 }
 
 // ---- the header ------------------------------------------------------------
