@@ -188,7 +188,7 @@ static int gen_write(sto_db *db, int64_t job, int64_t g, gen_buf *b, tsr_err *er
         int ids[2] = {j, 100 + (int)g};
         ck_assert_int_eq(sto_found_add(&batch, ids, 2, j + 1, j + 1), 0);
     }
-    sto_progress p = {(uint64_t)g, (double)g / 1e6, (double)g * 0.5, "{\"gen\":1}"};
+    sto_progress p = {(uint64_t)g, (double)g / 1e6, (double)g * 0.5, "{\"gen\":1}", NULL, 0};
     int r = sto_checkpoint(db, job, b->tasks, nt, &batch, &p, NULL, err);
     sto_found_free(&batch);
     return r;
@@ -538,7 +538,7 @@ START_TEST(reopen_keeps_everything)
     int c1[] = {1, 5}, c2[] = {2, 7, 9};
     ck_assert_int_eq(sto_found_add(&sols, c1, 2, 1, 1), 0);
     ck_assert_int_eq(sto_found_add(&sols, c2, 3, 1, 1), 0);
-    sto_progress p = {UINT64_MAX - 5, 0.375, 12.5, "{\"fits\":[1,2,3]}"};
+    sto_progress p = {UINT64_MAX - 5, 0.375, 12.5, "{\"fits\":[1,2,3]}", NULL, 0};
     enum sto_state paused = STO_PAUSED;
     ck_assert_int_eq(sto_checkpoint(db, a, tasks, 3, &sols, &p, &paused, &err), 0);
     sto_found_free(&sols);
@@ -774,7 +774,7 @@ START_TEST(checkpoint_atomic)
     sto_found sols, more;
     batch_of(&sols, 2, 0); /* 1 + 2 solutions */
     batch_of(&more, 1, 5); /* 1 solution */
-    sto_progress p = {100, 0.25, 1.5, "{\"v\":1}"};
+    sto_progress p = {100, 0.25, 1.5, "{\"v\":1}", NULL, 0};
     ck_assert_int_eq(sto_checkpoint(db, job, good, 2, &sols, &p, NULL, &err), 0);
 
     /* A checkpoint whose fourth task is too big: the first three tasks and
@@ -782,7 +782,7 @@ START_TEST(checkpoint_atomic)
     int *big = calloc(STO_MAX_TASK_IMAGES + 1, sizeof *big);
     ck_assert(big != NULL);
     sto_task bad[4] = {{1, im, 0.1}, {2, im, 0.1}, {3, im, 0.1}, {STO_MAX_TASK_IMAGES + 1, big, 0.1}};
-    sto_progress p2 = {200, 0.5, 3, "{\"v\":2}"};
+    sto_progress p2 = {200, 0.5, 3, "{\"v\":2}", NULL, 0};
     enum sto_state paused = STO_PAUSED;
     ck_assert_int_eq(sto_checkpoint(db, job, bad, 4, &more, &p2, &paused, &err), TSR_ETOOBIG);
     ck_assert_msg(strstr(err.msg, "task 3 has 100001 images (at most 100000)") != NULL, "%s",
@@ -809,7 +809,7 @@ START_TEST(checkpoint_atomic)
     ck_assert_int_eq(sto_checkpoint(db, job, &nan_w, 1, NULL, NULL, NULL, &err), TSR_EINVAL);
     sto_task heavy = {1, im, 1.5};
     ck_assert_int_eq(sto_checkpoint(db, job, &heavy, 1, NULL, NULL, NULL, &err), TSR_EINVAL);
-    sto_progress pn = {1, NAN, 0, NULL};
+    sto_progress pn = {1, NAN, 0, NULL, NULL, 0};
     ck_assert_int_eq(sto_checkpoint(db, job, good, 1, NULL, &pn, NULL, &err), TSR_EINVAL);
     ck_assert_int_eq(sto_checkpoint(db, job, good, STO_MAX_TASKS + 1, NULL, NULL, NULL, &err),
                      TSR_ETOOBIG);
@@ -818,7 +818,7 @@ START_TEST(checkpoint_atomic)
     ck_assert(huge != NULL);
     memset(huge, 'x', STO_MAX_DOC + 1);
     huge[STO_MAX_DOC + 1] = '\0';
-    sto_progress ph = {1, 0, 0, huge};
+    sto_progress ph = {1, 0, 0, huge, NULL, 0};
     ck_assert_int_eq(sto_checkpoint(db, job, good, 1, NULL, &ph, NULL, &err), TSR_ETOOBIG);
     ck_assert_msg(strstr(err.msg, "statistics document is larger than 16777216 bytes") != NULL,
                   "%s", err.msg);
@@ -1173,13 +1173,13 @@ START_TEST(check_invariants)
     sto_found x;
     batch_of(&x, STO_CHUNK_CLASSES + 10, 0); /* two chunks */
     sto_task half = {0, NULL, 0.5}, quarters[2] = {{0, NULL, 0.25}, {0, NULL, 0.25}};
-    sto_progress p = {100, 0.5, 1.0, NULL};
+    sto_progress p = {100, 0.5, 1.0, NULL, NULL, 0};
     enum sto_state paused = STO_PAUSED, done = STO_COMPLETED;
     /* sound: unfinished; completed; store none; store 4 kept of 6 */
     int64_t sound = create_ok(db, "{}", 0), complete = create_ok(db, "{}", 0);
     ck_assert_int_eq(sto_checkpoint(db, sound, &half, 1, &x, &p, &paused, &err), 0);
     ck_assert_int_eq(sto_checkpoint(db, complete, &half, 1, &x, &p, NULL, &err), 0);
-    sto_progress all = {200, 1.0, 2.0, NULL};
+    sto_progress all = {200, 1.0, 2.0, NULL, NULL, 0};
     sto_found rest;
     batch_of(&rest, 10, 7000); /* the other half's classes */
     ck_assert_int_eq(sto_checkpoint(db, complete, NULL, 0, &rest, &all, &done, &err), 0);
@@ -1230,7 +1230,7 @@ START_TEST(check_invariants)
     sto_found_free(&y);
     /* weights: a quarter of the tree lost from the frontier */
     int64_t weights = create_ok(db, "{}", 0);
-    sto_progress q = {100, 0.25, 1.0, NULL};
+    sto_progress q = {100, 0.25, 1.0, NULL, NULL, 0};
     ck_assert_int_eq(sto_checkpoint(db, weights, quarters, 2, &x, &q, NULL, &err), 0);
     /* a completed job with a task */
     int64_t final = create_ok(db, "{}", 0);
@@ -1314,7 +1314,7 @@ START_TEST(repair_cases)
     /* half the tree searched, half in the frontier: as the daemon leaves
      * them (sto_check finds a job with solutions and no frontier damaged) */
     sto_task half = {0, NULL, 0.5};
-    sto_progress p = {100, 0.5, 1.0, NULL};
+    sto_progress p = {100, 0.5, 1.0, NULL, NULL, 0};
     for (int64_t j = a; j <= e; j++)
         ck_assert_int_eq(sto_checkpoint(db, j, &half, 1, &x, &p, NULL, &err), 0);
     set_state_ok(db, a, STO_COMPLETED, NULL);
