@@ -184,7 +184,8 @@ static tsr_cell *normal_copy(const tsr_cell *c, int n, tsr_cell *corner)
     tsr_cell *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
     if (v == NULL)
         return NULL;
-    memcpy(v, c, (size_t)n * sizeof *v);
+    if (n > 0) /* none: c may be NULL */
+        memcpy(v, c, (size_t)n * sizeof *v);
     *corner = n > 0 ? geo_min_corner(v, n) : (tsr_cell){0, 0, 0};
     geo_normalize(v, n);
     return v;
