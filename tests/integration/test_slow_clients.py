@@ -31,10 +31,12 @@ import tlib
 from tlib import check, check_eq
 
 HEADER_S, BODY_S, PER_ADDRESS, LIMIT = 10.0, 30.0, 256, 1024
-# the guard looks every 0.25 s; load adds some, and a sanitizer build runs
-# 300 connection threads several times slower (ThreadSanitizer: 14 s seen
-# for the last of 300 cuts beside a busy search)
-SLACK = 7.0 if tlib.QUICK else 2.0
+# the guard looks every 0.25 s; load adds some.  A sanitizer build (QUICK)
+# runs 300 connection threads many times slower, and its timeouts stretch
+# by tlib.SCALE: ThreadSanitizer beside a busy search cut the last of 300
+# at 17 s.  There the test is of the cut, not of its latency, which the
+# plain build's 2 s holds.
+SLACK = 2.0 * tlib.SCALE if tlib.QUICK else 2.0
 
 
 def connect(d, source):
@@ -119,7 +121,7 @@ def slow_headers(d):
     check(cut and cut[0] >= HEADER_S - 0.5 and cut[-1] <= HEADER_S + SLACK,
           "they were cut at the header bound (%.1f s to %.1f s, bound %g s)"
           % (cut[0] if cut else -1, cut[-1] if cut else -1, HEADER_S))
-    bound = 2.0 * (2.5 if tlib.QUICK else 1.0)
+    bound = 2.0 * (tlib.SCALE if tlib.QUICK else 1.0)
     check(worst < bound, "/healthz answered within %g s throughout (worst %.2f s)" % (bound, worst))
     crowd.close()
     return body, body_t0
