@@ -83,7 +83,7 @@ if want inflation; then
             for ((i = 0; i < runs; i++)); do
                 # shellcheck disable=SC2086
                 cpu_run "$tmp/out" "$T" solve -q --json --no-progress $flags "$P" >"$tmp/time"
-                c=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["solutions"], d["nodes"])' "$tmp/out")
+                c="$(sed -n 's/.*"solutions": *\([0-9]*\).*/\1/p' "$tmp/out") $(sed -n 's/.*"nodes": *\([0-9]*\).*/\1/p' "$tmp/out")"
                 if [ -n "$refcounts" ] && [ "$c" != "$refcounts" ]; then
                     echo "scaling: $P at $t threads: $c, not $refcounts" >&2
                     exit 1
@@ -121,9 +121,10 @@ if want tail; then
     for P in "$PT" "$PB" "$PO"; do
         for t in 2 16 64; do
             "$B/idle_tail" "$P" "$t" "$RUNS" | awk -v t="$t" 'NR == 1 { next }
-                { n = split(substr($0, 29), a, " "); s = 0; for (i = 3; i <= n; i++) s += a[i]
-                  printf "%-28s %3d threads  wall %7.3f s  idle in the last 10%%: %.3f worker-s, %.2f%% of %d x wall\n",
-                      substr($0, 1, 28), t, a[2], s, 100 * s / (t * a[2]), t }' || exit 1
+                { s = 0; for (i = NF - t + 1; i <= NF; i++) s += $i # the last t fields
+                  w = $(NF - t); name = $1; for (i = 2; i < NF - t - 1; i++) name = name " " $i
+                  printf "%-28.28s %3d threads  wall %7.3f s  idle in the last 10%%: %.3f worker-s, %.2f%% of %d x wall\n",
+                      name, t, w, s, 100 * s / (t * w), t }' || exit 1
         done
     done
 fi

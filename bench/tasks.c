@@ -5,11 +5,16 @@
  *
  * Prints the preparation's wall and CPU seconds (on one thread and on
  * THREADS: the constrained piece's estimates run on several), then per run
- * of the search on THREADS workers: the number of tasks, how their nodes
- * and CPU seconds are spread (quantiles, the node-weighted median, and a
- * histogram by decades of nodes), the CPU the first worker spent alone
- * before the first split, and how many tasks the real pool finished
- * (tsr_pool_run, sampled from its progress reports: a lower bound).
+ * of the search on THREADS workers: the number of tasks and of splits, how
+ * the tasks' nodes and CPU seconds are spread (quantiles, the node-weighted
+ * median, a histogram by decades of nodes), the CPU the first worker spent
+ * alone before the first split and how many tasks that split gave, where
+ * the extra CPU goes (slower nodes, each task's fixed cost, each worker's
+ * start), the workers' idle shares (before their first task, between
+ * tasks, after their last), how many tasks the real pool finished
+ * (tsr_pool_run, sampled from its progress reports: a lower bound), and
+ * the real pool once more with a checkpoint every 0.25 s: how long parking
+ * takes, the frontier's size and the CPU each checkpoint costs.
  *
  * The library's pool does not report single tasks, so the runs measured
  * here are on a copy of its policy made of the public API (tessera/engine.h:
@@ -79,6 +84,7 @@ typedef struct worker {
     /* wall seconds without a task: before the first, between tasks, and
      * from the end of the last to the worker's exit */
     double idle_ramp, idle_mid, idle_tail, first_start, last_end;
+    double runner_cpu;   /* tsr_runner_new */
     bool started;
 } worker;
 
@@ -234,8 +240,10 @@ static void *worker_main(void *arg)
                         .progress_seconds = 0.05, .split_wanted = w_split_wanted,
                         .donate = w_donate};
     tsr_runner *rn = NULL;
+    double c0 = thread_cpu();
     if (tsr_runner_new(pl->s, &rn) != 0)
         pl->oom = 1;
+    w->runner_cpu = thread_cpu() - c0;
     for (;;) {
         task t;
         bool got = false;
@@ -390,13 +398,17 @@ int main(int argc, char **argv)
         o.threads = pass == 0 ? 1 : threads;
         tsr_solver_free(s);
         s = NULL;
-        double p0 = now(), c0 = process_cpu();
+        double p0 = now(), c0 = process_cpu(), m0 = thread_cpu();
         if (tsr_solver_new(pz, &o, &s, &err) != 0) {
             fprintf(stderr, "tasks: %s\n", err.msg);
             return 2;
         }
-        printf("%s: preparation on %d thread%s: %.4f s wall %.4f s CPU\n", name, o.threads,
-               o.threads > 1 ? "s" : "", now() - p0, process_cpu() - c0);
+        /* the calling thread's CPU: on enough threads each helper takes one
+         * of the constrained piece's candidates, so this is about the
+         * preparation's critical path on a machine with that many cores */
+        printf("%s: preparation on %d thread%s: %.4f s wall %.4f s CPU, %.4f s on the "
+               "calling thread\n", name, o.threads, o.threads > 1 ? "s" : "", now() - p0,
+               process_cpu() - c0, thread_cpu() - m0);
     }
     /* the reference: one plain run */
     tsr_callbacks cb1 = {0};
@@ -404,8 +416,9 @@ int main(int argc, char **argv)
     double r0 = thread_cpu();
     if (tsr_solver_run(s, NULL, 0, &cb1, &ref) != 0)
         return 1;
+    double ref_cpu = thread_cpu() - r0;
     printf("%s: one thread: %llu nodes, %.3f s CPU (plain run)\n", name,
-           (unsigned long long)ref.nodes, thread_cpu() - r0);
+           (unsigned long long)ref.nodes, ref_cpu);
 
     printf("%7s %4s %8s %7s %10s %7s %9s %9s %9s %9s %9s %9s %8s %8s %8s %7s\n", "threads", "run",
            "wall s", "tasks", "real pool", "splits", "1st split", "1st tasks", "nodes p50",
@@ -445,7 +458,10 @@ int main(int argc, char **argv)
         double *cpu = malloc((size_t)n * sizeof *cpu);
         if (nodes == NULL || cpu == NULL)
             return 1;
-        int i = 0, tiny = 0;
+        int i = 0, tiny = 0, nsmall = 0;
+        double sum_cpu = 0, *small = malloc((size_t)n * sizeof *small);
+        if (small == NULL)
+            return 1;
         uint64_t hist[12] = {0}, hnodes[12] = {0};
         for (int k = 0; k < threads; k++)
             for (int j = 0; j < pl.w[k].nrecs; j++, i++) {
@@ -455,6 +471,9 @@ int main(int argc, char **argv)
                 total += r->nodes;
                 donors += r->donations > 0;
                 tiny += r->cpu < 1e-3;
+                sum_cpu += r->cpu;
+                if (r->nodes < 100) /* next to nothing searched: the task's fixed cost */
+                    small[nsmall++] = r->cpu;
                 int d = r->nodes > 0 ? (int)log10((double)r->nodes) : 0;
                 d = d > 11 ? 11 : d;
                 hist[d]++;
@@ -494,9 +513,12 @@ int main(int argc, char **argv)
             return 1;
         double ck_cpu = process_cpu() - pc0;
         tsr_stats_free(&st);
-        printf("%7d %4d %8.3f %7d %10llu %7d %7.2fms %9d %9llu %9llu %9llu %9llu %8llu %6.2fms "
+        char realtxt[24] = "-"; /* none when the pool ended before its first report */
+        if (real > 0)
+            snprintf(realtxt, sizeof realtxt, "%llu", (unsigned long long)real);
+        printf("%7d %4d %8.3f %7d %10s %7d %7.2fms %9d %9llu %9llu %9llu %9llu %8llu %6.2fms "
                "%6.0fms %6.1f%%\n",
-               threads, run + 1, wall, n, (unsigned long long)real, pl.splits,
+               threads, run + 1, wall, n, realtxt, pl.splits,
                pl.first_split_cpu * 1e3, pl.first_split_tasks,
                (unsigned long long)q_u64(nodes, n, 0.5), (unsigned long long)q_u64(nodes, n, 0.9),
                (unsigned long long)q_u64(nodes, n, 0.99), (unsigned long long)nodes[n - 1],
@@ -508,6 +530,33 @@ int main(int argc, char **argv)
                 printf(" 1e%d:%llu,%.1f%%", d, (unsigned long long)hist[d],
                        100.0 * (double)hnodes[d] / (double)total);
         printf("\n");
+        /* where the extra CPU goes: slower nodes (caches shared with more
+         * threads, here oversubscribed) or each task's start (replaying its
+         * path, FILA's lists when the handoff state changed, the runner) */
+        qsort(small, (size_t)nsmall, sizeof *small, cmp_dbl);
+        double fixed = nsmall > 0 ? small[nsmall / 2] : 0;
+        printf("        tasks' CPU %.3f s (one thread %.3f s): %.1f ns a node against %.1f; "
+               "fixed cost a task %.3f ms (median of %d tasks of <100 nodes), x %d tasks = "
+               "%.3f s\n",
+               sum_cpu, ref_cpu, 1e9 * (sum_cpu - fixed * n) / (double)total,
+               1e9 * ref_cpu / (double)total, 1e3 * fixed, nsmall, n, fixed * n);
+        free(small);
+        /* each worker's own start: its runner, and its first task's CPU
+         * beyond what its nodes cost on one thread (its matrix and FILA
+         * lists built the first time) */
+        double runner = 0, first = 0;
+        int nfirst = 0;
+        for (int k = 0; k < threads; k++) {
+            runner += pl.w[k].runner_cpu;
+            if (pl.w[k].nrecs > 0) {
+                first += pl.w[k].recs[0].cpu - ref_cpu * (double)pl.w[k].recs[0].nodes /
+                                                    (double)total;
+                nfirst++;
+            }
+        }
+        printf("        a worker's start: runner %.3f ms, its first task %.3f ms more than "
+               "its nodes on one thread (mean of %d)\n",
+               1e3 * runner / threads, nfirst > 0 ? 1e3 * first / nfirst : 0, nfirst);
         printf("        idle, share of %d x %.3f s: ramp %.2f%%, between tasks %.2f%%, "
                "tail %.2f%% (the last worker's last task ended %.1f ms before the pool)\n",
                threads, wall, 100 * ramp / (threads * wall), 100 * mid / (threads * wall),
