@@ -53,8 +53,8 @@ static double process_cpu(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 typedef struct record {
     uint64_t nodes;
-    double cpu, start; /* thread CPU seconds; wall start from the run's t0 */
-    int depth, donations;
+    double cpu;        /* thread CPU seconds */
+    int donations;
 } record;
 
 typedef struct task {
@@ -81,9 +81,9 @@ typedef struct worker {
     double task_cpu0;    /* thread CPU at the start of the task in progress */
     record *recs;
     int nrecs, caprecs;
-    /* wall seconds without a task: before the first, between tasks, and
-     * from the end of the last to the worker's exit */
-    double idle_ramp, idle_mid, idle_tail, first_start, last_end;
+    /* wall seconds without a task before the first and between tasks, and
+     * when the last ended (the rest of the run is its tail) */
+    double idle_ramp, idle_mid, last_end;
     double runner_cpu;   /* tsr_runner_new */
     bool started;
 } worker;
@@ -103,7 +103,7 @@ struct mpool {
      * tasks it gave (under mu) */
     double first_split_cpu;
     int first_split_tasks;
-    int oom;
+    atomic_int oom;       /* any worker ran out of memory */
 };
 
 static bool push(deque *q, const int *images, int n)
@@ -257,7 +257,6 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&pl->mu);
         double waited = now() - wait0;
         if (!got) {
-            w->idle_tail = waited; /* plus the wait for the others, below */
             w->last_end = wait0;
             break;
         }
@@ -265,7 +264,7 @@ static void *worker_main(void *arg)
             w->idle_mid += waited;
         else
             w->idle_ramp = now() - pl->t0, w->started = true;
-        record r = {.start = now() - pl->t0, .depth = t.n};
+        record r = {0};
         w->donations = 0;
         w->task_cpu0 = thread_cpu();
         tsr_stats st = {0};
