@@ -4,7 +4,8 @@
 #
 # Usage: bench/scaling.sh TESSERA SRCDIR [RUNS] [PARTS]
 #   RUNS  runs per row (3 by default, BENCH_RUNS overrides); medians shown
-#   PARTS any of: inflation tasks tail daemon mpi (default: all)
+#   PARTS any of: inflation tasks tail long daemon mpi (default: all but
+#         long, which takes another 15 minutes or so)
 # Needs bench/tasks and bench/idle_tail built beside TESSERA (the
 # bench-scaling target builds them), python3, and for "mpi" an MPI build
 # and mpirun.
@@ -20,11 +21,15 @@
 # tasks      bench/tasks at 2, 16 and 64 threads: preparation, first split,
 #            task counts and sizes, idle shares, checkpoint parking.
 # tail       bench/idle_tail at 2, 16 and 64 threads.
-# daemon     tesserad with a checkpoint a second on the Tetris Cube: the
-#            commits' mean time (/metrics) and the job's time outside search.
+# long       bench/tasks at 16 and 64 threads on the 5x18 with the I at x=0
+#            (2 billion nodes, a minute of one core): how the figures of
+#            "tasks" hold on a longer search.
+# daemon     tesserad --threads 2, 16 and 64 with a checkpoint a second on
+#            the Tetris Cube: the commits' mean time (/metrics) and the
+#            job's time outside search.
 # mpi        tessera solve --mpi on 1, 2, 4 and 8 ranks of one thread (all
-#            on this machine, oversubscribed): messages and bytes per rank,
-#            batches, tasks and steals.
+#            on this machine, oversubscribed): messages and bytes in all,
+#            batches, tasks, steals, and the ranks' idle time per batch.
 set -u
 T=${1:?usage: scaling.sh TESSERA SRCDIR [RUNS] [PARTS]}
 S=${2:?usage: scaling.sh TESSERA SRCDIR [RUNS] [PARTS]}
@@ -47,19 +52,23 @@ cpu_run() {
     echo "$EPOCHREALTIME $t0" | awk '{ printf "%.3f\n", $1 - $2 }'
 }
 
-# the one-sided sub-board: I fixed upright in the middle, 17 pieces left
-python3 - "$S/puzzles/onesided-pentominoes-5x18.json" "$tmp/onesided-5x18-I9.json" <<'EOF'
+# one-sided sub-boards: the I fixed upright in the middle (x=9: 1e8 nodes)
+# or at the end (x=0: 2e9 nodes, for "long"), 17 pieces left
+for x in 9 0; do
+    python3 - "$S/puzzles/onesided-pentominoes-5x18.json" "$tmp/onesided-5x18-I$x.json" "$x" <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
-p["name"] = "One-sided pentominoes 5x18, I at x=9"
+x = int(sys.argv[3])
+p["name"] = "One-sided pentominoes 5x18, I at x=%d" % x
 p.pop("expected", None)
 for pc in p["pieces"]:
     if pc["name"] == "I":
         del pc["rows"]
-        pc["cells"] = [[9, y, 0] for y in range(5)]
+        pc["cells"] = [[x, y, 0] for y in range(5)]
         pc["fixed"] = True
 json.dump(p, open(sys.argv[2], "w"))
 EOF
+done
 P6=$S/puzzles/pentominoes-6x10.json
 PT=$S/puzzles/tetris-cube.json
 PB=$S/puzzles/bedlam-cube.json
@@ -129,9 +138,17 @@ if want tail; then
     done
 fi
 
+if want long; then
+    echo
+    echo "== a search 19 times longer: bench/tasks on the 5x18 with the I at x=0, one run"
+    for t in 16 64; do
+        "$B/tasks" "$tmp/onesided-5x18-I0.json" "$t" 1 || exit 1
+    done
+fi
+
 if want daemon; then
     echo
-    echo "== tesserad: checkpoints a second on the Tetris Cube"
+    echo "== tesserad --threads N, a checkpoint a second, on the Tetris Cube (2 jobs each)"
     python3 - "$(dirname "$T")/tesserad" "$PT" <<'EOF' || exit 1
 import json, re, subprocess, sys, tempfile, time, urllib.request, shutil
 def call(base, path, body=None):
@@ -140,35 +157,41 @@ def call(base, path, body=None):
     with urllib.request.urlopen(req, timeout=30) as r:
         data = r.read()
     return json.loads(data) if path != "/metrics" else data.decode()
-state = tempfile.mkdtemp(prefix="tessera-scaling-")
-d = subprocess.Popen([sys.argv[1], "--listen", "127.0.0.1:0", "--state-dir", state,
-                      "--checkpoint-seconds", "1"], stderr=subprocess.PIPE, text=True)
-try:
-    base = "http://127.0.0.1:%s" % re.search(r"\(port (\d+)\)", d.stderr.readline()).group(1)
-    def metric(name):
-        m = re.search(r"^%s (\S+)" % name, call(base, "/metrics"), re.M)
-        return float(m.group(1))
-    body = open(sys.argv[2], "rb").read()
-    for _ in range(2):
-        c0, s0 = metric("tessera_checkpoints_total"), metric("tessera_checkpoint_seconds_sum")
-        t0 = time.time()
-        job = call(base, "/api/v1/jobs", body)["id"]
-        while True:
-            j = call(base, "/api/v1/jobs/%d" % job)
-            if j["state"] not in ("queued", "running"):
-                break
-            time.sleep(0.02)
-        t1 = time.time()
-        c1, s1 = metric("tessera_checkpoints_total"), metric("tessera_checkpoint_seconds_sum")
-        n = c1 - c0
-        print("job %d: %s, %d solutions, %d nodes; %.3f s searching of %.3f s from submission "
-              "to completed (seen by polling every 20 ms); %d commits, %.2f ms each on average "
-              "(%.3f s in all)" % (job, j["state"], j["solutions"], j["progress"]["nodes"],
-              j["progress"]["seconds"], t1 - t0, n, 1e3 * (s1 - s0) / max(n, 1), s1 - s0))
-finally:
-    d.terminate()
-    d.wait(timeout=30)
-    shutil.rmtree(state, ignore_errors=True)
+body = open(sys.argv[2], "rb").read()
+for threads in (2, 16, 64):
+    state = tempfile.mkdtemp(prefix="tessera-scaling-")
+    d = subprocess.Popen([sys.argv[1], "--listen", "127.0.0.1:0", "--state-dir", state,
+                          "--threads", str(threads), "--checkpoint-seconds", "1"],
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        base = "http://127.0.0.1:%s" % re.search(r"\(port (\d+)\)", d.stderr.readline()).group(1)
+        def metric(name):
+            m = re.search(r"^%s (\S+)" % name, call(base, "/metrics"), re.M)
+            return float(m.group(1))
+        for _ in range(2):
+            c0, s0 = metric("tessera_checkpoints_total"), metric("tessera_checkpoint_seconds_sum")
+            t0 = time.time()
+            job = call(base, "/api/v1/jobs", body)["id"]
+            used = 0
+            while True:
+                j = call(base, "/api/v1/jobs/%d" % job)
+                used = max(used, j.get("threads", 0))
+                if j["state"] not in ("queued", "running"):
+                    break
+                time.sleep(0.02)
+            t1 = time.time()
+            c1, s1 = metric("tessera_checkpoints_total"), metric("tessera_checkpoint_seconds_sum")
+            n = c1 - c0
+            print("%2d threads, job %d: %s, %d solutions, %d nodes, %d threads used; %.3f s "
+                  "searching of %.3f s from submission to completed (polled every 20 ms); "
+                  "%d commits, %.2f ms each on average (%.3f s in all)" %
+                  (threads, job, j["state"], j["solutions"], j["progress"]["nodes"],
+                   used, j["progress"]["seconds"], t1 - t0, n,
+                   1e3 * (s1 - s0) / max(n, 1), s1 - s0))
+    finally:
+        d.terminate()
+        d.wait(timeout=30)
+        shutil.rmtree(state, ignore_errors=True)
 EOF
 fi
 
@@ -197,10 +220,13 @@ byts = sum(x["bytes_sent"] + x["bytes_received"] for x in r)
 batches = sum(x["batches"] for x in r)
 tasks = sum(x["tasks"] for x in r)
 back = sum(x["given_back"] for x in r)
+idle = sum(x["idle_seconds"] for x in r)
+# messages and bytes: rank 0 counts every one, each once from each side
 print("%-14s np=%s  %d solutions %d nodes  search %.2f s  steals %d  batches %d  tasks %d  "
-      "given back %d  messages %d  bytes %d  (%.0f bytes/task)" %
+      "given back %d  messages %d  bytes %d  (%.0f bytes/task)  idle %.3f s, %.1f ms a batch" %
       (sys.argv[2], sys.argv[3], d["solutions"], d["nodes"], d["seconds"], c["steals"], batches,
-       tasks, back, msgs, byts, byts / max(tasks, 1)))
+       tasks, back, msgs // 2, byts // 2, byts / 2 / max(tasks, 1), idle,
+       1e3 * idle / max(batches, 1)))
 EOF
             done
         done
