@@ -21,9 +21,11 @@
  * huge product), so the plain standard error is itself unreliable.  The
  * samples are dealt round-robin into EST_BATCHES batches; the range is the
  * mean +- t(0.975, EST_BATCHES - 1) standard errors of the batch means,
- * which are much closer to normal than single samples.  It still misses
- * when no sample has met the rare paths that hold most of the tree, and
- * then it errs low: docs/engine.md says how to read it.
+ * which are much closer to normal than single samples.  For the solution
+ * count that still errs low when the rare samples that hold most of the
+ * count have not come up, so its high end is at least a log-normal bound
+ * fitted to the upper half of the samples that met solutions (est_tail_high;
+ * docs/engine.md, section 9, gives the argument and the coverage).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,13 +42,22 @@
  * small subtree than by one that has to guess its way down, and the
  * estimate stays unbiased. */
 #define EST_PILOT_SAMPLES 200
-#define EST_TAIL_NODES 300.0
+/* 3000, not 300: on the one-sided 5x18 and 6x15 a 300-node tail met a
+ * solution in about 1 sample of 100 and the estimates spread over a factor
+ * of 4 (rms log error 1.3); 3000-node tails cost 10 times more per sample
+ * and cut it to 0.4 (bench/estimate_coverage.py, docs/engine.md). */
+#define EST_TAIL_NODES 3000.0
 /* A sample still running at EST_HARD_BOUND times the time bound is cut
  * short and left out: one exhaustive tail of the 35 hexominoes can run for
  * minutes. */
 #define EST_HARD_BOUND 2.0
 #define EST_BATCHES 30
 #define EST_T95 2.045 /* Student's t, 29 degrees of freedom */
+/* The log-normal bound is one-sided, at 99.5%: a 97.5% one still missed
+ * the 5x18's count in 1 run of 6 (bench/estimate_coverage.py). */
+#define EST_Z_HIGH 2.576
+/* Fewer samples with solutions than this: nothing bounds the count. */
+#define EST_MIN_HITS 3
 
 typedef struct est_walk {
     const tsr_solver *s;
@@ -62,6 +73,8 @@ typedef struct est_walk {
     void *stop_ctx;
     double deadline;         /* base_now() past which a sample is cut short */
     bool late;               /* the deadline cut a sample short */
+    double *logs;            /* log of each sample's solution estimate, if > 0 */
+    long nlogs, maxlogs;
 } est_walk;
 
 static uint64_t est_next(est_walk *w) { return srch_rng_step(&w->rng); }
@@ -262,6 +275,54 @@ static void est_range(const double *bsum, const long *bcount, double sum, long n
     *high = *mean + half;
 }
 
+/* Keeps the log of a sample's positive solution estimate for
+ * est_tail_high.  0 or TSR_ENOMEM. */
+static int est_keep(est_walk *w, double solutions)
+{
+    if (!(solutions > 0))
+        return 0;
+    if (w->nlogs == w->maxlogs) {
+        long cap = w->maxlogs ? 2 * w->maxlogs : 1024;
+        double *p = realloc(w->logs, (size_t)cap * sizeof *p);
+        if (p == NULL)
+            return TSR_ENOMEM;
+        w->logs = p;
+        w->maxlogs = cap;
+    }
+    w->logs[w->nlogs++] = log(solutions);
+    return 0;
+}
+
+static int est_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The 99.5% upper bound on the mean of n samples, of which m = w->nlogs are
+ * positive, under the delta-log-normal model (Aitchison 1955): a share p =
+ * m/n is positive and their logs are normal(mu, s2), so the mean is
+ * p exp(mu + s2/2).  mu is the median of the logs and s2 their mean square
+ * above it: the model is fitted to the upper half, which holds the mean,
+ * so a body whose logs lean left (the domino tilings) does not widen it.
+ * The bound is Cox's: log p + mu + s2/2 plus z times the root of its
+ * delta-method variance (1-p)/(n p) + s2/m + s2^2/(2(m-1)).  Sorts the
+ * logs. */
+static double est_tail_high(est_walk *w, long n)
+{
+    long m = w->nlogs;
+    if (m < 2 || n < 1)
+        return 0;
+    qsort(w->logs, (size_t)m, sizeof *w->logs, est_cmp);
+    double mu = w->logs[m / 2], ss = 0;
+    long k = 0;
+    for (long i = m / 2; i < m; i++, k++)
+        ss += (w->logs[i] - mu) * (w->logs[i] - mu);
+    double s2 = k > 1 ? ss / (k - 1) : 0, p = (double)m / n;
+    double var = (1 - p) / (n * p) + s2 / m + s2 * s2 / (2.0 * (m - 1));
+    return exp(log(p) + mu + s2 / 2 + EST_Z_HIGH * sqrt(var));
+}
+
 /* The deepest level whose subtrees the pilot estimates at EST_TAIL_NODES
  * nodes at most: the nodes below level t over the nodes at t. */
 static int est_choose_tail(const est_walk *w)
@@ -320,6 +381,8 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
             w.hits = hits;
             break;
         }
+        if ((rc = est_keep(&w, w.solutions)) != 0)
+            break;
         nsum[n % EST_BATCHES] += w.nodes;
         ssum[n % EST_BATCHES] += w.solutions;
         count[n % EST_BATCHES]++;
@@ -333,7 +396,11 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
         est_range(nsum, count, ntot, n, &out->nodes, &out->nodes_low, &out->nodes_high);
         est_range(ssum, count, stot, n, &out->solutions, &out->solutions_low,
                   &out->solutions_high);
-        if (w.hits == 0) /* no descent met a solution: the count is unknown */
+        double high = est_tail_high(&w, n);
+        if (out->solutions_high < high)
+            out->solutions_high = high;
+        /* (almost) no sample met a solution: nothing bounds the count */
+        if (w.hits == 0 || w.nlogs < EST_MIN_HITS)
             out->solutions_high = -1;
         out->probes = w.descents;
         out->samples = n;
@@ -341,5 +408,6 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
         out->seconds = base_now() - t0;
     }
     srch_walk_free(&w.walk);
+    free(w.logs);
     return rc;
 }
