@@ -205,8 +205,9 @@ void tsr_stats_free(tsr_stats *st);
  * random root-to-leaf descents making exactly the search's choices, each
  * taking one child uniformly at every node.  `nodes` estimates the run's
  * `nodes` (fits), `solutions` the solutions it reports in the solver's
- * mode; low/high are a 95% range (solutions_high < 0: no descent reached a
- * solution, so nothing bounds the count).  Stops after `probes` descents or
+ * mode; low/high are a 95% range, the solutions' high end widened where
+ * the samples are heavy-tailed (solutions_high < 0: fewer than 3 samples met
+ * a solution, so nothing bounds the count).  Stops after `probes` descents or
  * `max_seconds`, whichever comes first (a sample still running at twice
  * `max_seconds` is cut short and left out); the same seed and a bound
  * reached by probes give the same estimate. */

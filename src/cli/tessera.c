@@ -551,9 +551,12 @@ static void print_estimate(const tsr_estimate *e, const tsr_rate *r, int threads
     count_text(e->solutions, a, sizeof a);
     count_text(e->solutions_low, b, sizeof b);
     count_text(e->solutions_high, c, sizeof c);
-    if (e->solutions_high < 0)
+    if (e->solutions_high < 0 && e->hits == 0)
         printf("solutions (%s): at least %s; no descent reached one, so no estimate\n",
                tsr_unique_names[opt->unique], b);
+    else if (e->solutions_high < 0) /* too few samples met one to bound it */
+        printf("solutions (%s): %s (at least %s; too few descents reached one to bound it)\n",
+               tsr_unique_names[opt->unique], a, b);
     else
         printf("solutions (%s): %s (%s to %s)\n", tsr_unique_names[opt->unique], a, b, c);
     printf("node rate: %.3g nodes/s on one thread (measured for %.2fs)\n", r->nodes_per_second,

@@ -21,9 +21,12 @@
  * huge product), so the plain standard error is itself unreliable.  The
  * samples are dealt round-robin into EST_BATCHES batches; the range is the
  * mean +- t(0.975, EST_BATCHES - 1) standard errors of the batch means,
- * which are much closer to normal than single samples.  It still misses
- * when no sample has met the rare paths that hold most of the tree, and
- * then it errs low: docs/engine.md says how to read it.
+ * which are much closer to normal than single samples.  For the solution
+ * count that still errs low when the rare samples that hold most of the
+ * count have not come up, so its high end is at least a log-normal bound
+ * fitted to the upper half of the samples that met solutions, up to
+ * EST_HIGH_WIDEN times higher (est_tail_high; docs/engine.md, section 9,
+ * gives the argument and the coverage).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,13 +43,31 @@
  * small subtree than by one that has to guess its way down, and the
  * estimate stays unbiased. */
 #define EST_PILOT_SAMPLES 200
-#define EST_TAIL_NODES 300.0
+/* The pilot's samples are dealt into this many groups and the tail chosen
+ * from the median of the groups' subtree sizes (a median of means): one
+ * heavy sample made a pilot's sizes 10 times too large at every level, and
+ * the tail one level too deep, on 1 seed in 8 of the 6x15. */
+#define EST_PILOT_GROUPS 5
+/* 8000, not 300: on the one-sided 5x18 and 6x15 a 300-node tail met a
+ * solution in about 1 sample of 100 and the estimates spread over a factor
+ * of 4 (rms log error 1.3); tails of some thousand nodes cost 10 to 30
+ * times more per sample and cut it to 0.2 to 0.4 (docs/engine.md). */
+#define EST_TAIL_NODES 8000.0
 /* A sample still running at EST_HARD_BOUND times the time bound is cut
  * short and left out: one exhaustive tail of the 35 hexominoes can run for
  * minutes. */
 #define EST_HARD_BOUND 2.0
 #define EST_BATCHES 30
 #define EST_T95 2.045 /* Student's t, 29 degrees of freedom */
+/* The log-normal bound is one-sided, at 99.5%: a 97.5% one still missed
+ * the 5x18's count in 1 run of 6 (bench/estimate_coverage.py). */
+#define EST_Z_HIGH 2.576
+/* The log-normal bound raises the batch means' high end by this factor at
+ * most: where the positive samples spread over many decades (the 8x8 with
+ * its corners cut) the fit says more about itself than about the count. */
+#define EST_HIGH_WIDEN 3.0
+/* Fewer samples with solutions than this: nothing bounds the count. */
+#define EST_MIN_HITS 3
 
 typedef struct est_walk {
     const tsr_solver *s;
@@ -57,11 +78,16 @@ typedef struct est_walk {
     double nodes, solutions; /* of the current sample */
     long hits;               /* descents that reached a leaf reporting solutions */
     int tail;                /* pieces left where FILA descents search all */
-    double level[FILA_MAX_BITS]; /* [p]: nodes with p pieces left, summed over samples */
+    /* [g][p]: nodes with p pieces left, summed over the pilot's samples of
+     * group g (the current one: group) */
+    double level[EST_PILOT_GROUPS][FILA_MAX_BITS];
+    int group;
     int (*stop)(void *ctx);  /* the caller's: may end the walk anywhere */
     void *stop_ctx;
     double deadline;         /* base_now() past which a sample is cut short */
     bool late;               /* the deadline cut a sample short */
+    double *logs;            /* log of each sample's solution estimate, if > 0 */
+    long nlogs, maxlogs;
 } est_walk;
 
 static uint64_t est_next(est_walk *w) { return srch_rng_step(&w->rng); }
@@ -112,7 +138,7 @@ static int est_fila(est_walk *w, double prod)
     w->solutions += prod * fd.solutions / EST_FILA_DESCENTS;
     w->hits += fd.leaves;
     for (int p = 0; p < FILA_MAX_BITS; p++)
-        w->level[p] += prod * fd.level[p] / EST_FILA_DESCENTS;
+        w->level[w->group][p] += prod * fd.level[p] / EST_FILA_DESCENTS;
     return rc ? rc : fd.err;
 }
 
@@ -262,15 +288,69 @@ static void est_range(const double *bsum, const long *bcount, double sum, long n
     *high = *mean + half;
 }
 
+/* Keeps the log of a sample's positive solution estimate for
+ * est_tail_high.  0 or TSR_ENOMEM. */
+static int est_keep(est_walk *w, double solutions)
+{
+    if (!(solutions > 0))
+        return 0;
+    if (w->nlogs == w->maxlogs) {
+        long cap = w->maxlogs ? 2 * w->maxlogs : 1024;
+        double *p = realloc(w->logs, (size_t)cap * sizeof *p);
+        if (p == NULL)
+            return TSR_ENOMEM;
+        w->logs = p;
+        w->maxlogs = cap;
+    }
+    w->logs[w->nlogs++] = log(solutions);
+    return 0;
+}
+
+static int est_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The 99.5% upper bound on the mean of n samples, of which m = w->nlogs are
+ * positive, under the delta-log-normal model (Aitchison 1955): a share p =
+ * m/n is positive and their logs are normal(mu, s2), so the mean is
+ * p exp(mu + s2/2).  mu is the median of the logs and s2 their mean square
+ * above it: the model is fitted to the upper half, which holds the mean,
+ * so a body whose logs lean left (the domino tilings) does not widen it.
+ * The bound is Cox's: log p + mu + s2/2 plus z times the root of its
+ * delta-method variance (1-p)/(n p) + s2/m + s2^2/(2(m-1)).  Sorts the
+ * logs. */
+static double est_tail_high(est_walk *w, long n)
+{
+    long m = w->nlogs;
+    if (m < 2 || n < 1)
+        return 0;
+    qsort(w->logs, (size_t)m, sizeof *w->logs, est_cmp);
+    double mu = w->logs[m / 2], ss = 0;
+    long k = 0;
+    for (long i = m / 2; i < m; i++, k++)
+        ss += (w->logs[i] - mu) * (w->logs[i] - mu);
+    double s2 = k > 1 ? ss / (k - 1) : 0, p = (double)m / n;
+    double var = (1 - p) / (n * p) + s2 / m + s2 * s2 / (2.0 * (m - 1));
+    return exp(log(p) + mu + s2 / 2 + EST_Z_HIGH * sqrt(var));
+}
+
 /* The deepest level whose subtrees the pilot estimates at EST_TAIL_NODES
- * nodes at most: the nodes below level t over the nodes at t. */
+ * nodes at most: the nodes below level t over the nodes at t, the median
+ * over the groups (a group that never reached level t counts as infinite). */
 static int est_choose_tail(const est_walk *w)
 {
     int goal = w->s->opt.goal, tail = goal;
-    double below = 0;
+    double below[EST_PILOT_GROUPS] = {0};
     for (int t = goal + 1; t < FILA_MAX_BITS && t <= w->s->plan.maxp; t++) {
-        below += w->level[t - 1];
-        if (w->level[t] > 0 && below / w->level[t] <= EST_TAIL_NODES)
+        double size[EST_PILOT_GROUPS];
+        for (int g = 0; g < EST_PILOT_GROUPS; g++) {
+            below[g] += w->level[g][t - 1];
+            size[g] = w->level[g][t] > 0 ? below[g] / w->level[g][t] : INFINITY;
+        }
+        qsort(size, EST_PILOT_GROUPS, sizeof *size, est_cmp);
+        if (size[EST_PILOT_GROUPS / 2] <= EST_TAIL_NODES)
             tail = t;
     }
     return tail;
@@ -300,8 +380,11 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
     /* the pilot: plain descents, for the tail, in at most a quarter of the
      * time (on a slow machine it would leave the estimate no probe) */
     for (long i = 0; i < EST_PILOT_SAMPLES && rc == 0 && feasible && base_now() - t0 < max_seconds / 4;
-         i++)
+         i++) {
+        w.group = (int)(i % EST_PILOT_GROUPS);
         rc = est_stopped(&w) ? TSR_ECANCELED : est_dlx(&w, 1.0);
+    }
+    w.group = 0; /* the levels are not used after the pilot */
     w.tail = est_choose_tail(&w);
     w.descents = w.hits = 0;
     while (rc == 0 && w.descents < probes && base_now() - t0 < max_seconds) {
@@ -320,6 +403,8 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
             w.hits = hits;
             break;
         }
+        if ((rc = est_keep(&w, w.solutions)) != 0)
+            break;
         nsum[n % EST_BATCHES] += w.nodes;
         ssum[n % EST_BATCHES] += w.solutions;
         count[n % EST_BATCHES]++;
@@ -333,7 +418,11 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
         est_range(nsum, count, ntot, n, &out->nodes, &out->nodes_low, &out->nodes_high);
         est_range(ssum, count, stot, n, &out->solutions, &out->solutions_low,
                   &out->solutions_high);
-        if (w.hits == 0) /* no descent met a solution: the count is unknown */
+        double high = fmin(est_tail_high(&w, n), EST_HIGH_WIDEN * out->solutions_high);
+        if (out->solutions_high < high)
+            out->solutions_high = high;
+        /* (almost) no sample met a solution: nothing bounds the count */
+        if (w.hits == 0 || w.nlogs < EST_MIN_HITS)
             out->solutions_high = -1;
         out->probes = w.descents;
         out->samples = n;
@@ -341,5 +430,6 @@ int tsr_solver_estimate_until(const tsr_solver *s, long probes, double max_secon
         out->seconds = base_now() - t0;
     }
     srch_walk_free(&w.walk);
+    free(w.logs);
     return rc;
 }
