@@ -7,8 +7,7 @@
 //   TESSERAD            the daemon binary; default $TSR_SRCDIR/tesserad
 //   CHROMIUM            the browser; default /usr/bin/chromium
 //   TSR_ARTIFACTS       where screenshots go; default tests/browser/artifacts
-//   TSR_TIMEOUT_SCALE   multiplies every wait (default 1; 10 with TSR_QUICK, as the
-//                       sanitizer builds run, like tests/integration/tlib.py)
+//   TSR_TIMEOUT_SCALE   multiplies every wait (default 1)
 //   TSR_HEADFUL=1       show the browser (debugging)
 
 import { chromium } from 'playwright-core';
@@ -23,8 +22,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const SRCDIR = path.resolve(process.env.TSR_SRCDIR || path.join(HERE, '..', '..'));
 export const PUZZLES = path.join(SRCDIR, 'puzzles');
 export const ARTIFACTS = path.resolve(process.env.TSR_ARTIFACTS || path.join(HERE, 'artifacts'));
-// sanitizer builds (TSR_QUICK, as tests/integration/tlib.py) run several times slower
-export const SCALE = Number(process.env.TSR_TIMEOUT_SCALE || (process.env.TSR_QUICK ? 10 : 1)) || 1;
+export const SCALE = Number(process.env.TSR_TIMEOUT_SCALE || 1) || 1;
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const FINAL_STATES = ['completed', 'cancelled', 'failed'];
 export const DESKTOP = { width: 1280, height: 900 };
