@@ -84,17 +84,49 @@ static int maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr_
     return 1;
 }
 
+/* Twins are types with the same allowed orientations: identical pieces
+ * listed as separate entries (A1 and A2), which a transform may send to
+ * the separate entries of their mirror image (B1 and B2).  rank[t] is the
+ * number of twins of t listed before it.  All types share the allowed
+ * transforms, so their orientations are orbits of one group: two types are
+ * twins exactly when one's first orientation is among the other's.
+ * Returns 0 or TSR_ECANCELED. */
+static int twin_ranks(const img_problem *ip, const tsr_stop *stop, unsigned long *work, int *rank)
+{
+    for (int t = 0; t < ip->ntypes; t++) {
+        const img_type *a = &ip->types[t];
+        rank[t] = 0;
+        for (int u = 0; u < t; u++) {
+            const img_type *b = &ip->types[u];
+            if (b->size != a->size || b->norient != a->norient)
+                continue;
+            if (img_stopped(stop, work, (unsigned long)a->norient * (unsigned long)a->size))
+                return TSR_ECANCELED;
+            size_t bytes = (size_t)a->size * sizeof *a->orient;
+            bool twin = false;
+            for (int o = 0; o < b->norient && !twin; o++)
+                twin = memcmp(a->orient, b->orient + (size_t)o * b->size, bytes) == 0;
+            rank[t] += twin;
+        }
+    }
+    return 0;
+}
+
 /* Image of the cells `cells` (sorted) for an image of type t: the same type
- * when it allows that orientation, else another type of equal size and
- * count range that does; -1 when none does. */
-static int map_image(const img_problem *ip, int t, const int *cells, int n)
+ * when it allows that orientation, else one of the other types of equal
+ * size that do: the one of the same rank among them as t among its twins
+ * (t's mirror twin; A2's is B2 when A1, A2 and B1, B2 are listed apart),
+ * whatever their count ranges (a solution whose image breaks a range is
+ * no solution, which sym_apply sees); -1 when there is none. */
+static int map_image(const img_problem *ip, const int *rank, int t, const int *cells, int n)
 {
     int i = img_find(ip, t, cells, n);
-    for (int u = 0; i < 0 && u < ip->ntypes; u++)
-        if (u != t && ip->types[u].size == ip->types[t].size &&
-            ip->types[u].count == ip->types[t].count &&
-            ip->types[u].count_min == ip->types[t].count_min)
-            i = img_find(ip, u, cells, n);
+    for (int u = 0, r = rank[t]; i < 0 && u < ip->ntypes; u++)
+        if (u != t && ip->types[u].size == ip->types[t].size) {
+            int j = img_find(ip, u, cells, n);
+            if (j >= 0 && r-- == 0)
+                i = j;
+        }
     return i;
 }
 
@@ -108,8 +140,8 @@ static int map_image(const img_problem *ip, int t, const int *cells, int n)
  * one sorted lookup per (t, o) and a binary search per image, where
  * mapping every image's cells would cost images x cells (minutes on a
  * 27x27x27 board with 1000-cell pieces). */
-static void map_orientation(const img_problem *ip, const int *cm, int t, int o, int *map,
-                            int *cells)
+static void map_orientation(const img_problem *ip, const int *rank, const int *cm, int t, int o,
+                            int *map, int *cells)
 {
     const img_type *ty = &ip->types[t];
     int i0 = ty->ofirst[o], end = ty->ofirst[o + 1], n = ty->size;
@@ -123,7 +155,7 @@ static void map_orientation(const img_problem *ip, const int *cm, int t, int o, 
         if (cells[j] < cells[k])
             k = j;
     qsort(cells, (size_t)n, sizeof *cells, int_cmp);
-    int j0 = map_image(ip, t, cells, n);
+    int j0 = map_image(ip, rank, t, cells, n);
     if (j0 < 0) {
         for (int i = i0; i < end; i++)
             map[i] = -1;
@@ -146,10 +178,12 @@ static void map_orientation(const img_problem *ip, const int *cm, int t, int o, 
 }
 
 /* Fill imgmap for element e and decide whether it is full: every image
- * maps, and all images of a type go to one type, bijectively.  Returns 0,
+ * maps, and all images of a type go to one type of the same count range,
+ * bijectively (a twin of another range may take a solution out of the
+ * ranges: then each solution's image is checked).  Returns 0,
  * or TSR_ECANCELED when `stop` asks (an element costs a binary search per
  * image: seconds for millions of images). */
-static int map_images(const img_problem *ip, sym_group *g, int e, int *cells,
+static int map_images(const img_problem *ip, const int *rank, sym_group *g, int e, int *cells,
                       const tsr_stop *stop, unsigned long *work)
 {
     int nc = ip->ncells, ni = ip->nimages, nt = ip->ntypes;
@@ -164,7 +198,7 @@ static int map_images(const img_problem *ip, sym_group *g, int e, int *cells,
             unsigned long units = (unsigned long)(ty->ofirst[o + 1] - ty->ofirst[o] + ty->size);
             if (img_stopped(stop, work, units))
                 return TSR_ECANCELED;
-            map_orientation(ip, cm, t, o, map, cells);
+            map_orientation(ip, rank, cm, t, o, map, cells);
         }
     }
     for (int i = 0; i < ni; i++) {
@@ -182,7 +216,8 @@ static int map_images(const img_problem *ip, sym_group *g, int e, int *cells,
         if (ft[t] == -2)
             ft[t] = t; /* a type without images maps nowhere, harmlessly */
     for (int t = 0; t < nt && full; t++) {
-        full = ft[t] >= 0;
+        full = ft[t] >= 0 && ip->types[ft[t]].count == ip->types[t].count &&
+               ip->types[ft[t]].count_min == ip->types[t].count_min;
         for (int u = 0; u < t && full; u++)
             full = ft[u] != ft[t];
     }
@@ -253,10 +288,15 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
     g->fixtype = malloc((size_t)g->n * (size_t)(nt ? nt : 1) * sizeof(int));
     g->mult = malloc((size_t)g->n * (size_t)g->n * sizeof(int));
     int *comp = malloc((size_t)(nc ? nc : 1) * sizeof *comp);
-    if (rc == 0 && (g->imgmap == NULL || g->fixtype == NULL || g->mult == NULL || comp == NULL))
+    int *rank = malloc((size_t)(nt ? nt : 1) * sizeof *rank);
+    if (rc == 0 && (g->imgmap == NULL || g->fixtype == NULL || g->mult == NULL || comp == NULL ||
+                    rank == NULL))
         rc = TSR_ENOMEM;
+    if (rc == 0)
+        rc = twin_ranks(ip, stop, &work, rank);
     for (int e = 0; e < g->n && rc == 0; e++)
-        rc = map_images(ip, g, e, cells, stop, &work);
+        rc = map_images(ip, rank, g, e, cells, stop, &work);
+    free(rank);
     /* multiplication table: (x after y) acts on cell c as x(y(c)) */
     for (int x = 0; x < g->n && rc == 0; x++)
         for (int y = 0; y < g->n; y++) {

@@ -10,9 +10,11 @@
  * identity.
  *
  * A transform maps an image to the image with the transformed cells, of the
- * same type when that type allows the new orientation, else of the other type
- * of equal size and count range that does (the mirror twin of a one-sided piece),
- * else to nothing.  So an element may map one solution to a solution and
+ * same type when that type allows the new orientation, else of another type
+ * that does (the mirror twin of a one-sided piece): among those, the one of
+ * the rank that the type has among its twins (identical pieces listed
+ * apart: A1, A2 go to B1, B2), whatever its count range; else to nothing.
+ * A solution whose image breaks a count range has no image.  So an element may map one solution to a solution and
  * another to no solution at all (one-sided pieces in 3D turn some placements
  * into forbidden orientations): the class of a solution S is the set of
  * valid g(S).  Elements that map every image and permute the types are "full":
