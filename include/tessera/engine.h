@@ -156,6 +156,36 @@ void tsr_solver_solution_room(const tsr_solver *s, int *placements, long *cells)
 int tsr_solver_solution(const tsr_solver *s, const int *images, int n, tsr_placement *pl,
                         tsr_cell *cells, tsr_solution *out);
 
+/* Where each piece fits (src/engine/fits.c): for every piece of the puzzle,
+ * in puzzle order, its placements on the free cells in all allowed
+ * orientations and, from a prepared solver, how many of them the root
+ * filters left to the search (the constrained piece's are also reduced to
+ * one per symmetry class); fixed pieces get 0.  Returns 0, or TSR_EINVAL
+ * with a message naming the trouble when the puzzle can have no solution:
+ * a required piece (count_min > 0) that fits nowhere or whose every
+ * placement the root filters removed, or required cells no piece covers
+ * (not with a goal: a partial assembly needs neither); out is filled
+ * either way.  A piece that may stay out and fits nowhere is no error:
+ * callers warn about it. */
+typedef struct tsr_fit {
+    long placements; /* on the board, every allowed orientation */
+    long usable;     /* left by the root filters; -1 when not known */
+} tsr_fit;
+int tsr_solver_fits(const tsr_solver *s, tsr_fit *out, tsr_err *err);
+/* The same without a solver: compiles the placements only (up to
+ * max_images, else TSR_ETOOBIG; 0: no bound), polling `stop` (NULL: never
+ * stops; TSR_ECANCELED when it asks), so a door can afford it; usable is
+ * -1.  The puzzle is validated first. */
+int tsr_puzzle_fits(const tsr_puzzle *pz, const tsr_options *opt, long max_images,
+                    const tsr_stop *stop, tsr_fit *out, tsr_err *err);
+/* The warning for piece p when it may stay out and fits nowhere (or the
+ * root filters left none of its placements), into buf; false otherwise. */
+bool tsr_fit_warning(const tsr_puzzle *pz, const tsr_fit *fits, int p, char *buf, size_t size);
+/* {"pieces": [{"piece", "fixed", "copies": [min, max], "placements",
+ * "usable" (when known)}, ...], "warnings": [...]} as JSON text (free it),
+ * or NULL when out of memory. */
+char *tsr_fits_json(const tsr_puzzle *pz, const tsr_fit *fits);
+
 /* The order of the puzzle's symmetry group: board symmetries that map every
  * placement of every piece to a placement of a piece. */
 int tsr_solver_group_order(const tsr_solver *s);

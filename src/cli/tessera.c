@@ -383,6 +383,30 @@ static int pool_run(const tsr_solver *s, int threads, const tsr_callbacks *cb, t
     return rc;
 }
 
+/* Where each piece fits, from the prepared solver: a puzzle that can have
+ * no solution (a required piece that fits nowhere, cells nothing covers)
+ * is refused with the reason, and a piece that may stay out but fits
+ * nowhere is warned about.  fits holds a slot per piece (NULL: not
+ * wanted).  Returns 0, EXIT_USAGE or 1 (out of memory). */
+static int check_fits(const char *file, const tsr_puzzle *pz, const tsr_solver *s, tsr_fit *fits)
+{
+    tsr_fit *own = fits != NULL ? fits : malloc((size_t)(pz->npieces ? pz->npieces : 1) * sizeof *own);
+    if (own == NULL)
+        return 1;
+    tsr_err err = {{0}};
+    int rc = tsr_solver_fits(s, own, &err);
+    if (rc != 0)
+        fprintf(stderr, "tessera: %s: %s\n", file, err.msg[0] ? err.msg : tsr_strerror(rc));
+    for (int p = 0; rc == 0 && p < pz->npieces; p++) {
+        char w[TSR_MAX_NAME + 160];
+        if (tsr_fit_warning(pz, own, p, w, sizeof w))
+            fprintf(stderr, "tessera: %s: warning: %s\n", file, w);
+    }
+    if (own != fits)
+        free(own);
+    return rc == 0 ? 0 : rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
+}
+
 /* tessera solve; m: this is rank 0 of an MPI job (--mpi), else NULL. */
 static int cmd_solve(int argc, char **argv, cli_mpi *m)
 {
@@ -485,6 +509,12 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         free(text);
         return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
     }
+    if ((rc = check_fits(file, pz, s, NULL)) != 0) {
+        tsr_solver_free(s);
+        tsr_puzzle_free(pz);
+        free(text);
+        return rc;
+    }
     tsr_callbacks cb = {.ctx = &c, .progress = on_progress, .progress_seconds = 0.5};
     if (c.quiet)
         cb.found = on_found_quiet;
@@ -575,6 +605,21 @@ static void print_estimate(const tsr_estimate *e, const tsr_rate *r, int threads
     printf("probes: %ld descents in %.2fs\nconfig: %s\n", e->probes, e->seconds, config);
 }
 
+/* Each piece's placements on the board, and what the root filters left
+ * where that differs: "placements: F 192 (48 searched), I 56, ...". */
+static void print_fits(const tsr_puzzle *pz, const tsr_fit *fits)
+{
+    printf("placements:");
+    for (int p = 0, n = 0; p < pz->npieces; p++) {
+        if (pz->pieces[p].fixed)
+            continue;
+        printf("%s %s %ld", n++ ? "," : "", pz->pieces[p].name, fits[p].placements);
+        if (fits[p].usable >= 0 && fits[p].usable != fits[p].placements)
+            printf(" (%ld searched)", fits[p].usable);
+    }
+    printf("\n");
+}
+
 /* tessera estimate: Knuth's estimate of the search, the node rate, the time. */
 static int cmd_estimate(int argc, char **argv)
 {
@@ -647,6 +692,14 @@ static int cmd_estimate(int argc, char **argv)
         tsr_puzzle_free(pz);
         return rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
     }
+    tsr_fit *fits = malloc((size_t)(pz->npieces ? pz->npieces : 1) * sizeof *fits);
+    rc = fits == NULL ? 1 : check_fits(file, pz, s, fits);
+    if (rc != 0) {
+        free(fits);
+        tsr_solver_free(s);
+        tsr_puzzle_free(pz);
+        return rc;
+    }
     tsr_estimate e;
     tsr_rate r;
     int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
@@ -659,14 +712,27 @@ static int cmd_estimate(int argc, char **argv)
         fprintf(stderr, "tessera: %s: estimate failed: %s\n", file, tsr_strerror(rc));
     } else if (json) {
         char *j = tsr_estimate_json(&e, &r, threads, tsr_solver_config(s));
-        if (j)
-            puts(j);
-        else
+        char *f = tsr_fits_json(pz, fits);
+        json_t *o = j ? json_loads(j, 0, NULL) : NULL, *fo = f ? json_loads(f, 0, NULL) : NULL;
+        if (o != NULL && fo != NULL && json_object_update(o, fo) == 0) {
+            char *out = json_dumps(o, JSON_COMPACT);
+            if (out)
+                puts(out);
+            else
+                rc = TSR_ENOMEM;
+            free(out);
+        } else {
             rc = TSR_ENOMEM;
+        }
+        json_decref(o);
+        json_decref(fo);
         free(j);
+        free(f);
     } else {
         print_estimate(&e, &r, threads, &opt, tsr_solver_config(s));
+        print_fits(pz, fits);
     }
+    free(fits);
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
     return rc == 0 ? 0 : 1;

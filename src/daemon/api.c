@@ -29,8 +29,13 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
     tsr_puzzle *pz = NULL;
     tsr_options opt;
+    json_t *fits = NULL;
     if (!jm_read_submission(ctx, body, len, &pz, &opt, rep))
         return;
+    if (!jm_check_fits(ctx, pz, &opt, &fits, rep)) {
+        tsr_puzzle_free(pz);
+        return;
+    }
     jm_job facts = {0};
     jm_describe(&facts, pz);
     json_t *summary = json_object(), *o = json_object();
@@ -39,6 +44,7 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
     json_object_set_new(summary, "cells", json_integer(facts.cells));
     json_object_set_new(summary, "pieces", json_integer(facts.pieces));
     json_object_set_new(summary, "expected", jm_expected_json(facts.expected));
+    json_object_set_new(summary, "fits", fits);
     free(facts.name);
     char *options = tsr_options_write_json(&opt);
     json_t *pj = jm_puzzle_json(pz), *oj = options ? json_loads(options, 0, NULL) : NULL;
@@ -113,7 +119,18 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
     } else {
         tsr_estimate e;
         tsr_rate r;
-        rc = tsr_solver_estimate(s, EST_PROBES, EST_SECONDS, 1, &e);
+        tsr_fit *fits = malloc((size_t)(pz->npieces ? pz->npieces : 1) * sizeof *fits);
+        rc = fits == NULL ? TSR_ENOMEM : tsr_solver_fits(s, fits, &err);
+        if (rc == TSR_EINVAL) {
+            srv_reply_error(rep, 422, "request body: $.puzzle: %s", err.msg);
+            free(fits);
+            tsr_solver_free(s);
+            tsr_puzzle_free(pz);
+            atomic_fetch_sub(&running, 1);
+            return;
+        }
+        if (rc == 0)
+            rc = tsr_solver_estimate(s, EST_PROBES, EST_SECONDS, 1, &e);
         if (rc == 0)
             rc = tsr_solver_rate(s, EST_RATE_SECONDS, &r);
         char *text = NULL;
@@ -124,11 +141,20 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
         }
         json_t *j = text ? json_loads(text, 0, NULL) : NULL;
         free(text);
+        char *ftext = j != NULL ? tsr_fits_json(pz, fits) : NULL;
+        json_t *fj = ftext ? json_loads(ftext, 0, NULL) : NULL;
+        free(ftext);
+        if (j != NULL && (fj == NULL || json_object_update(j, fj) != 0)) {
+            json_decref(j);
+            j = NULL;
+        }
+        json_decref(fj);
         if (j != NULL)
             reply_json(rep, 200, j);
         else
             srv_reply_error(rep, 500, "estimate failed: %s",
                             tsr_strerror(rc ? rc : TSR_ENOMEM));
+        free(fits);
     }
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
@@ -152,6 +178,10 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     int rc = 0;
     if (jm_refuse_lost(m, rep) || !jm_read_submission(ctx, body, len, &pz, &opt, rep))
         return;
+    if (!jm_check_fits(m, pz, &opt, NULL, rep)) {
+        tsr_puzzle_free(pz);
+        return;
+    }
     char *options = tsr_options_write_json(&opt);
     char *doc = malloc(len + 1);
     jm_job *j = calloc(1, sizeof *j);

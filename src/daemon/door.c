@@ -4,7 +4,9 @@
  * batch (batch.c): the body read as a puzzle and options (400 for its
  * shape, 422 for a puzzle that cannot be solved as given), the texts every
  * listing repeats bounded (name, description), and every check preparation
- * would make, with the daemon's own caps (cells, placements, memory).
+ * would make, with the daemon's own caps (cells, placements, memory);
+ * then, for a single submit, /validate and /estimate, where each piece
+ * fits (jm_check_fits: 422 for a required piece that fits nowhere).
  * Nothing here touches the store or the job table.
  */
 #ifdef HAVE_CONFIG_H
@@ -131,4 +133,53 @@ json_t *jm_puzzle_json(const tsr_puzzle *pz)
     json_t *j = rc == 0 ? json_loadb(buf, len, 0, NULL) : NULL;
     free(buf);
     return j;
+}
+
+/* Where each piece fits, at the door: the placements are compiled (not
+ * the solver), and given up after FITS_SECONDS or FITS_IMAGES placements,
+ * when the puzzle is a job's work anyway (the check is then skipped: such
+ * a job searches and finds what it finds). */
+#define FITS_SECONDS 2.0
+#define FITS_IMAGES 4000000L
+
+typedef struct fits_stop {
+    jm_manager *m;
+    double until;
+} fits_stop;
+
+static int fits_stop_now(void *ctx)
+{
+    fits_stop *f = ctx;
+    base_lock(&f->m->mu);
+    bool shutdown = f->m->shutdown;
+    base_unlock(&f->m->mu);
+    return shutdown || base_now() > f->until;
+}
+
+bool jm_check_fits(jm_manager *m, const tsr_puzzle *pz, const tsr_options *opt, json_t **fits,
+                   srv_reply *rep)
+{
+    if (fits != NULL)
+        *fits = json_null();
+    tsr_fit *f = malloc((size_t)(pz->npieces ? pz->npieces : 1) * sizeof *f);
+    if (f == NULL) {
+        srv_reply_error(rep, 500, "out of memory");
+        return false;
+    }
+    tsr_err err = {{0}};
+    fits_stop fs = {m, base_now() + FITS_SECONDS};
+    int rc = tsr_puzzle_fits(pz, opt, FITS_IMAGES, &(tsr_stop){fits_stop_now, &fs}, f, &err);
+    if (rc == TSR_EINVAL) {
+        srv_reply_error(rep, 422, "request body: $.puzzle: %s", err.msg);
+    } else if (rc == TSR_ENOMEM) {
+        srv_reply_error(rep, 500, "out of memory");
+    } else if (rc == 0 && fits != NULL) {
+        char *text = tsr_fits_json(pz, f);
+        json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+        free(text);
+        if (j != NULL)
+            *fits = j;
+    }
+    free(f);
+    return rc != TSR_EINVAL && rc != TSR_ENOMEM; /* stopped or too big: not checked */
 }

@@ -255,6 +255,13 @@ bool jm_read_puzzle(const char *body, size_t len, tsr_puzzle **pz, tsr_options *
  * puzzle and options, or false with the error (400, 413, 422) in rep. */
 bool jm_read_submission(jm_manager *m, const char *body, size_t len, tsr_puzzle **pz,
                         tsr_options *opt, srv_reply *rep);
+/* Where each piece fits (tsr_puzzle_fits, bounded in time and size): false
+ * with 422 in rep for a puzzle that can have no solution (a required piece
+ * that fits nowhere, cells nothing covers), else true with *fits (may be
+ * NULL) the {"pieces", "warnings"} object, or JSON null when the puzzle
+ * was too big to check at the door. */
+bool jm_check_fits(jm_manager *m, const tsr_puzzle *pz, const tsr_options *opt, json_t **fits,
+                   srv_reply *rep);
 json_t *jm_puzzle_json(const tsr_puzzle *pz); /* normalised Puzzle JSON, or NULL */
 /* batch.c: POST /api/v1/batches, GET /api/v1/batches[/{id}] */
 void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep);
