@@ -99,6 +99,11 @@ test('draw a board, pick a set, set ranges, balance, submit, open the result', {
 
   await page.locator('[data-testid=design-validate]').click();
   await eventually('validated', async () => /Valid: 36 cells, 12 pieces/.test(await page.locator('[data-testid=design-result]').textContent()));
+  // each piece's placements beside it: the X's centre on any of the 4x4 inner cells
+  await eventually('X fits in 16 places', async () =>
+    (await page.locator('[data-testid=design-piece][data-name=X] [data-testid=piece-fits]').textContent()) === '16 places');
+  assert.equal(await page.locator('[data-testid=design-piece][data-name=I] [data-testid=piece-fits]').textContent(), '24 places', 'I: 6 rows x 2, twice');
+  await shot(page, 'designer-6x6-fits');
   await clearReady(page);
   await page.locator('[data-testid=design-submit]').click();
   await eventually('Submit opens the job page', async () => /^#\/jobs\/\d+$/.test(await page.evaluate(() => location.hash)));
@@ -126,6 +131,44 @@ test('draw a board, pick a set, set ranges, balance, submit, open the result', {
     assert.equal(await pieces.count(), 12);
     return true;
   });
+}));
+
+test('a piece that fits nowhere is named before anything is submitted', { timeout: T(60) }, withPage(async (page, { allowConsole }) => {
+  allowConsole(/status of 422/); // the daemon's answers to validate and submit, on purpose
+  await gotoRoute(page, '#/designer');
+  await setSize(page, 4, 4, 1);
+  await eventually('a 4x4 board', async () => (await balance(page)).required === 16);
+  // draw a 5-long bar and an 11-cell block on the small grid
+  await page.locator('details.designer-custom > summary').click();
+  const grid = page.locator('[data-testid=custom-grid]');
+  const draw = async (name, cells) => {
+    for (const [x, y] of cells) await grid.locator(`[aria-label="cell ${x}, ${y}"]`).click();
+    await page.locator('[data-testid=custom-name]').fill(name);
+    await page.locator('[data-testid=custom-add]').click();
+  };
+  await draw('I5', [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]]);
+  await draw('B', [[0, 0], [1, 0], [2, 0], [3, 0], [0, 1], [1, 1], [2, 1], [3, 1], [0, 2], [1, 2], [2, 2]]);
+  const pieces = page.locator('[data-testid=design-piece]');
+  await eventually('2 pieces', async () => (await pieces.count()) === 2);
+  assert.ok((await balance(page)).ok, 'they balance: 5 + 11 = 16');
+  const note = page.locator('[data-testid=design-fits-note]');
+  await eventually('the designer names the piece that fits nowhere', async () =>
+    (await note.isVisible()) && /^piece I5 fits nowhere on this 4x4 board$/.test(await note.textContent()));
+  assert.equal(await page.locator('[data-testid=design-piece][data-name=I5] [data-testid=piece-fits]').textContent(), 'fits nowhere');
+  await shot(page, 'designer-fits-nowhere');
+  const before = (await api('GET', '/api/v1/jobs')).json.jobs.length;
+  await page.locator('[data-testid=design-submit]').click();
+  await eventually('submit refuses it, naming the piece', async () =>
+    /piece I5 fits nowhere/.test(await page.locator('[data-testid=design-error]').textContent()));
+  assert.equal(await page.evaluate(() => location.hash), '#/designer', 'still in the designer');
+  assert.equal((await api('GET', '/api/v1/jobs')).json.jobs.length, before, 'no job was created');
+  // a 4-long bar fits: the counts come back beside the pieces
+  await page.locator('[data-testid=design-piece][data-name=I5] button').click();
+  await draw('I4', [[0, 0], [1, 0], [2, 0], [3, 0]]);
+  await draw('M', [[0, 0]]);
+  await eventually('I4 fits in 8 places', async () =>
+    (await page.locator('[data-testid=design-piece][data-name=I4] [data-testid=piece-fits]').textContent()) === '8 places');
+  assert.ok(await note.isHidden(), 'no note once every piece fits');
 }));
 
 test('a 3D board as stacked layers with the Soma set', { timeout: T(60) }, withPage(async (page) => {

@@ -49,6 +49,7 @@ export function mount(root, params = {}) {
     tool: 'paint', brush: 'req',
     library: [],               // GET /api/v1/puzzles
     names: null,               // canonical key -> conventional name
+    fits: null,                // piece name -> {placements, usable}, from the daemon
   };
 
   // ---- the board editor ----------------------------------------------------
@@ -264,16 +265,28 @@ export function mount(root, params = {}) {
         hi.value = String(p.max);
         updateBalance();
       };
-      lo.addEventListener('change', upd);
+      lo.addEventListener('change', () => { upd(); askFits(); });
       hi.addEventListener('change', upd);
       pieceList.append(h('div', { class: 'designer-piece', 'data-testid': 'design-piece', 'data-name': p.name },
         pieceThumb(p.cells, color),
         h('span', { class: 'designer-piece-name', title: `${p.cells.length} cells`, text: p.name }),
         h('span', { class: 'muted designer-piece-size', text: `${p.cells.length}` }),
+        h('span', { class: 'designer-piece-fits', 'data-testid': 'piece-fits' }),
         h('label', { class: 'designer-count' }, lo, h('span', { text: '–' }), hi),
         h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'aria-label': `Remove ${p.name}`, text: '✕',
           onclick: () => { st.pieces.splice(i, 1); changed(); } })));
     });
+    drawFits();
+  }
+  /* Each piece's placements, in place (the list is not redrawn under a
+   * count being typed). */
+  function drawFits() {
+    for (const row of pieceList.querySelectorAll('[data-testid=design-piece]')) {
+      const f = st.fits?.get(row.dataset.name), span = row.querySelector('[data-testid=piece-fits]');
+      row.classList.toggle('fits-none', Boolean(f && f.placements === 0));
+      span.textContent = !f ? '' : f.placements === 0 ? 'fits nowhere' : `${f.placements} place${f.placements === 1 ? '' : 's'}`;
+      span.title = f ? `placements on this board${f.usable !== undefined ? `; ${f.usable} searched after the root filters` : ''}` : '';
+    }
   }
 
   // a custom piece, drawn on a 5x5 grid
@@ -317,11 +330,48 @@ export function mount(root, params = {}) {
         text: b.ok ? `✓ balanced: e.g. ${b.total} cells covered${b.total > req ? `, ${b.total - req} of the optional` : ''}` : `✗ ${b.reason}` }));
   }
 
+  // Where each piece fits, asked of the daemon (validate) a moment after
+  // the design last changed and balances: each piece's placements beside
+  // it, and a piece that fits nowhere named before anything is submitted.
+  const fitsNote = h('p', { class: 'designer-fits-note', 'data-testid': 'design-fits-note', 'aria-live': 'polite', hidden: true });
+  let fitsTimer = 0, fitsAsked = 0;
+  function showFits(fits) {
+    st.fits = fits ? new Map(fits.pieces.map((p) => [p.piece, p])) : null;
+    const warnings = fits?.warnings || [];
+    fitsNote.textContent = warnings.join(' ');
+    fitsNote.hidden = warnings.length === 0;
+    drawFits();
+  }
+  function askFits() {
+    clearTimeout(fitsTimer);
+    fitsTimer = setTimeout(async () => {
+      const { req, opt } = counts();
+      const b = balance(req, opt, st.pieces.map((p) => ({ size: p.cells.length, min: p.min, max: p.max })));
+      if (destroyed || !b.ok) return;
+      const asked = ++fitsAsked;
+      try {
+        const v = await api.validate({ puzzle: puzzle(), options: options() });
+        if (asked === fitsAsked && !destroyed) showFits(v.summary.fits);
+      } catch (e) {
+        if (asked !== fitsAsked || destroyed) return;
+        showFits(null);
+        if (e.status !== 422) return;
+        fitsNote.textContent = e.message.replace(/^\d+: (request body: )?(\$\.puzzle: )?/, '');
+        fitsNote.hidden = false;
+        const nowhere = /^piece (.+) fits nowhere on /.exec(fitsNote.textContent);
+        if (nowhere) { st.fits = new Map([[nowhere[1], { placements: 0 }]]); drawFits(); }
+      }
+    }, 400);
+  }
+
   function changed() {
     if (destroyed) return;
+    st.fits = null; /* stale until the daemon answers again */
+    fitsNote.hidden = true;
     drawBoard();
     drawPieces();
     updateBalance();
+    askFits();
     rotNote.textContent = st.rotations === 'one-sided' ? 'Pieces may not be turned over (one-sided).' : '';
   }
   const rotNote = h('small', { class: 'muted' });
@@ -416,10 +466,12 @@ export function mount(root, params = {}) {
     act('design-validate', 'Validate', '', async () => {
       const v = await api.validate({ puzzle: puzzle(), options: options() });
       result.textContent = `Valid: ${v.summary.cells} cells, ${v.summary.pieces} pieces.`;
+      if (v.summary.fits) showFits(v.summary.fits);
     }),
     act('design-estimate', 'Estimate', '', async () => {
       result.textContent = 'Estimating (a few seconds)…';
       const e = await postJSON('/api/v1/estimate', { puzzle: puzzle(), options: options() });
+      if (e.pieces) showFits({ pieces: e.pieces, warnings: e.warnings || [] });
       const one = e.seconds?.['1'];
       result.textContent = e.exact
         ? `Exact: ${e.exact.solutions} solutions, ${e.exact.nodes} nodes in ${e.exact.text}.`
@@ -478,7 +530,7 @@ export function mount(root, params = {}) {
             onclick: () => { st.pieces = []; st.rotations = 'all'; changed(); } })),
         setNote, rotNote,
         balanceBox,
-        pieceList,
+        pieceList, fitsNote,
         h('details', { class: 'designer-custom' },
           h('summary', { text: 'Draw a piece' }),
           h('div', { class: 'designer-toolbar' }, h('label', {}, 'Name ', customName), addCustom),
