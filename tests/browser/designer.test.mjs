@@ -171,6 +171,46 @@ test('a piece that fits nowhere is named before anything is submitted', { timeou
   assert.ok(await note.isHidden(), 'no note once every piece fits');
 }));
 
+test('nothing lost: the design survives navigation and reload, leaving and replacing ask first', { timeout: T(90) }, withPage(async (page) => {
+  const dialogs = [];
+  page.on('dialog', (d) => dialogs.push(d.type())); // the harness accepts them
+  await gotoRoute(page, '#/designer');
+  // a larger board gets its new area as required cells
+  await setSize(page, 8, 6, 1);
+  await eventually('8x6: the two new columns filled', async () => (await balance(page)).required === 48);
+  await page.locator('[data-testid=design-name]').fill('Kept');
+  await page.locator('[data-testid=design-name]').dispatchEvent('change');
+  await addSet(page, 'Pentominoes, free (12)');
+  const pieces = page.locator('[data-testid=design-piece]');
+  await eventually('12 pieces', async () => (await pieces.count()) === 12);
+  // the same set again raises every count instead of adding F2, I2, ...
+  await addSet(page, 'Pentominoes, free (12)');
+  await eventually('counts raised to 2', async () =>
+    (await page.locator('[data-testid=piece-max]').evaluateAll((els) => els.map((e) => e.value))).every((v) => v === '2'));
+  assert.equal(await pieces.count(), 12, 'still 12 pieces');
+  assert.match(await page.locator('.designer-pieces ~ p, [aria-live=polite]').allTextContents().then((t) => t.join(' ')), /counts went up/);
+  // away and back: the same design
+  await clearReady(page);
+  await gotoRoute(page, '#/jobs');
+  await gotoRoute(page, '#/designer');
+  await eventually('the design is back after navigation', async () => {
+    const b = await balance(page);
+    return b.required === 48 && (await pieces.count()) === 12 &&
+      (await page.locator('[data-testid=design-name]').inputValue()) === 'Kept';
+  });
+  // a reload asks first (the design was never downloaded or submitted), and keeps it
+  await page.reload();
+  await waitReady(page, 'designer after reload');
+  assert.ok(dialogs.includes('beforeunload'), `leaving asked first: ${dialogs}`);
+  await eventually('the design is back after a reload', async () =>
+    (await balance(page)).required === 48 && (await pieces.count()) === 12);
+  await shot(page, 'designer-kept-after-reload');
+  // a new design asks first, then starts over
+  await page.locator('[data-testid=design-new]').click();
+  await eventually('a new design', async () => (await balance(page)).required === 36 && (await pieces.count()) === 0);
+  assert.ok(dialogs.includes('confirm'), `replacing asked first: ${dialogs}`);
+}));
+
 test('a 3D board as stacked layers with the Soma set', { timeout: T(60) }, withPage(async (page) => {
   await gotoRoute(page, '#/designer');
   await setSize(page, 3, 3, 3);

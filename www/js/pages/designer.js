@@ -50,6 +50,7 @@ export function mount(root, params = {}) {
     library: [],               // GET /api/v1/puzzles
     names: null,               // canonical key -> conventional name
     fits: null,                // piece name -> {placements, usable}, from the daemon
+    dirty: false,              // changed since it was opened, downloaded or submitted
   };
 
   // ---- the board editor ----------------------------------------------------
@@ -58,6 +59,7 @@ export function mount(root, params = {}) {
     step: '1', inputmode: 'numeric', 'aria-label': label, class: 'num-small',
   });
   const nameInput = h('input', { type: 'text', 'data-testid': 'design-name', value: st.name, 'aria-label': 'Puzzle name' });
+  nameInput.addEventListener('change', () => edited());
   const wInput = num('board-width', st.w, 1, MAX_SIDE, 'Board width');
   const hInput = num('board-height', st.h, 1, MAX_SIDE, 'Board height');
   const lInput = num('board-layers', st.layers, 1, MAX_LAYERS, 'Layers');
@@ -165,8 +167,11 @@ export function mount(root, params = {}) {
     }
   }
 
+  // a board made larger gets its new rows, columns and layers as required
+  // cells (the usual wish; the eraser takes back what is not wanted)
   function resize() {
     const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, Math.round(Number(v)) || lo));
+    const [w0, h0, l0] = [st.w, st.h, st.layers];
     st.w = clamp(wInput.value, 1, MAX_SIDE);
     st.h = clamp(hInput.value, 1, MAX_SIDE);
     st.layers = clamp(lInput.value, 1, MAX_LAYERS);
@@ -174,6 +179,8 @@ export function mount(root, params = {}) {
       const [x, y, z] = k.split(',').map(Number);
       if (!inBounds(x, y, z)) st.cells.delete(k);
     }
+    for (let z = 0; z < st.layers; z++) for (let y = 0; y < st.h; y++) for (let x = 0; x < st.w; x++)
+      if (x >= w0 || y >= h0 || z >= l0) st.cells.set(key(x, y, z), 'req');
     changed();
   }
   for (const i of [wInput, hInput, lInput]) i.addEventListener('change', resize);
@@ -214,17 +221,35 @@ export function mount(root, params = {}) {
     st.names = names;
     return names;
   }
+  /* The key under which two pieces are the same piece: their shapes up to
+   * the turns the puzzle allows. */
+  const shapeKey = (cells, rotations) => canonical(cells,
+    rotations === 'one-sided' ? GROUPS.onesided2 : rotations === 'none' ? [(c) => c] : GROUPS.rot3).key;
+  /* Add pieces; one whose shape is already in the list (before this add)
+   * raises that piece's count instead.  Returns the names raised. */
   function addPieces(list, onesided) {
+    if (onesided) st.rotations = 'one-sided';
+    const had = new Map(st.pieces.map((p) => [shapeKey(p.cells, st.rotations), p]));
     const taken = new Set(st.pieces.map((p) => p.name));
+    const raised = [];
     for (const p of list) {
+      const same = had.get(shapeKey(p.cells, st.rotations));
+      if (same) {
+        same.min += p.min ?? 1;
+        same.max += p.max ?? 1;
+        raised.push(same.name);
+        continue;
+      }
       let name = p.name;
       for (let i = 2; taken.has(name); i++) name = `${p.name}${i}`;
       taken.add(name);
       st.pieces.push({ name, cells: normalize(p.cells), min: p.min ?? 1, max: p.max ?? 1 });
     }
-    if (onesided) st.rotations = 'one-sided';
     changed();
+    return raised;
   }
+  const raisedNote = (raised) => raised.length === 0 ? ''
+    : ` Already in the list, so their counts went up: ${raised.join(', ')}.`;
   setSelect.addEventListener('change', async () => {
     const v = setSelect.value;
     setSelect.value = '';
@@ -233,15 +258,15 @@ export function mount(root, params = {}) {
     try {
       if (v.startsWith('gen:')) {
         const set = SETS.find((x) => `gen:${x.id}` === v);
-        addPieces(setPieces(set, await conventionalNames()), set.group === 'onesided2');
-        setNote.textContent = `Added ${set.label}${set.group === 'onesided2' ? '; pieces may not be turned over' : ''}.`;
+        const raised = addPieces(setPieces(set, await conventionalNames()), set.group === 'onesided2');
+        setNote.textContent = `Added ${set.label}${set.group === 'onesided2' ? '; pieces may not be turned over' : ''}.${raisedNote(raised)}`;
       } else {
         const pz = await libraryPieces(v.slice(4));
-        addPieces(pz.pieces.filter((p) => !p.fixed).map((p) => {
+        const raised = addPieces(pz.pieces.filter((p) => !p.fixed).map((p) => {
           const [lo, hi] = Array.isArray(p.count) ? p.count : [p.count ?? 1, p.count ?? 1];
           return { name: p.name, cells: p.cells, min: lo, max: hi };
         }), pz.rotations === 'one-sided');
-        setNote.textContent = `Added the pieces of ${pz.name || v.slice(4)}.`;
+        setNote.textContent = `Added the pieces of ${pz.name || v.slice(4)}.${raisedNote(raised)}`;
       }
     } catch (e) {
       setNote.textContent = `Could not add the set: ${e.message}`;
@@ -265,8 +290,8 @@ export function mount(root, params = {}) {
         hi.value = String(p.max);
         updateBalance();
       };
-      lo.addEventListener('change', () => { upd(); askFits(); });
-      hi.addEventListener('change', upd);
+      lo.addEventListener('change', () => { upd(); edited(); askFits(); });
+      hi.addEventListener('change', () => { upd(); edited(); });
       pieceList.append(h('div', { class: 'designer-piece', 'data-testid': 'design-piece', 'data-name': p.name },
         pieceThumb(p.cells, color),
         h('span', { class: 'designer-piece-name', title: `${p.cells.length} cells`, text: p.name }),
@@ -304,7 +329,8 @@ export function mount(root, params = {}) {
   const addCustom = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'custom-add', text: 'Add this piece',
     onclick: () => {
       if (custom.size === 0) { setNote.textContent = 'Click cells of the small grid first.'; return; }
-      addPieces([{ name: customName.value.trim() || 'A', cells: [...custom].map((k) => [...k.split(',').map(Number), 0]) }]);
+      const raised = addPieces([{ name: customName.value.trim() || 'A', cells: [...custom].map((k) => [...k.split(',').map(Number), 0]) }]);
+      setNote.textContent = raised.length ? `That shape is ${raised[0]}, already in the list: its count went up.` : '';
       custom.clear();
       drawCustom();
     } });
@@ -364,8 +390,28 @@ export function mount(root, params = {}) {
     }, 400);
   }
 
-  function changed() {
+  // ---- nothing lost: the design is kept in the browser at every change -------
+  const SAVE_KEY = 'tessera.designer';
+  function save() {
+    try {
+      localStorage.setItem(SAVE_KEY, JSON.stringify({ w: st.w, h: st.h, layers: st.layers, dirty: st.dirty, puzzle: puzzle() }));
+    } catch { /* no storage (private mode, full): the design lives in this page only */ }
+  }
+  function saved() {
+    try { return JSON.parse(localStorage.getItem(SAVE_KEY) || 'null'); } catch { return null; }
+  }
+  /* A change the user made: kept, and worth a question before it is lost. */
+  function edited() { st.dirty = true; save(); }
+  /* Ask before the design is replaced (a file, a job's puzzle, a new one). */
+  const mayReplace = (what) => !st.dirty ||
+    window.confirm(`Replace your design "${nameInput.value.trim() || 'My puzzle'}" (changed since it was last downloaded or submitted) with ${what}?`);
+  const onBeforeUnload = (ev) => { if (st.dirty) { ev.preventDefault(); ev.returnValue = ''; } };
+  window.addEventListener('beforeunload', onBeforeUnload);
+
+  function changed(how = 'edit') {
     if (destroyed) return;
+    if (how === 'edit') st.dirty = true;
+    save();
     st.fits = null; /* stale until the daemon answers again */
     fitsNote.hidden = true;
     drawBoard();
@@ -394,6 +440,25 @@ export function mount(root, params = {}) {
       rotations: st.rotations, mirror: false,
     };
   }
+  /* The design a new page starts with: a 6x6 board, every cell required. */
+  function fresh() {
+    load({ name: 'My puzzle', board: { cells: [] }, pieces: [] });
+    st.w = 6; st.h = 6; st.layers = 1;
+    wInput.value = st.w; hInput.value = st.h; lInput.value = st.layers;
+    for (let y = 0; y < st.h; y++) for (let x = 0; x < st.w; x++) st.cells.set(key(x, y, 0), 'req');
+    changed('load');
+  }
+  /* The design kept in the browser, as it was (its size too, empty rows
+   * and layers included). */
+  function restore(k) {
+    load(k.puzzle);
+    st.w = Math.max(st.w, Math.min(MAX_SIDE, k.w | 0));
+    st.h = Math.max(st.h, Math.min(MAX_SIDE, k.h | 0));
+    st.layers = Math.max(st.layers, Math.min(MAX_LAYERS, k.layers | 0));
+    wInput.value = st.w; hInput.value = st.h; lInput.value = st.layers;
+    st.dirty = Boolean(k.dirty);
+    changed('load');
+  }
   function load(pz) {
     st.cells.clear();
     const all = pz.board?.cells || [];
@@ -416,7 +481,8 @@ export function mount(root, params = {}) {
     });
     st.rotations = pz.rotations || 'all';
     nameInput.value = pz.name || 'My puzzle';
-    changed();
+    st.dirty = false;
+    changed('load');
     return fixed.size;
   }
 
@@ -449,6 +515,7 @@ export function mount(root, params = {}) {
         if (body.board?.cells && body.pieces?.every((p) => p.cells)) return { puzzle: body.puzzle || body };
         throw e;
       });
+      if (!mayReplace(f.name)) { fileInput.value = ''; return; }
       const dropped = load(v.puzzle);
       result.textContent = `Opened ${f.name}${dropped ? ` (its ${dropped} cells of fixed pieces are left out)` : ''}.`;
     } catch (e) { showError(e); }
@@ -479,11 +546,20 @@ export function mount(root, params = {}) {
     }),
     act('design-submit', 'Submit job', 'btn-primary', async () => {
       const j = await api.submit({ puzzle: puzzle(), options: options() });
+      st.dirty = false; /* the job holds it */
+      save();
       location.hash = `#/jobs/${j.id}`;
+    }),
+    act('design-new', 'New design', '', async () => {
+      if (!mayReplace('a new, empty design')) return;
+      fresh();
+      result.textContent = 'A new design: a 6×6 board, no pieces.';
     }),
     act('design-download', 'Download JSON', '', async () => {
       const pz = puzzle();
       downloadBlob(new Blob([JSON.stringify(pz, null, 1)], { type: 'application/json' }), `${slug(pz.name)}.json`);
+      st.dirty = false;
+      save();
     }));
 
   const batchRow = h('div', { class: 'designer-batch' },
@@ -499,6 +575,8 @@ export function mount(root, params = {}) {
         name: `${pz.name}: a hole at ${everyPos.checked ? 'every position' : 'each position up to symmetry'}`,
         puzzle: pz, options: opts, variants: { hole: shape, up_to_symmetry: !everyPos.checked },
       });
+      st.dirty = false;
+      save();
       location.hash = `#/batches/${b.id}`;
     }));
 
@@ -557,17 +635,29 @@ export function mount(root, params = {}) {
       st.library = (await api.library()).puzzles || [];
       for (const p of st.library) if (/\.json$/.test(p.file)) libGroup.append(h('option', { value: `lib:${p.file}`, text: p.name || p.file }));
     } catch { /* the library is optional */ }
+    const kept = saved();
+    if (kept?.puzzle) restore(kept);
+    else fresh();
     if (params.job) {
       try {
-        const dropped = load(await api.puzzle(params.job));
-        result.textContent = `Opened the puzzle of job ${params.job}${dropped ? ` (its ${dropped} cells of fixed pieces are left out)` : ''}.`;
+        const pz = await api.puzzle(params.job);
+        if (mayReplace(`the puzzle of job ${params.job}`)) {
+          const dropped = load(pz);
+          result.textContent = `Opened the puzzle of job ${params.job}${dropped ? ` (its ${dropped} cells of fixed pieces are left out)` : ''}.`;
+        } else {
+          result.textContent = `Kept your design; the puzzle of job ${params.job} was not opened.`;
+        }
       } catch (e) { showError(e); }
-    } else {
-      for (let y = 0; y < st.h; y++) for (let x = 0; x < st.w; x++) st.cells.set(key(x, y, 0), 'req');
     }
-    changed();
   })();
   const onResize = () => drawBoard();
   window.addEventListener('resize', onResize);
-  return { ready, destroy() { destroyed = true; window.removeEventListener('resize', onResize); } };
+  return {
+    ready,
+    destroy() {
+      destroyed = true;
+      window.removeEventListener('resize', onResize);
+      window.removeEventListener('beforeunload', onBeforeUnload);
+    },
+  };
 }
