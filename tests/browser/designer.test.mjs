@@ -136,6 +136,11 @@ test('draw a board, pick a set, set ranges, balance, submit, open the result', {
 test('a piece that fits nowhere is named before anything is submitted', { timeout: T(60) }, withPage(async (page, { allowConsole }) => {
   allowConsole(/status of 422/); // the daemon's answers to validate and submit, on purpose
   await gotoRoute(page, '#/designer');
+  // the chosen tool and brush show pressed; nothing to submit without pieces
+  assert.equal(await page.locator('[data-testid=tool-paint]').getAttribute('aria-pressed'), 'true', 'Cells tool pressed');
+  assert.equal(await page.locator('[data-testid=brush-req]').getAttribute('aria-pressed'), 'true', 'Required brush pressed');
+  for (const id of ['design-submit', 'design-estimate', 'design-validate', 'design-batch'])
+    assert.ok(await page.locator(`[data-testid=${id}]`).isDisabled(), `${id} is disabled without pieces`);
   await setSize(page, 4, 4, 1);
   await eventually('a 4x4 board', async () => (await balance(page)).required === 16);
   // draw a 5-long bar and an 11-cell block on the small grid
@@ -157,6 +162,10 @@ test('a piece that fits nowhere is named before anything is submitted', { timeou
   assert.equal(await page.locator('[data-testid=design-piece][data-name=I5] [data-testid=piece-fits]').textContent(), 'fits nowhere');
   await shot(page, 'designer-fits-nowhere');
   const before = (await api('GET', '/api/v1/jobs')).json.jobs.length;
+  await page.locator('[data-testid=design-estimate]').click();
+  await eventually('estimate refuses it, naming the piece, and says no more "Estimating"', async () =>
+    /^\$\.puzzle: piece I5 fits nowhere on this 4x4 board$/.test(await page.locator('[data-testid=design-error]').textContent()) &&
+    !/Estimating/.test(await page.locator('[data-testid=design-result]').textContent()));
   await page.locator('[data-testid=design-submit]').click();
   await eventually('submit refuses it, naming the piece', async () =>
     /piece I5 fits nowhere/.test(await page.locator('[data-testid=design-error]').textContent()));
@@ -166,6 +175,11 @@ test('a piece that fits nowhere is named before anything is submitted', { timeou
   await page.locator('[data-testid=design-piece][data-name=I5] button').click();
   await draw('I4', [[0, 0], [1, 0], [2, 0], [3, 0]]);
   await draw('M', [[0, 0]]);
+  // a drawn piece in two parts is added with a warning
+  await draw('Two', [[0, 0], [2, 0]]);
+  await eventually('the warning about a piece in parts', async () =>
+    /cells of piece "Two" are not all connected/.test(await page.locator('.designer-pieces').evaluate((el) => el.closest('section').textContent)));
+  await page.locator('[data-testid=design-piece][data-name=Two] button').click();
   await eventually('I4 fits in 8 places', async () =>
     (await page.locator('[data-testid=design-piece][data-name=I4] [data-testid=piece-fits]').textContent()) === '8 places');
   assert.ok(await note.isHidden(), 'no note once every piece fits');

@@ -1,12 +1,21 @@
 // api.js — thin fetch wrapper for the tesserad REST API: JSON in/out,
-// bearer token from localStorage, errors as ApiError("STATUS: message").
+// bearer token from localStorage, errors as ApiError: the server's message
+// in the user's words (no status number, no "request body" wrapper the
+// user never wrote), the status and the raw message beside it.
 
 const TOKEN_KEY = 'tessera.token';
 const authListeners = new Set();
 
+/** "request body:3:7: ..." -> "line 3, column 7: ..."; "request body: $.x: ..." -> "$.x: ...". */
+export function userMessage(message) {
+  return String(message)
+    .replace(/^request body:(\d+):(\d+): /, 'line $1, column $2: ')
+    .replace(/^request body: /, '');
+}
+
 export class ApiError extends Error {
   constructor(status, message) {
-    super(status ? `${status}: ${message}` : message);
+    super(userMessage(message));
     this.status = status;
     this.serverMessage = message;
   }

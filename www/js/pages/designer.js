@@ -13,6 +13,7 @@ import { api, postJSON } from '../api.js';
 import { pieceColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
 import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance } from '../shapes.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
+import { disconnectedPieces } from '../preview.js';
 
 const MAX_SIDE = 40;   // board width and height in the editor
 const MAX_LAYERS = 8;
@@ -277,6 +278,7 @@ export function mount(root, params = {}) {
     clear(pieceList);
     if (st.pieces.length === 0) {
       pieceList.append(h('p', { class: 'muted', text: 'No pieces yet: add a set above or draw one below.' }));
+      markActions();
       return;
     }
     st.pieces.forEach((p, i) => {
@@ -302,6 +304,7 @@ export function mount(root, params = {}) {
           onclick: () => { st.pieces.splice(i, 1); changed(); } })));
     });
     drawFits();
+    markActions();
   }
   /* Each piece's placements, in place (the list is not redrawn under a
    * count being typed). */
@@ -329,8 +332,11 @@ export function mount(root, params = {}) {
   const addCustom = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'custom-add', text: 'Add this piece',
     onclick: () => {
       if (custom.size === 0) { setNote.textContent = 'Click cells of the small grid first.'; return; }
-      const raised = addPieces([{ name: customName.value.trim() || 'A', cells: [...custom].map((k) => [...k.split(',').map(Number), 0]) }]);
-      setNote.textContent = raised.length ? `That shape is ${raised[0]}, already in the list: its count went up.` : '';
+      const piece = { name: customName.value.trim() || 'A', cells: [...custom].map((k) => [...k.split(',').map(Number), 0]) };
+      const loose = disconnectedPieces([piece]).length > 0;
+      const raised = addPieces([piece]);
+      setNote.textContent = raised.length ? `That shape is ${raised[0]}, already in the list: its count went up.`
+        : loose ? `Warning: the cells of piece "${piece.name}" are not all connected (side to side). The puzzle can be solved as it is, but such a piece is rarely meant.` : '';
       custom.clear();
       drawCustom();
     } });
@@ -382,7 +388,7 @@ export function mount(root, params = {}) {
         if (asked !== fitsAsked || destroyed) return;
         showFits(null);
         if (e.status !== 422) return;
-        fitsNote.textContent = e.message.replace(/^\d+: (request body: )?(\$\.puzzle: )?/, '');
+        fitsNote.textContent = e.message.replace(/^\$\.puzzle: /, '');
         fitsNote.hidden = false;
         const nowhere = /^piece (.+) fits nowhere on /.exec(fitsNote.textContent);
         if (nowhere) { st.fits = new Map([[nowhere[1], { placements: 0 }]]); drawFits(); }
@@ -494,13 +500,23 @@ export function mount(root, params = {}) {
   const errorBox = h('div', { class: 'alert', role: 'alert', 'data-testid': 'design-error', hidden: true });
   const result = h('div', { class: 'designer-result', 'data-testid': 'design-result', 'aria-live': 'polite' });
   const showError = (e) => { errorBox.textContent = e.message; errorBox.hidden = false; };
+  // a failed action leaves no "Estimating…" behind; the actions that need
+  // pieces wait for them (instead of a message about $.puzzle.pieces)
+  const needPieces = new Set(['design-validate', 'design-estimate', 'design-submit', 'design-batch']);
   const act = (testid, label, cls, fn) => h('button', { type: 'button', class: `btn ${cls}`, 'data-testid': testid, text: label,
     onclick: async (ev) => {
       const b = ev.currentTarget;
       errorBox.hidden = true;
       b.disabled = true;
-      try { await fn(); } catch (e) { showError(e); } finally { b.disabled = false; }
+      try { await fn(); } catch (e) { result.textContent = ''; showError(e); } finally { b.disabled = false; markActions(); }
     } });
+  function markActions() {
+    for (const b of root.querySelectorAll('button[data-testid]')) {
+      if (!needPieces.has(b.dataset.testid)) continue;
+      b.disabled = st.pieces.length === 0;
+      b.title = b.disabled ? 'Add pieces first' : '';
+    }
+  }
   const fileInput = h('input', { type: 'file', accept: '.json,application/json', 'data-testid': 'design-upload', 'aria-label': 'Open a puzzle file' });
   fileInput.addEventListener('change', async () => {
     const f = fileInput.files[0];
@@ -580,7 +596,6 @@ export function mount(root, params = {}) {
       location.hash = `#/batches/${b.id}`;
     }));
 
-  markChoices();
   root.append(h('div', { class: 'container designer' },
     h('div', { class: 'page-head' }, h('h1', { text: 'Design a puzzle' })),
     errorBox,
@@ -621,6 +636,7 @@ export function mount(root, params = {}) {
       actions, result,
       h('h3', { text: 'Batch: the board with a hole at each position' }),
       batchRow)));
+  markChoices(); /* the buttons exist now: the chosen tool and brush show pressed */
   drawCustom();
 
   const ready = (async () => {

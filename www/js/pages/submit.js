@@ -152,7 +152,7 @@ export function mount(root) {
   function showServerError(e) {
     if (!e.status) { showError(e.message); return; }
     const { text, line } = explainError(e.serverMessage ?? e.message, textarea.value);
-    showError(`${e.status}: ${text}`);
+    showError(text);
     markLine(line);
   }
 
