@@ -1,7 +1,8 @@
 /*
  * remote.c - tessera's daemon commands: submit, status, watch, solutions,
- * pause, resume, cancel and delete, and batch submit|show|list, each one or
- * a few calls of tesserad's REST API (the HTTP itself is client.c's).
+ * pause, resume, cancel, delete and record (batch submit|show|list are in
+ * batch.c), each one or a few calls of tesserad's REST API (the HTTP
+ * itself is client.c's).
  *
  * One getopt loop serves every command: a table says which options each
  * takes and how many operands.  submit reads and checks the puzzle with the
@@ -23,39 +24,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/base.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/remote.h"
 #include "tessera/job.h"
 
-#define EXIT_FAILED 1
 #define DEFAULT_SERVER "http://127.0.0.1:8080"
 #define PLAIN_PROGRESS_SECONDS 10           /* between progress lines off a terminal */
-#define LIST_PAGE 1000                      /* jobs per page of `status` */
-
-typedef struct remote {
-    cli_http http;
-    bool json;
-    bool tty; /* stdout is a terminal: watch redraws one line */
-} remote;
-
-/* What the command line said, beyond the global options. */
-typedef struct args {
-    flag *flags; /* submit's job options, in command-line order */
-    int nflags;
-    bool watch, all;
-    const char *state, *format;
-    long long after, limit; /* solutions: --after, --limit (0: the server's default) */
-    const char *operand;    /* FILE, or the job id as written */
-    long long id;
-    char **files;           /* batch submit: every FILE */
-    int nfiles;
-    const char *hole, *name; /* batch submit --hole, --name */
-    bool every;             /* batch submit --every-position */
-} args;
 
 typedef struct command {
     const char *name;
@@ -121,7 +101,7 @@ static int call(const remote *r, const char *method, const char *path, const cha
 
 /* A call whose answer is a JSON object: 0 and *out, or the exit status.
  * With --json and echo, the answer is also printed as the daemon sent it. */
-static int call_json(const remote *r, const char *method, const char *path, const char *body,
+int rmt_call_json(const remote *r, const char *method, const char *path, const char *body,
                      bool echo, json_t **out)
 {
     cli_response resp;
@@ -147,7 +127,7 @@ static int call_json(const remote *r, const char *method, const char *path, cons
 }
 
 /* 15 digits: enough for any double the daemon means, and 9.8 stays 9.8. */
-static void print_json_line(const json_t *j)
+void rmt_print_json_line(const json_t *j)
 {
     json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     fputc('\n', stdout);
@@ -161,18 +141,18 @@ static void job_path(char *buf, size_t size, long long id, const char *suffix)
 
 /* ---- reading job objects ------------------------------------------------------------ */
 
-static double num(const json_t *o, const char *key)
+double rmt_num(const json_t *o, const char *key)
 {
     return json_number_value(json_object_get(o, key)); /* 0 when absent or null */
 }
 
-static const char *str(const json_t *o, const char *key)
+const char *rmt_str(const json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
     return s ? s : "";
 }
 
-static bool is_final(const char *state)
+bool rmt_is_final(const char *state)
 {
     return tsr_job_state_final(state);
 }
@@ -225,12 +205,12 @@ static const char *si(char *buf, size_t size, double v)
 static const char *rate_text(char *buf, size_t size, const json_t *job)
 {
     const json_t *pg = json_object_get(job, "progress");
-    double secs = num(pg, "seconds");
-    if (strcmp(str(job, "state"), "running") == 0)
-        return si(buf, size, num(pg, "rate"));
+    double secs = rmt_num(pg, "seconds");
+    if (strcmp(rmt_str(job, "state"), "running") == 0)
+        return si(buf, size, rmt_num(pg, "rate"));
     if (secs <= 0)
         return snprintf(buf, size, "-"), buf;
-    return si(buf, size, num(pg, "nodes") / secs);
+    return si(buf, size, rmt_num(pg, "nodes") / secs);
 }
 
 /* How the job's search ended, for a finished job that a limit stopped:
@@ -241,8 +221,8 @@ static const char *ending_text(char *buf, size_t size, const json_t *job)
     buf[0] = '\0';
     if (json_is_true(json_object_get(job, "limit_reached")))
         snprintf(buf, size, ", stopped at its limit of %.0f solutions after %s of the search",
-                 num(json_object_get(job, "options"), "limit"),
-                 tsr_fraction_text(num(json_object_get(job, "progress"), "fraction"), pct, sizeof pct));
+                 rmt_num(json_object_get(job, "options"), "limit"),
+                 tsr_fraction_text(rmt_num(json_object_get(job, "progress"), "fraction"), pct, sizeof pct));
     return buf;
 }
 
@@ -260,7 +240,7 @@ static const char *job_error(const json_t *job)
 /* The request body: the file's puzzle (JSON) or text (polycube) and the
  * options in force (the file's, with the command line's on top: opt).
  * NULL after saying why. */
-static char *submit_body(const char *name, const char *text, size_t len, const tsr_options *opt)
+char *rmt_submit_body(const char *name, const char *text, size_t len, const tsr_options *opt)
 {
     json_t *doc = json_object(), *root = NULL;
     bool is_json = text[strspn(text, " \t\r\n\f\v")] == '{';
@@ -314,14 +294,14 @@ static int cmd_submit(remote *r, const args *a)
     }
     for (int i = 0; i < a->nflags && status == 0; i++)
         status = cli_apply_flag(&a->flags[i], pz, &opt);
-    char *body = status ? NULL : submit_body(name, text, len, &opt);
+    char *body = status ? NULL : rmt_submit_body(name, text, len, &opt);
     tsr_puzzle_free(pz);
     free(text);
     if (body == NULL)
         return status ? status : EXIT_USAGE;
 
     json_t *job = NULL;
-    status = call_json(r, "POST", "/api/v1/jobs", body, true, &job);
+    status = rmt_call_json(r, "POST", "/api/v1/jobs", body, true, &job);
     free(body);
     if (status)
         return status;
@@ -339,26 +319,26 @@ static void print_job(const json_t *job)
 {
     const json_t *pg = json_object_get(job, "progress"), *pz = json_object_get(job, "puzzle");
     char b1[32], b2[32], b3[32], end[128], pct[32];
-    const char *state = str(job, "state");
+    const char *state = rmt_str(job, "state");
     bool running = strcmp(state, "running") == 0;
-    printf("job %lld: %s\n", (long long)num(job, "id"), str(job, "name"));
+    printf("job %lld: %s\n", (long long)rmt_num(job, "id"), rmt_str(job, "name"));
     printf("  state      %s%s\n", state, ending_text(end, sizeof end, job));
-    if (is_final(state)) /* no time left to tell */
-        printf("  progress   %s\n", tsr_fraction_text(num(pg, "fraction"), pct, sizeof pct));
+    if (rmt_is_final(state)) /* no time left to tell */
+        printf("  progress   %s\n", tsr_fraction_text(rmt_num(pg, "fraction"), pct, sizeof pct));
     else
-        printf("  progress   %s  eta %s\n", tsr_fraction_text(num(pg, "fraction"), pct, sizeof pct),
+        printf("  progress   %s  eta %s\n", tsr_fraction_text(rmt_num(pg, "fraction"), pct, sizeof pct),
                eta_text(pg));
-    printf("  nodes      %.0f in %s  (%s nodes/s%s)\n", num(pg, "nodes"),
+    printf("  nodes      %.0f in %s  (%s nodes/s%s)\n", rmt_num(pg, "nodes"),
            duration(b3, sizeof b3, json_object_get(pg, "seconds")),
            rate_text(b2, sizeof b2, job), running ? "" : " on average");
-    printf("  solutions  %.0f\n", num(job, "solutions"));
+    printf("  solutions  %.0f\n", rmt_num(job, "solutions"));
     if (running)
-        printf("  threads    %.0f  (priority %.0f)\n", num(job, "threads"), num(job, "priority"));
+        printf("  threads    %.0f  (priority %.0f)\n", rmt_num(job, "threads"), rmt_num(job, "priority"));
     else
-        printf("  threads    none while %s  (priority %.0f)\n", state, num(job, "priority"));
+        printf("  threads    none while %s  (priority %.0f)\n", state, rmt_num(job, "priority"));
     if (json_is_object(pz)) {
-        printf("  puzzle     %.0fD, %.0f cells, %.0f pieces", num(pz, "dimensions"),
-               num(pz, "cells"), num(pz, "pieces"));
+        printf("  puzzle     %.0fD, %.0f cells, %.0f pieces", rmt_num(pz, "dimensions"),
+               rmt_num(pz, "cells"), rmt_num(pz, "pieces"));
         const char *key;
         const json_t *v;
         const char *sep = "; expected";
@@ -381,10 +361,10 @@ static void print_job(const json_t *job)
         putchar('\n');
     }
     if (json_is_string(json_object_get(job, "config")))
-        printf("  config     %s\n", str(job, "config"));
+        printf("  config     %s\n", rmt_str(job, "config"));
     for (int i = 0; i < 2; i++) {
         const char *key = i ? "updated" : "created";
-        time_t t = (time_t)num(job, key);
+        time_t t = (time_t)rmt_num(job, key);
         struct tm tm;
         if (t > 0 && localtime_r(&t, &tm) && strftime(b1, sizeof b1, "%Y-%m-%d %H:%M:%S", &tm))
             printf("  %-10s %s\n", key, b1);
@@ -393,21 +373,29 @@ static void print_job(const json_t *job)
         printf("  error      %s\n", job_error(job));
 }
 
-static void print_job_row(const json_t *job)
+/* The columns of print_job_row: DONE over the percentage, not over the
+ * "limit" mark beside it. */
+void rmt_print_job_header(void)
+{
+    printf("%6s  %-9s  %7s%6s  %10s  %10s  %7s  %s\n", "ID", "STATE", "DONE", "", "SOLUTIONS",
+           "RATE", "ETA", "NAME");
+}
+
+void rmt_print_job_row(const json_t *job)
 {
     const json_t *pg = json_object_get(job, "progress");
     char rate[40] = "-", eta[32], pct[32];
-    bool running = strcmp(str(job, "state"), "running") == 0;
+    bool running = strcmp(rmt_str(job, "state"), "running") == 0;
     if (running) {
-        si(rate, sizeof rate - 2, num(pg, "rate"));
+        si(rate, sizeof rate - 2, rmt_num(pg, "rate"));
         strcat(rate, "/s");
     }
     /* a rate and a time left only while running; "limit" marks a count cut short */
-    printf("%6lld  %-9s  %7s%s  %10.0f  %10s  %7s  %s\n", (long long)num(job, "id"),
-           str(job, "state"), tsr_fraction_text(num(pg, "fraction"), pct, sizeof pct),
+    printf("%6lld  %-9s  %7s%s  %10.0f  %10s  %7s  %s\n", (long long)rmt_num(job, "id"),
+           rmt_str(job, "state"), tsr_fraction_text(rmt_num(pg, "fraction"), pct, sizeof pct),
            json_is_true(json_object_get(job, "limit_reached")) ? " limit" : "      ",
-           num(job, "solutions"), rate, running ? eta_short(eta, sizeof eta, pg) : "-",
-           str(job, "name"));
+           rmt_num(job, "solutions"), rate, running ? eta_short(eta, sizeof eta, pg) : "-",
+           rmt_str(job, "name"));
 }
 
 static int list_jobs(remote *r, const args *a)
@@ -420,7 +408,7 @@ static int list_jobs(remote *r, const args *a)
         snprintf(path, sizeof path, "/api/v1/jobs?limit=%d&after=%lld%s%s", LIST_PAGE, after,
                  a->state ? "&state=" : "", a->state ? a->state : "");
         json_t *page = NULL;
-        if ((status = call_json(r, "GET", path, NULL, false, &page)) != 0)
+        if ((status = rmt_call_json(r, "GET", path, NULL, false, &page)) != 0)
             break;
         json_array_extend(all, json_object_get(page, "jobs"));
         const json_t *next = json_object_get(page, "next");
@@ -432,15 +420,14 @@ static int list_jobs(remote *r, const args *a)
     }
     if (status == 0 && r->json) {
         json_t *doc = json_pack("{s:O,s:n}", "jobs", all, "next");
-        print_json_line(doc);
+        rmt_print_json_line(doc);
         json_decref(doc);
     } else if (status == 0) {
-        printf("%6s  %-9s  %13s  %10s  %10s  %7s  %s\n", "ID", "STATE", "DONE", "SOLUTIONS",
-               "RATE", "ETA", "NAME");
+        rmt_print_job_header();
         size_t i;
         const json_t *job;
         json_array_foreach(all, i, job)
-            print_job_row(job);
+            rmt_print_job_row(job);
     }
     json_decref(all);
     return status;
@@ -455,7 +442,7 @@ static int cmd_status(remote *r, const args *a)
     char path[64];
     job_path(path, sizeof path, a->id, "");
     json_t *job = NULL;
-    int status = call_json(r, "GET", path, NULL, true, &job);
+    int status = rmt_call_json(r, "GET", path, NULL, true, &job);
     if (status)
         return status;
     if (!r->json)
@@ -471,7 +458,7 @@ static int cmd_record(remote *r, const args *a)
     char path[64];
     job_path(path, sizeof path, a->id, "/record");
     json_t *rec = NULL;
-    int status = call_json(r, "GET", path, NULL, true, &rec);
+    int status = rmt_call_json(r, "GET", path, NULL, true, &rec);
     if (status)
         return status;
     json_t *tasks = json_incref(json_object_get(rec, "tasks"));
@@ -516,26 +503,26 @@ static void show(watcher *w, json_t *job)
     json_decref(w->job);
     w->job = job;
     if (w->r->json) {
-        print_json_line(job);
+        rmt_print_json_line(job);
         return;
     }
-    const char *state = str(job, "state");
+    const char *state = rmt_str(job, "state");
     if (!w->r->tty && strcmp(state, w->state) == 0 &&
         base_now() - w->last_line < PLAIN_PROGRESS_SECONDS)
         return;
     const json_t *pg = json_object_get(job, "progress");
-    double f = num(pg, "fraction");
+    double f = rmt_num(pg, "fraction");
     f = f < 0 ? 0 : f > 1 ? 1 : f;
     char bar[25], rate[32], eta[160] = "", pct[32];
     int filled = (int)(f * 24 + 0.5);
     for (int i = 0; i < 24; i++)
         bar[i] = i < filled ? '#' : '-';
     bar[24] = '\0';
-    if (!is_final(state))
+    if (!rmt_is_final(state))
         snprintf(eta, sizeof eta, "  eta %s", eta_text(pg));
     printf("%s[%s] %6s  %s nodes/s%s  %.0f solutions%s  %s%s", w->r->tty ? "\r\033[K" : "",
            bar, tsr_fraction_text(f, pct, sizeof pct), rate_text(rate, sizeof rate, job),
-           strcmp(state, "running") == 0 ? "" : " on average", num(job, "solutions"), eta,
+           strcmp(state, "running") == 0 ? "" : " on average", rmt_num(job, "solutions"), eta,
            state, w->r->tty ? "" : "\n");
     fflush(stdout);
     w->shown = w->r->tty;
@@ -545,7 +532,7 @@ static void show(watcher *w, json_t *job)
 
 static bool done(const watcher *w)
 {
-    return w->job != NULL && is_final(str(w->job, "state"));
+    return w->job != NULL && rmt_is_final(rmt_str(w->job, "state"));
 }
 
 static int on_event(void *ctx, const cli_sse_event *ev)
@@ -600,7 +587,7 @@ static int poll_job(watcher *w, long long id)
     job_path(path, sizeof path, id, "");
     while (!done(w)) {
         json_t *job = NULL;
-        int status = call_json(w->r, "GET", path, NULL, false, &job);
+        int status = rmt_call_json(w->r, "GET", path, NULL, false, &job);
         if (status)
             return status;
         show(w, job);
@@ -610,8 +597,29 @@ static int poll_job(watcher *w, long long id)
     return 0;
 }
 
+/* Ctrl-C while watching stops the watching, not the job: say so, since a
+ * user may think the job went with it.  The note is written ahead, so
+ * the handler only writes it (async-signal-safe) and exits. */
+static char interrupt_note[200];
+static size_t interrupt_len;
+
+static void on_watch_interrupt(int sig)
+{
+    (void)sig;
+    ssize_t n = write(STDERR_FILENO, interrupt_note, interrupt_len);
+    (void)n;
+    _exit(130);
+}
+
 static int watch_job(remote *r, long long id)
 {
+    int n = snprintf(interrupt_note, sizeof interrupt_note,
+                     "\ntessera: stopped watching; job %lld goes on on the daemon (tessera watch "
+                     "%lld to follow it again, tessera cancel %lld to stop it)\n", id, id, id);
+    interrupt_len = n > 0 && (size_t)n < sizeof interrupt_note ? (size_t)n : 0;
+    struct sigaction sa = {.sa_handler = on_watch_interrupt};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
     watcher w = {.r = r, .last_line = -1};
     char why[600] = "";
     int status = follow_stream(&w, id, why, sizeof why);
@@ -628,11 +636,11 @@ static int watch_job(remote *r, long long id)
         fputs("\r\033[K", stdout);
     if (status == 0) {
         const json_t *job = w.job, *pg = json_object_get(job, "progress");
-        const char *state = str(job, "state");
+        const char *state = rmt_str(job, "state");
         char secs[32], end[128];
         if (!r->json) {
             printf("job %lld %s: %.0f solutions, %.0f nodes in %s%s", id, state,
-                   num(job, "solutions"), num(pg, "nodes"),
+                   rmt_num(job, "solutions"), rmt_num(pg, "nodes"),
                    duration(secs, sizeof secs, json_object_get(pg, "seconds")),
                    ending_text(end, sizeof end, job));
             if (job_error(job))
@@ -649,6 +657,40 @@ static int watch_job(remote *r, long long id)
 static int cmd_watch(remote *r, const args *a)
 {
     return watch_job(r, a->id);
+}
+
+/* ---- rerun: a job's puzzle and options submitted again ------------------------------------ */
+
+static int cmd_rerun(remote *r, const args *a)
+{
+    char path[64];
+    json_t *job = NULL, *pz = NULL;
+    job_path(path, sizeof path, a->id, "");
+    int status = rmt_call_json(r, "GET", path, NULL, false, &job);
+    job_path(path, sizeof path, a->id, "/puzzle");
+    if (status == 0)
+        status = rmt_call_json(r, "GET", path, NULL, false, &pz);
+    /* the options the job ran with, automatic choices pinned: the same search */
+    json_t *doc = status ? NULL : json_pack("{s:O,s:O}", "puzzle", pz, "options",
+                                             json_object_get(job, "options"));
+    char *body = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    json_decref(pz);
+    json_decref(job);
+    job = NULL;
+    if (status == 0 && body == NULL)
+        status = EXIT_FAILED;
+    if (status == 0)
+        status = rmt_call_json(r, "POST", "/api/v1/jobs", body, true, &job);
+    free(body);
+    if (status)
+        return status;
+    long long id = (long long)json_integer_value(json_object_get(job, "id"));
+    json_decref(job);
+    if (!r->json)
+        printf("%lld\n", id);
+    fflush(stdout);
+    return a->watch ? watch_job(r, id) : 0;
 }
 
 /* ---- solutions ----------------------------------------------------------------------------- */
@@ -742,13 +784,13 @@ static int cmd_solutions(remote *r, const args *a)
                 next = -1; /* a short page is the last one available */
         } else {
             json_t *page = NULL;
-            if ((status = call_json(r, "GET", path, NULL, true, &page)) != 0)
+            if ((status = rmt_call_json(r, "GET", path, NULL, true, &page)) != 0)
                 break;
             size_t i;
             const json_t *sol;
             if (!r->json)
                 json_array_foreach(json_object_get(page, "solutions"), i, sol)
-                    print_json_line(sol);
+                    rmt_print_json_line(sol);
             const json_t *n = json_object_get(page, "next");
             next = json_is_integer(n) ? (long long)json_integer_value(n) : -1;
             json_decref(page);
@@ -778,11 +820,11 @@ static int job_action(remote *r, const args *a, const char *action)
     snprintf(suffix, sizeof suffix, "/%s", action);
     job_path(path, sizeof path, a->id, suffix);
     json_t *job = NULL;
-    int status = call_json(r, "POST", path, "", true, &job);
+    int status = rmt_call_json(r, "POST", path, "", true, &job);
     if (status)
         return status;
     if (!r->json)
-        printf("job %lld: %s\n", a->id, str(job, "state"));
+        printf("job %lld: %s\n", a->id, rmt_str(job, "state"));
     json_decref(job);
     return 0;
 }
@@ -805,210 +847,6 @@ static int cmd_delete(remote *r, const args *a)
     return 0;
 }
 
-/* ---- batches ------------------------------------------------------------------------------ */
-
-/* --hole as the API spells it: "each-cell", or rows "##/##" as {"rows": [...]}. */
-static json_t *hole_json(const char *spec)
-{
-    if (strcmp(spec, "each-cell") == 0)
-        return json_string(spec);
-    json_t *rows = json_array();
-    for (const char *p = spec; rows != NULL;) {
-        size_t n = strcspn(p, "/");
-        json_array_append_new(rows, json_stringn(p, n));
-        if (p[n] == 0)
-            break;
-        p += n + 1;
-    }
-    return json_pack("{s:o}", "rows", rows);
-}
-
-/* One file as a job body (the file's options, the command line's on top):
- * read and checked here like submit's, except with --hole, whose whole
- * board need not be solvable (the daemon reads it). */
-static int batch_member(const args *a, const char *path, json_t **out)
-{
-    const char *name = tsr_file_name(path);
-    char *text = NULL;
-    size_t len;
-    tsr_puzzle *pz = NULL;
-    tsr_options opt;
-    tsr_err err = {{0}};
-    tsr_options_init(&opt);
-    int status = 0;
-    if (tsr_file_read(path, &text, &len, &err) != 0) {
-        fprintf(stderr, "tessera: %s\n", err.msg);
-        return EXIT_USAGE;
-    }
-    if (a->hole == NULL) {
-        int rc = tsr_puzzle_read(text, len, name, &pz, &opt, &err);
-        if (rc) {
-            fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
-            free(text);
-            return rc == TSR_ENOMEM ? EXIT_FAILED : EXIT_USAGE;
-        }
-    } else if (text[strspn(text, " \t\r\n\f\v")] != '{' ||
-               (*out = json_loadb(text, len, 0, NULL)) == NULL) {
-        free(text);
-        return cli_usage_error("--hole needs a JSON puzzle file (docs/puzzle-format.md): %s",
-                               name);
-    } else {
-        /* the board with its hole is read by the daemon; the options here */
-        json_t *o = json_object_get(*out, "options");
-        char *otext = o ? json_dumps(o, JSON_COMPACT) : NULL;
-        int rc = otext ? tsr_options_read_json(otext, strlen(otext), name, NULL, &opt, &err) : 0;
-        free(otext);
-        json_decref(*out);
-        *out = NULL;
-        if (rc) {
-            fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
-            free(text);
-            return EXIT_USAGE;
-        }
-    }
-    /* with --hole there is no puzzle to check a redundancy piece against:
-     * the daemon does */
-    for (int i = 0; i < a->nflags && status == 0; i++)
-        status = cli_apply_flag(&a->flags[i], pz, &opt);
-    char *body = status ? NULL : submit_body(name, text, len, &opt);
-    tsr_puzzle_free(pz);
-    free(text);
-    if (body == NULL)
-        return status ? status : EXIT_USAGE;
-    *out = json_loads(body, 0, NULL);
-    free(body);
-    return *out ? 0 : EXIT_FAILED;
-}
-
-/* The jobs of a batch's "states" counts that are in a final state. */
-static double final_jobs(const json_t *states)
-{
-    double n = 0;
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)states, key, v)
-        if (is_final(key))
-            n += json_number_value(v);
-    return n;
-}
-
-static void print_batch_row(const json_t *b)
-{
-    printf("%6lld  %5lld  %5lld  %10.0f  %s\n", (long long)num(b, "id"), (long long)num(b, "jobs"),
-           (long long)final_jobs(json_object_get(b, "states")), num(b, "solutions"),
-           json_is_string(json_object_get(b, "name")) ? str(b, "name") : "-");
-}
-
-/* A batch and its members, fewest solutions first (the daemon's order). */
-static void print_batch(const json_t *b)
-{
-    printf("batch %lld  %s\n", (long long)num(b, "id"),
-           json_is_string(json_object_get(b, "name")) ? str(b, "name") : "");
-    const json_t *st = json_object_get(b, "states");
-    printf("  %lld jobs:", (long long)num(b, "jobs"));
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)st, key, v)
-        if (json_integer_value(v) > 0)
-            printf(" %lld %s", (long long)json_integer_value(v), key);
-    printf("; %.0f solutions in all\n", num(b, "solutions"));
-    printf("%6s  %-9s  %13s  %10s  %10s  %7s  %s\n", "ID", "STATE", "DONE", "SOLUTIONS",
-           "RATE", "ETA", "NAME");
-    size_t i;
-    const json_t *job;
-    json_array_foreach(json_object_get(b, "members"), i, job)
-        print_job_row(job);
-}
-
-static int cmd_batch_submit(remote *r, const args *a)
-{
-    if (a->hole != NULL && a->nfiles != 1)
-        return cli_usage_error("--hole makes the variants of one puzzle file, not %s",
-                               "several");
-    if (a->every && a->hole == NULL)
-        return cli_usage_error("--every-position goes with --hole%s", "");
-    json_t *doc = json_object(), *jobs = json_array();
-    int status = 0;
-    for (int i = 0; i < a->nfiles && status == 0; i++) {
-        json_t *m = NULL;
-        if ((status = batch_member(a, a->files[i], &m)) == 0)
-            json_array_append_new(jobs, m);
-    }
-    if (a->name)
-        json_object_set_new(doc, "name", json_string(a->name));
-    if (status == 0 && a->hole) {
-        json_t *m = json_array_get(jobs, 0);
-        json_object_set(doc, "puzzle", json_object_get(m, "puzzle"));
-        json_object_set(doc, "options", json_object_get(m, "options"));
-        json_object_set_new(doc, "variants",
-                            json_pack("{s:o,s:b}", "hole", hole_json(a->hole), "up_to_symmetry",
-                                      !a->every));
-    } else {
-        json_object_set(doc, "jobs", jobs);
-    }
-    json_decref(jobs);
-    char *body = status ? NULL : json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (body == NULL)
-        return status ? status : EXIT_FAILED;
-    json_t *b = NULL;
-    status = call_json(r, "POST", "/api/v1/batches", body, true, &b);
-    free(body);
-    if (status)
-        return status;
-    if (!r->json)
-        printf("%lld\n", (long long)num(b, "id"));
-    json_decref(b);
-    return 0;
-}
-
-static int cmd_batch_show(remote *r, const args *a)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/api/v1/batches/%lld", a->id);
-    json_t *b = NULL;
-    int status = call_json(r, "GET", path, NULL, true, &b);
-    if (status == 0 && !r->json)
-        print_batch(b);
-    json_decref(b);
-    return status;
-}
-
-static int cmd_batch_list(remote *r, const args *a)
-{
-    (void)a;
-    json_t *all = json_array();
-    long long after = 0;
-    int status = 0;
-    for (;;) {
-        char path[96];
-        snprintf(path, sizeof path, "/api/v1/batches?limit=%d&after=%lld", LIST_PAGE, after);
-        json_t *page = NULL;
-        if ((status = call_json(r, "GET", path, NULL, false, &page)) != 0)
-            break;
-        json_array_extend(all, json_object_get(page, "batches"));
-        const json_t *next = json_object_get(page, "next");
-        long long n = json_is_integer(next) ? (long long)json_integer_value(next) : -1;
-        json_decref(page);
-        if (n <= after)
-            break;
-        after = n;
-    }
-    if (status == 0 && r->json) {
-        json_t *doc = json_pack("{s:O,s:n}", "batches", all, "next");
-        print_json_line(doc);
-        json_decref(doc);
-    } else if (status == 0) {
-        printf("%6s  %5s  %5s  %10s  %s\n", "ID", "JOBS", "DONE", "SOLUTIONS", "NAME");
-        size_t i;
-        const json_t *b;
-        json_array_foreach(all, i, b)
-            print_batch_row(b);
-    }
-    json_decref(all);
-    return status;
-}
-
 /* ---- the command line ------------------------------------------------------------------------ */
 
 static const int submit_opts[] = {O_WATCH, 0};
@@ -1028,11 +866,12 @@ static const command commands[] = {
     {"cancel", cmd_cancel, 1, false, false, no_opts, "cancel ID"},
     {"delete", cmd_delete, 1, false, false, no_opts, "delete ID"},
     {"record", cmd_record, 1, false, false, no_opts, "record ID"},
+    {"rerun", cmd_rerun, 1, false, false, submit_opts, "rerun [--watch] ID"},
     /* `tessera batch submit ...`: cli_remote_main joins the two words */
-    {"batch submit", cmd_batch_submit, 2, true, true, batch_submit_opts,
+    {"batch submit", rmt_batch_submit, 2, true, true, batch_submit_opts,
      "batch submit [--name=N] [--hole=each-cell|ROWS [--every-position]] [job options] FILE..."},
-    {"batch show", cmd_batch_show, 1, false, false, no_opts, "batch show ID"},
-    {"batch list", cmd_batch_list, 0, false, false, no_opts, "batch list"},
+    {"batch show", rmt_batch_show, 1, false, false, no_opts, "batch show ID"},
+    {"batch list", rmt_batch_list, 0, false, false, no_opts, "batch list"},
 };
 
 static const command *find_command(const char *name)

@@ -46,6 +46,7 @@ static const char *usage_head =
     "                            [job options] FILE...   (a batch of jobs on tesserad)\n"
     "       tessera batch show ID | batch list\n"
     "       tessera record ID > FILE     (a completed record job's record, from tesserad)\n"
+    "       tessera rerun [--watch] ID   (a job's puzzle and options again, as a new job)\n"
     "       tessera verify [--tasks=all|N-M,...] [--sample=K [--seed=S]] [--threads=N]\n"
     "                      [--quiet] RECORD   (re-run a record's tasks and compare)\n"
     "       tessera version\n"

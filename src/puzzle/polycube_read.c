@@ -509,12 +509,14 @@ static int read_line(struct parser *p, char *s)
 static int read_lines(struct parser *p, char *buf, size_t len)
 {
     char *end = buf + len;
+    bool any = false; /* a line with something on it (a comment counts) */
     for (char *s = buf; s < end; p->line++) {
         char *nl = memchr(s, '\n', (size_t)(end - s));
         char *eol = nl ? nl : end;
         *eol = '\0';
         if (strlen(s) != (size_t)(eol - s))
             return fail(p, TSR_EINVAL, "NUL byte in the text");
+        any |= s[strspn(s, " \t\r\f\v")] != '\0';
         char *hash = strchr(s, '#');
         if (hash)
             *hash = '\0';
@@ -527,6 +529,8 @@ static int read_lines(struct parser *p, char *buf, size_t len)
         }
     }
     p->line = p->line > 1 ? p->line - 1 : 1; /* report the end on the last line */
+    if (!p->have_d && !any) /* not "no D: line": there is no line at all */
+        return fail(p, TSR_EINVAL, "the text is empty (a puzzle is JSON or polycube text)");
     if (!p->have_d)
         return fail(p, TSR_EINVAL, "no D: line (not a polycube definition)");
     if (p->block)
