@@ -141,6 +141,7 @@ json_t *jm_puzzle_json(const tsr_puzzle *pz)
  * a job searches and finds what it finds). */
 #define FITS_SECONDS 2.0
 #define FITS_IMAGES 4000000L
+#define FITS_IMAGE_CELLS 2e7 /* about a second to compile: more is not tried */
 
 typedef struct fits_stop {
     jm_manager *m;
@@ -161,6 +162,11 @@ bool jm_check_fits(jm_manager *m, const tsr_puzzle *pz, const tsr_options *opt, 
 {
     if (fits != NULL)
         *fits = json_null();
+    tsr_cost cost;
+    tsr_err cerr = {{0}};
+    if (tsr_solver_check(pz, opt, 1, &cost, &cerr) != 0 || cost.images > FITS_IMAGES ||
+        cost.image_cells > FITS_IMAGE_CELLS)
+        return true; /* a job's work: not checked at the door */
     tsr_fit *f = malloc((size_t)(pz->npieces ? pz->npieces : 1) * sizeof *f);
     if (f == NULL) {
         srv_reply_error(rep, 500, "out of memory");
