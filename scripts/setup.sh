@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="gcc make autoconf automake libtool pkg-config libjansson-dev libsqlite3-dev check
+packages="gcc make autoconf automake libtool pkg-config libjansson-dev libsqlite3-dev check zlib1g-dev libexpat1-dev
           libmicrohttpd-dev libsystemd-dev curl python3 chromium libopenmpi-dev openmpi-bin"
 missing=""
 for p in $packages; do

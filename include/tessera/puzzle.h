@@ -104,6 +104,18 @@ int tsr_puzzle_add_piece(tsr_puzzle *pz, const char *name, const tsr_cell *cells
  * prefixes messages (a file name, say); it may be NULL. */
 int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err);
 
+/* A BurrTools file (.xmpuzzle: gzip-compressed XML, or the XML itself) as
+ * a puzzle: the problem `problem` names (its number from 1, or its name;
+ * NULL: the first), its result shape the board ('+' voxels optional), its
+ * shapes the pieces with their counts or ranges, turned in the 24 rotations
+ * and never mirrored (BurrTools' rules).  Only the cube grid; a problem
+ * that colour constraints would restrict is refused.  src/puzzle/xmpuzzle.c
+ * says what is bounded. */
+int tsr_puzzle_read_xmpuzzle(const void *data, size_t len, const char *source, const char *problem,
+                             tsr_puzzle **out, tsr_err *err);
+/* Does the data look like one (gzip magic, or XML)? */
+bool tsr_is_xmpuzzle(const void *data, size_t len);
+
 /* Number of board cells not covered by fixed pieces (optional ones
  * included), and volume of the mobile pieces at their largest counts. */
 long tsr_puzzle_free_volume(const tsr_puzzle *pz);

@@ -77,7 +77,7 @@ static int batch_member(const args *a, const char *path, json_t **out)
      * the daemon does */
     for (int i = 0; i < a->nflags && status == 0; i++)
         status = cli_apply_flag(&a->flags[i], pz, &opt);
-    char *body = status ? NULL : rmt_submit_body(name, text, len, &opt);
+    char *body = status ? NULL : rmt_submit_body(name, text, len, pz, &opt);
     tsr_puzzle_free(pz);
     free(text);
     if (body == NULL)

@@ -28,6 +28,8 @@ enum {
     O_HOLE, O_NAME, O_EVERY,
     /* estimate's own */
     O_PROBES, O_SECONDS, O_SEED,
+    /* reading a BurrTools file: which problem (solve, estimate, submit) */
+    O_PROBLEM,
     O_JOB = 1024 /* the first job option's code */
 };
 

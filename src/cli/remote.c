@@ -240,11 +240,26 @@ static const char *job_error(const json_t *job)
 /* The request body: the file's puzzle (JSON) or text (polycube) and the
  * options in force (the file's, with the command line's on top: opt).
  * NULL after saying why. */
-char *rmt_submit_body(const char *name, const char *text, size_t len, const tsr_options *opt)
+char *rmt_submit_body(const char *name, const char *text, size_t len, const tsr_puzzle *pz,
+                      const tsr_options *opt)
 {
     json_t *doc = json_object(), *root = NULL;
     bool is_json = text[strspn(text, " \t\r\n\f\v")] == '{';
-    if (is_json) { /* the reader took it, so jansson does too */
+    if (pz != NULL && tsr_is_xmpuzzle(text, len)) { /* the daemon reads Puzzle JSON */
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        int rc = f ? tsr_write_puzzle_json(f, pz) : TSR_ENOMEM;
+        if (f)
+            fclose(f);
+        json_t *puzzle = rc == 0 ? json_loadb(buf, n, 0, NULL) : NULL;
+        free(buf);
+        if (puzzle == NULL || json_object_set_new(doc, "puzzle", puzzle) != 0) {
+            fprintf(stderr, "tessera: %s: out of memory\n", name);
+            json_decref(doc);
+            return NULL;
+        }
+    } else if (is_json) { /* the reader took it, so jansson does too */
         root = json_loadb(text, len, 0, NULL);
         json_t *puzzle = json_object_get(root, "puzzle");
         if (json_object_set(doc, "puzzle", puzzle ? puzzle : root) != 0) {
@@ -285,7 +300,12 @@ static int cmd_submit(remote *r, const args *a)
     tsr_options opt;
     tsr_err err = {{0}};
     int status = 0, rc = tsr_file_read(a->operand, &text, &len, &err);
-    if (rc == 0)
+    if (rc == 0 && a->problem != NULL && !tsr_is_xmpuzzle(text, len))
+        rc = tsr_err_set(&err, TSR_EINVAL, "%s: --problem is for BurrTools files (.xmpuzzle)", name);
+    else if (rc == 0 && a->problem != NULL) {
+        tsr_options_init(&opt);
+        rc = tsr_puzzle_read_xmpuzzle(text, len, name, a->problem, &pz, &err);
+    } else if (rc == 0)
         rc = tsr_puzzle_read(text, len, name, &pz, &opt, &err);
     if (rc) {
         fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
@@ -294,7 +314,7 @@ static int cmd_submit(remote *r, const args *a)
     }
     for (int i = 0; i < a->nflags && status == 0; i++)
         status = cli_apply_flag(&a->flags[i], pz, &opt);
-    char *body = status ? NULL : rmt_submit_body(name, text, len, &opt);
+    char *body = status ? NULL : rmt_submit_body(name, text, len, pz, &opt);
     tsr_puzzle_free(pz);
     free(text);
     if (body == NULL)
@@ -849,14 +869,16 @@ static int cmd_delete(remote *r, const args *a)
 
 /* ---- the command line ------------------------------------------------------------------------ */
 
-static const int submit_opts[] = {O_WATCH, 0};
+static const int submit_opts[] = {O_WATCH, O_PROBLEM, 0};
+static const int rerun_opts[] = {O_WATCH, 0};
 static const int batch_submit_opts[] = {O_HOLE, O_NAME, O_EVERY, 0};
 static const int status_opts[] = {O_STATE, 0};
 static const int solutions_opts[] = {O_AFTER, CLI_JOB_CODE(limit), O_FORMAT, O_ALL, 0};
 static const int no_opts[] = {0};
 
 static const command commands[] = {
-    {"submit", cmd_submit, 1, true, true, submit_opts, "submit [--watch] [job options] FILE"},
+    {"submit", cmd_submit, 1, true, true, submit_opts,
+     "submit [--watch] [--problem=N|NAME] [job options] FILE"},
     {"status", cmd_status, -1, false, false, status_opts, "status [--state=S] [ID]"},
     {"watch", cmd_watch, 1, false, false, no_opts, "watch ID"},
     {"solutions", cmd_solutions, 1, false, false, solutions_opts,
@@ -866,7 +888,7 @@ static const command commands[] = {
     {"cancel", cmd_cancel, 1, false, false, no_opts, "cancel ID"},
     {"delete", cmd_delete, 1, false, false, no_opts, "delete ID"},
     {"record", cmd_record, 1, false, false, no_opts, "record ID"},
-    {"rerun", cmd_rerun, 1, false, false, submit_opts, "rerun [--watch] ID"},
+    {"rerun", cmd_rerun, 1, false, false, rerun_opts, "rerun [--watch] ID"},
     /* `tessera batch submit ...`: cli_remote_main joins the two words */
     {"batch submit", rmt_batch_submit, 2, true, true, batch_submit_opts,
      "batch submit [--name=N] [--hole=each-cell|ROWS [--every-position]] [job options] FILE..."},
@@ -903,6 +925,7 @@ static int own_option(const command *cmd, int code, const char *v, args *a)
     long long n;
     switch (code) {
     case O_WATCH: a->watch = true; return 0;
+    case O_PROBLEM: a->problem = v; return 0;
     case O_EVERY: a->every = true; return 0;
     case O_NAME: a->name = v; return 0;
     case O_HOLE:
@@ -950,6 +973,7 @@ int cli_remote_main(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, 'h'},
         {"watch", no_argument, NULL, O_WATCH},
+        {"problem", required_argument, NULL, O_PROBLEM},
         {"state", required_argument, NULL, O_STATE},
         {"after", required_argument, NULL, O_AFTER},
         {"format", required_argument, NULL, O_FORMAT},

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "tessera/options.h"
+#include "tessera/puzzle.h"
 
 #define EXIT_FAILED 1
 #define LIST_PAGE 1000 /* jobs or batches per page of a listing */
@@ -35,6 +36,7 @@ typedef struct args {
     char **files;           /* batch submit: every FILE */
     int nfiles;
     const char *hole, *name; /* batch submit --hole, --name */
+    const char *problem;    /* submit --problem: of a BurrTools file */
     bool every;             /* batch submit --every-position */
 } args;
 
@@ -53,8 +55,10 @@ void rmt_print_json_line(const json_t *j);
 void rmt_print_job_header(void);
 void rmt_print_job_row(const json_t *job);
 /* A submit body: the file's puzzle or polycube text and the options in
- * force; NULL after saying why. */
-char *rmt_submit_body(const char *name, const char *text, size_t len, const tsr_options *opt);
+ * force (a BurrTools file goes as the puzzle pz read from it, in Puzzle
+ * JSON); NULL after saying why. */
+char *rmt_submit_body(const char *name, const char *text, size_t len, const tsr_puzzle *pz,
+                      const tsr_options *opt);
 
 /* batch.c: tessera batch submit | show | list. */
 int rmt_batch_submit(remote *r, const args *a);

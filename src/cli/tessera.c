@@ -35,9 +35,10 @@
 
 /* The help, around the job options, which come from their list. */
 static const char *usage_head =
-    "usage: tessera solve [options] FILE    (FILE: puzzle JSON or polycube text; - for stdin)\n"
+    "usage: tessera solve [options] FILE    (FILE: puzzle JSON, polycube text or a BurrTools\n"
+    "                                         .xmpuzzle file; - for stdin)\n"
     "       tessera estimate [--probes=N] [--seconds=S] [--seed=N] [--json] [options] FILE\n"
-    "       tessera submit [--watch] [job options] FILE   (queue it on tesserad)\n"
+    "       tessera submit [--watch] [--problem=N|NAME] [job options] FILE   (queue it on tesserad)\n"
     "       tessera status [--state=S] [ID]\n"
     "       tessera watch ID\n"
     "       tessera solutions [--after=SEQ] [--limit=N] [--format=json|text] [--all] ID\n"
@@ -53,6 +54,9 @@ static const char *usage_head =
     "       tessera help [options [--markdown]]   (this, or the job options alone)\n"
     "  (--server and --token go before or after a daemon command's name)\n"
     "\n"
+    "reading:\n"
+    "      --problem=N|NAME   a BurrTools file's problem: its number from 1 or its name\n"
+    "                         (default: the first)\n"
     "output:\n"
     "  -q, --quiet            print no solutions, only the summary\n"
     "      --json             solutions as JSON lines, the summary as one JSON object\n"
@@ -316,6 +320,8 @@ static int solve_flag(const flag *f, tsr_options *o, cli *c)
         c->sample_seed = seed;
         return 0;
     }
+    case O_PROBLEM: /* read_job used it */
+        return 0;
     default:
         return cli_apply_flag(f, c->pz, o);
     }
@@ -330,8 +336,18 @@ static int read_job(const char *file, const flag *flags, int nflags, cli *c, tsr
     tsr_err err = {{0}};
     *pz = NULL;
     *text = NULL;
+    const char *problem = NULL; /* --problem: of a BurrTools file */
+    for (int i = 0; i < nflags; i++)
+        if (flags[i].code == O_PROBLEM)
+            problem = flags[i].arg;
     int rc = tsr_file_read(file, text, len, &err);
-    if (rc == 0)
+    if (rc == 0 && problem != NULL && !tsr_is_xmpuzzle(*text, *len))
+        rc = tsr_err_set(&err, TSR_EINVAL, "%s: --problem is for BurrTools files (.xmpuzzle)",
+                         tsr_file_name(file));
+    else if (rc == 0 && problem != NULL) {
+        tsr_options_init(opt);
+        rc = tsr_puzzle_read_xmpuzzle(*text, *len, tsr_file_name(file), problem, pz, &err);
+    } else if (rc == 0)
         rc = tsr_puzzle_read(*text, *len, tsr_file_name(file), pz, opt, &err);
     if (rc) {
         fprintf(stderr, "tessera: %s\n", err.msg[0] ? err.msg : tsr_strerror(rc));
@@ -421,6 +437,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         {"sample", required_argument, NULL, O_SAMPLE},
         {"engine", required_argument, NULL, O_ENGINE},
         {"mpi", no_argument, NULL, O_MPI},
+        {"problem", required_argument, NULL, O_PROBLEM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -629,6 +646,7 @@ static int cmd_estimate(int argc, char **argv)
         {"probes", required_argument, NULL, O_PROBES},
         {"seconds", required_argument, NULL, O_SECONDS},
         {"seed", required_argument, NULL, O_SEED},
+        {"problem", required_argument, NULL, O_PROBLEM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };

@@ -43,6 +43,8 @@ int tsr_puzzle_read(const char *text, size_t len, const char *source,
         return tsr_puzzle_read_json(text, len, source, out, opt, err);
     if (opt)
         tsr_options_init(opt);
+    if (tsr_is_xmpuzzle(text, len))
+        return tsr_puzzle_read_xmpuzzle(text, len, source, NULL, out, err);
     return tsr_puzzle_read_polycube(text, len, source, out, err);
 }
 

@@ -24,6 +24,8 @@ mkdir -p "$build/cov" || exit 2
 build=$(CDPATH='' cd -- "$build" && pwd) || exit 2
 jansson_cflags=$(pkg-config --cflags jansson 2>/dev/null) || jansson_cflags=
 jansson_libs=$(pkg-config --libs jansson 2>/dev/null) || jansson_libs=-ljansson
+# BurrTools files: zlib and expat
+jansson_libs="$jansson_libs $(pkg-config --libs zlib expat 2>/dev/null || echo -lz -lexpat)"
 
 status=0
 for t in $targets; do

@@ -30,7 +30,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* Mirrors the documented rule of read.c, independently of its code. */
+/* Mirrors the documented rules of read.c, independently of its code: a
+ * BurrTools file is gzip data or XML (its own harness, fuzz_xmpuzzle.c). */
+static bool looks_xmpuzzle(const uint8_t *s, size_t n)
+{
+    if (n >= 2 && s[0] == 0x1f && s[1] == 0x8b)
+        return true;
+    size_t i = 0;
+    while (i < n && strchr(" \t\r\n", s[i]) && s[i] != '\0')
+        i++;
+    return n - i >= 5 && memcmp(s + i, "<?xml", 5) == 0;
+}
+
 static bool looks_json(const uint8_t *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -116,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = tsr_puzzle_read((const char *)data, size, "fuzz.txt", &pz, &opt, &err);
     fuzz_check_read("tsr_puzzle_read", rc, pz, &err);
 
-    if (!looks_json(data, size)) {
+    if (!looks_json(data, size) && !looks_xmpuzzle(data, size)) {
         /* Dispatched to the polycube reader: a direct call must agree,
          * message included, and the options must be the defaults. */
         tsr_puzzle *direct = NULL;

@@ -24,7 +24,7 @@ script_dir=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd) || exit 2
 repo=$(CDPATH='' cd -- "$script_dir/../.." && pwd) || exit 2
 build=${1:-/tmp/tessera-fuzz}
 seconds=${2:-300}
-targets=${3:-json polycube chunk}
+targets=${3:-json polycube chunk xmpuzzle}
 CC=${CC:-clang}
 timeout_s=${FUZZ_TIMEOUT:-25}
 
@@ -34,6 +34,8 @@ build=$(CDPATH='' cd -- "$build" && pwd) || exit 2
 # ---- build ------------------------------------------------------------------
 jansson_cflags=$(pkg-config --cflags jansson 2>/dev/null) || jansson_cflags=
 jansson_libs=$(pkg-config --libs jansson 2>/dev/null) || jansson_libs=-ljansson
+# BurrTools files: zlib and expat
+jansson_libs="$jansson_libs $(pkg-config --libs zlib expat 2>/dev/null || echo -lz -lexpat)"
 
 cflags="-std=gnu11 -g -O1 -march=x86-64-v2 -fno-omit-frame-pointer \
 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""tessera's daemon commands from a user's seat (docs/cli.md): `rerun` submits
+"""tessera's daemon commands from a user's seat (README.md): a BurrTools file
+(the Soma cube as BurrTools saves it, gzip-compressed XML) is submitted as
+Puzzle JSON and counts the published 240 up to reflections, its problem
+chosen by name; `rerun` submits
 a finished job's puzzle and options again and counts the same; Ctrl-C during
 `watch` stops the watching, says the job goes on, exits 130, and the job is
 still running on the daemon; `status` prints DONE over the percentages."""
@@ -33,6 +36,13 @@ def main(t):
     check(again != first, "rerun made a new job (%d after %d)" % (again, first))
     check_eq(d.job(again)["solutions"], 9356, "the rerun counts the same")
     check_eq(d.job(again)["options"]["unique"], "raw", "with the job's options")
+    soma = os.path.join(tlib.SRCDIR, "tests", "fuzz", "corpus", "xmpuzzle", "soma.xmpuzzle")
+    out = run("submit", "--watch", "--unique=mirror", "--problem=Cube", soma)
+    check_eq(out.returncode, 0, "submit --problem=Cube soma.xmpuzzle: exit 0", out.stderr)
+    check("240 solutions" in out.stdout.decode(), "the Soma cube from a BurrTools file: 240", out.stdout)
+    out = run("submit", "--problem=3", soma)
+    check_eq(out.returncode, 2, "submit --problem=3 of a 2-problem file: exit 2", out.stderr)
+    check("the file has 2 problems" in out.stderr.decode(), "and says how many there are", out.stderr)
     out = run("rerun", "999999")
     check_eq(out.returncode, 2, "rerun of no job: exit 2", out.stderr)
 
