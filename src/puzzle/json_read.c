@@ -898,9 +898,24 @@ static int load_document(reader *r, const char *text, size_t len, json_t **root)
         return rc;
     json_error_t jerr;
     *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
-    if (*root == NULL)
+    if (*root == NULL) {
+        /* jansson says "'}' expected near '"pieces"'" where a ',' was
+         * forgotten between two members: say what is most likely missing */
+        char close = 0;
+        const char *near = NULL;
+        if (strncmp(jerr.text, "'}' expected near '", 19) == 0 ||
+            strncmp(jerr.text, "']' expected near '", 19) == 0) {
+            close = jerr.text[1];
+            near = jerr.text + 19;
+        }
+        if (near != NULL && strchr("\"{[-0123456789tfn", near[0]) != NULL)
+            return fail_at(r, TSR_EINVAL, jerr.line, jerr.column,
+                           "JSON syntax error: missing ',' before %.*s (or a '%c' to close the %s)",
+                           (int)(strlen(near) - (near[strlen(near) - 1] == '\'')), near, close,
+                           close == '}' ? "object" : "array");
         return fail_at(r, TSR_EINVAL, jerr.line, jerr.column, "JSON syntax error: %s",
                        jerr.text);
+    }
     return 0;
 }
 

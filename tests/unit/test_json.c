@@ -361,6 +361,10 @@ static const struct bad_case {
     {"{'board': {}, 'board': {}}", TSR_EINVAL, "JSON syntax error: duplicate object key"},
     {"", TSR_EINVAL, "t.json:1:0: JSON syntax error"},
     {"{'name': 'a\\u0000b'}", TSR_EINVAL, "JSON syntax error"},
+    /* a forgotten comma reads as one, not as "'}' expected" */
+    {"{'board': {'size': [2, 2]} 'pieces': []}", TSR_EINVAL,
+     "t.json:1:35: JSON syntax error: missing ',' before \"pieces\" (or a '}' to close the object)"},
+    {"{'pieces': [{'name': 'a'} {'name': 'b'}]}", TSR_EINVAL, "missing ',' before { (or a ']' to close the array)"},
     {"[1, 2]", TSR_EINVAL, "t.json: $: expected an object (a puzzle or a job), got an array"},
     {"{" BOARD2 ", 'pieces': [" DOMINO "], 'boards': 1}", TSR_EINVAL,
      "t.json: $.boards: unknown key; expected one of \"version\", \"name\""},
