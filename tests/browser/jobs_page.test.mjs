@@ -74,6 +74,13 @@ test('jobs page: states, buttons, cancel and delete from the row', { timeout: T(
   await dialog.waitFor({ state: 'detached' });
   await new Promise((r) => setTimeout(r, 300));
   assert.equal((await getJob(running.id)).state, 'running', 'declined: the job still runs');
+  // a page change while the question is open steps back too (it stayed open over the next page)
+  await row.locator('[data-testid=cancel]').click();
+  await dialog.waitFor({ state: 'visible' });
+  await page.evaluate(() => { location.hash = '#/batches'; });
+  await dialog.waitFor({ state: 'detached' });
+  await gotoRoute(page, '#/');
+  assert.equal((await getJob(running.id)).state, 'running', 'navigated away: the job still runs');
   await row.locator('[data-testid=cancel]').click();
   await page.locator('[data-testid=confirm-ok]').click();
   const wc = await eventually(`row ${running.id} shows cancelled`, async () => {

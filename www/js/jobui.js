@@ -103,7 +103,11 @@ export function confirmDialog({ title, message, ok, back }) {
     okBtn.addEventListener('click', () => done(true));
     backBtn.addEventListener('click', () => done(false));
     dlg.addEventListener('click', (e) => { if (e.target === dlg) done(false); }); // the backdrop
-    dlg.addEventListener('close', () => { dlg.remove(); resolve(answer); });
+    // another page (a link, the back button) is the user stepping back:
+    // the question belonged to the page they left
+    const onNav = () => done(false);
+    window.addEventListener('hashchange', onNav);
+    dlg.addEventListener('close', () => { window.removeEventListener('hashchange', onNav); dlg.remove(); resolve(answer); });
     document.body.append(dlg);
     dlg.showModal();
     backBtn.focus(); // the safe choice has the focus
