@@ -95,6 +95,10 @@ test('library 6x10: preview, submit, progress to 1, 2339 solutions', { timeout: 
   await checkPhone(page, 'submit-6x10-preview-phone');
 
   await f.unique.selectOption('rotations');
+  // how long would it take: the estimate's timing run finishes the 6x10
+  await page.locator('[data-testid=estimate]').click();
+  await eventually('the estimate says the exact count', async () =>
+    /^Exact: 2,339 solutions, [\d,]+ nodes in /.test(await page.locator('[data-testid=estimate-result]').textContent()));
   const before = new Set(await jobIds());
   await clearReady(page);
   await f.submit.click();

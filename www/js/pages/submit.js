@@ -8,7 +8,7 @@
 // box); pieces that do not hang together get a warning.
 
 import { h, clear } from '../dom.js';
-import { api } from '../api.js';
+import { api, postJSON } from '../api.js';
 import { fmtInt } from '../format.js';
 import { renderPreview, legend, disconnectedPieces } from '../preview.js';
 import { pathSteps, parseWithOffsets, offsetOf, lineOf } from '../jsonpos.js';
@@ -111,6 +111,8 @@ export function mount(root) {
   const area = h('div', { class: 'preview-area', 'data-testid': 'preview-area' });
   const previewBtn = h('button', { type: 'button', class: 'btn', 'data-testid': 'preview', text: 'Preview' });
   const submitBtn = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'submit', text: 'Submit job' });
+  const estimateBtn = h('button', { type: 'button', class: 'btn', 'data-testid': 'estimate', text: 'Estimate' });
+  const estimateOut = h('p', { class: 'estimate-result', 'data-testid': 'estimate-result', 'aria-live': 'polite' });
   const status = h('span', { class: 'muted', 'aria-live': 'polite' });
 
   const field = (labelText, input, help) => h('div', { class: 'field' },
@@ -134,7 +136,7 @@ export function mount(root) {
       h('details', { class: 'engine-options' },
         h('summary', { text: 'Engine options (chosen from the puzzle unless set here)' }),
         engineOptions),
-      h('div', { class: 'button-row' }, previewBtn, submitBtn), status));
+      h('div', { class: 'button-row' }, previewBtn, estimateBtn, submitBtn), status, estimateOut));
 
   root.append(h('div', { class: 'container' },
     h('div', { class: 'page-head' }, h('h1', { text: 'Submit a puzzle' })),
@@ -202,6 +204,7 @@ export function mount(root) {
   function setBusy(b, msg = '') {
     busy = b;
     previewBtn.disabled = b;
+    estimateBtn.disabled = b;
     submitBtn.disabled = b;
     status.textContent = msg;
   }
@@ -271,7 +274,33 @@ export function mount(root) {
     }
   }
 
+  /** How long it would take, before submitting (POST /api/v1/estimate). */
+  async function doEstimate() {
+    if (busy) return;
+    showError('');
+    estimateOut.textContent = '';
+    const b = body();
+    if (b == null) return;
+    setBusy(true, 'Estimating (a few seconds)…');
+    try {
+      const e = await postJSON('/api/v1/estimate', b);
+      if (destroyed) return;
+      setBusy(false, '');
+      const one = e.seconds?.['1'];
+      const sols = e.solutions?.high == null ? `at least ${fmtInt(Math.round(e.solutions?.low ?? 0))}`
+        : `about ${fmtInt(Math.round(e.solutions.estimate))} (${fmtInt(Math.round(e.solutions.low))} to ${fmtInt(Math.round(e.solutions.high))})`;
+      estimateOut.textContent = e.exact
+        ? `Exact: ${fmtInt(e.exact.solutions)} solutions, ${fmtInt(e.exact.nodes)} nodes in ${e.exact.text}.`
+        : `Solutions: ${sols}; ${one ? one.text : '?'} on one thread.`;
+    } catch (err) {
+      if (destroyed) return;
+      setBusy(false, '');
+      showServerError(err);
+    }
+  }
+
   previewBtn.addEventListener('click', doPreview);
+  estimateBtn.addEventListener('click', doEstimate);
   // Typed or pasted text: its options (a job document) fill the form, and
   // the library no longer names what is in the box.
   textarea.addEventListener('input', () => {
@@ -279,6 +308,7 @@ export function mount(root) {
     if (library.value) { library.value = ''; status.textContent = ''; }
     markLine(0);
     showWarning('');
+    estimateOut.textContent = ''; /* it was for the text before */
   });
   form.addEventListener('submit', doSubmit);
   textarea.addEventListener('keydown', (e) => {
@@ -312,6 +342,7 @@ export function mount(root) {
       if (destroyed) return;
       textarea.value = text;
       adoptOptions(text);
+      estimateOut.textContent = '';
       resetPreview();
       markLine(0);
       showWarning('');
