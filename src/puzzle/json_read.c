@@ -838,6 +838,7 @@ static int check_depth(reader *r, const char *text, size_t len)
 
 static const char *const job_keys[] = {"puzzle", "options", NULL};
 static const char *const polycube_job_keys[] = {"polycube", "options", NULL};
+static const char *const xmpuzzle_job_keys[] = {"xmpuzzle", "problem", "options", NULL};
 
 /* The polycube text of a job {"polycube": "...", "options": ...}, read into
  * pz (which is empty); its messages name the line within the string. */
@@ -860,25 +861,78 @@ static int read_polycube_member(reader *r, const json_t *text, tsr_puzzle *pz)
     return 0;
 }
 
+/* The BurrTools XML of a job {"xmpuzzle": "<?xml ...", "problem": N or
+ * "NAME", "options": ...} (the file's XML as text: a browser inflates the
+ * gzip), the chosen problem read into pz (which is empty). */
+static int read_xmpuzzle_member(reader *r, const json_t *root, tsr_puzzle *pz)
+{
+    const json_t *text = json_object_get(root, "xmpuzzle"), *problem = json_object_get(root, "problem");
+    size_t mark = path_push_key(&r->path, "xmpuzzle");
+    if (!json_is_string(text))
+        return fail_type(r, text, "a string: the XML of a BurrTools file");
+    path_pop(&r->path, mark);
+    char spec[TSR_MAX_NAME + 1] = "";
+    if (problem != NULL) {
+        mark = path_push_key(&r->path, "problem");
+        if (json_is_integer(problem) && json_integer_value(problem) >= 1 &&
+            json_integer_value(problem) <= 100000)
+            snprintf(spec, sizeof spec, "%lld", (long long)json_integer_value(problem));
+        else if (json_is_string(problem) && json_string_length(problem) >= 1 &&
+                 json_string_length(problem) <= TSR_MAX_NAME)
+            snprintf(spec, sizeof spec, "%s", json_string_value(problem));
+        else
+            return fail_type(r, problem, "the problem's number from 1, or its name");
+        path_pop(&r->path, mark);
+    }
+    char where[600];
+    snprintf(where, sizeof where, "%s%s$.xmpuzzle", r->source ? r->source : "", r->source ? ": " : "");
+    tsr_puzzle *tmp = NULL;
+    int rc = tsr_puzzle_read_xmpuzzle(json_string_value(text), json_string_length(text), where,
+                                      spec[0] ? spec : NULL, &tmp, r->err);
+    if (rc)
+        return rc;
+    /* the reader names the puzzle after its source and problem: here the
+     * source is a place in the request, so the problem's name alone */
+    size_t n = strlen(where);
+    if (tmp->name != NULL && strncmp(tmp->name, where, n) == 0)
+        rc = tsr_puzzle_set_name(tmp, tmp->name[n] == ':' ? tmp->name + n + 2 : "BurrTools puzzle");
+    if (rc) {
+        tsr_puzzle_free(tmp);
+        return rc;
+    }
+    tsr_puzzle swap = *pz;
+    *pz = *tmp;
+    *tmp = swap;
+    tsr_puzzle_free(tmp);
+    return 0;
+}
+
 /* A bare puzzle, or a job {"puzzle": ..., "options": ...}, or a job
- * {"polycube": "...", "options": ...}. */
+ * {"polycube": "...", "options": ...}, or {"xmpuzzle": ..., "problem": ...}. */
 static int read_document(reader *r, const json_t *root, tsr_puzzle *pz, tsr_options *o)
 {
     if (!json_is_object(root))
         return fail_type(r, root, "an object (a puzzle or a job)");
     const json_t *puzzle = json_object_get(root, "puzzle");
     const json_t *polycube = json_object_get(root, "polycube");
-    if (puzzle == NULL && polycube == NULL)
+    const json_t *xm = json_object_get(root, "xmpuzzle");
+    if (puzzle == NULL && polycube == NULL && xm == NULL)
         return read_puzzle(r, root, pz);
 
-    int rc = check_keys(r, root, puzzle != NULL ? job_keys : polycube_job_keys);
+    int rc = check_keys(r, root, puzzle != NULL ? job_keys : polycube != NULL ? polycube_job_keys
+                                                                           : xmpuzzle_job_keys);
     if (rc)
         return rc;
-    size_t mark = path_push_key(&r->path, puzzle != NULL ? "puzzle" : "polycube");
-    rc = puzzle != NULL ? read_puzzle(r, puzzle, pz) : read_polycube_member(r, polycube, pz);
+    if (puzzle == NULL && polycube == NULL) {
+        rc = read_xmpuzzle_member(r, root, pz);
+    } else {
+        size_t mark = path_push_key(&r->path, puzzle != NULL ? "puzzle" : "polycube");
+        rc = puzzle != NULL ? read_puzzle(r, puzzle, pz) : read_polycube_member(r, polycube, pz);
+        if (rc == 0)
+            path_pop(&r->path, mark);
+    }
     if (rc != 0)
         return rc;
-    path_pop(&r->path, mark);
     const json_t *options = json_object_get(root, "options");
     if (options == NULL)
         return 0;

@@ -7,9 +7,10 @@
 // members listed fewest solutions first with the centre's 65, one opened.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import {
   setup, teardown, withPage, gotoRoute, waitReady, clearReady, shot, checkPhone, eventually,
-  api, trackJob, waitJob, readPuzzle, num, T,
+  api, trackJob, waitJob, readPuzzle, num, T, PUZZLES,
 } from './lib.mjs';
 
 before(setup, { timeout: T(60) });
@@ -223,6 +224,24 @@ test('nothing lost: the design survives navigation and reload, leaving and repla
   await page.locator('[data-testid=design-new]').click();
   await eventually('a new design', async () => (await balance(page)).required === 36 && (await pieces.count()) === 0);
   assert.ok(dialogs.includes('confirm'), `replacing asked first: ${dialogs}`);
+}));
+
+test('Open a file: a BurrTools file, polycube text, and bad JSON named by its line', { timeout: T(60) }, withPage(async (page, { allowConsole }) => {
+  allowConsole(/status of 400/); // the daemon's answer to the bad JSON, on purpose
+  await gotoRoute(page, '#/designer');
+  const upload = page.locator('[data-testid=design-upload]');
+  const pieces = page.locator('[data-testid=design-piece]');
+  await upload.setInputFiles(path.join(PUZZLES, '..', 'tests', 'fuzz', 'corpus', 'xmpuzzle', 'soma.xmpuzzle'));
+  await eventually('the BurrTools Soma cube opened', async () =>
+    (await balance(page)).required === 27 && (await pieces.count()) === 7);
+  await shot(page, 'designer-open-xmpuzzle');
+  await upload.setInputFiles(path.join(PUZZLES, 'polycube', 'pentominoes-6x10.txt'));
+  await eventually('the polycube 6x10 opened', async () =>
+    (await balance(page)).required === 60 && (await pieces.count()) === 12);
+  await upload.setInputFiles({ name: 'bad.json', mimeType: 'application/json',
+    buffer: Buffer.from('{"board": {"size": [2, 2]},\n "pieces": [\n  {"name": "D" "rows": ["##"]}]}') });
+  await eventually('bad JSON: the file and the line named', async () =>
+    /^bad\.json: line 3, column \d+: JSON syntax error/.test(await page.locator('[data-testid=design-error]').textContent()));
 }));
 
 test('a 3D board as stacked layers with the Soma set', { timeout: T(60) }, withPage(async (page) => {

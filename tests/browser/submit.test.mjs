@@ -195,6 +195,24 @@ test('an invalid puzzle shows the server\'s error and creates no job', { timeout
   await shot(page, 'submit-malformed-error');
 }));
 
+test('upload a BurrTools file: inflated in the browser, counted as BurrTools counts it', { timeout: T(100) }, withPage(async (page) => {
+  await gotoRoute(page, '#/submit');
+  const f = form(page);
+  // the Soma cube as BurrTools saves it (gzip-compressed XML, written for the tests)
+  await f.file.setInputFiles(path.join(PUZZLES, '..', 'tests', 'fuzz', 'corpus', 'xmpuzzle', 'soma.xmpuzzle'));
+  await eventually('the textarea holds the XML', async () => (await f.text.inputValue()).startsWith('<?xml'));
+  await f.preview.click();
+  await eventually('the preview names 27 cells and 7 pieces', async () => {
+    const s = (await f.summary.textContent()) || '';
+    return mentionsCount(s, 27, 'cells') && mentionsCount(s, 7, 'pieces');
+  });
+  await f.unique.selectOption('mirror');
+  await page.locator('[data-testid=estimate]').click();
+  await eventually('the estimate counts the published 240', async () =>
+    /^Exact: 240 solutions/.test(await page.locator('[data-testid=estimate-result]').textContent()));
+  await shot(page, 'submit-xmpuzzle-estimate');
+}));
+
 test('upload a file (soma cube): textarea filled, 3D preview', { timeout: T(100) }, withPage(async (page) => {
   await gotoRoute(page, '#/submit');
   const f = form(page);

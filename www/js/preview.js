@@ -81,3 +81,17 @@ export function renderPreview(area, puzzle, dims) {
   const made = viewers.map((make) => make());
   return { destroy() { made.forEach((v) => v.destroy()); } };
 }
+
+/**
+ * A puzzle file's text: JSON and polycube text as they are, a BurrTools
+ * .xmpuzzle (gzip-compressed XML) inflated to its XML in the browser, which
+ * the daemon reads as {"xmpuzzle": ...}.
+ */
+export async function readPuzzleFile(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Response(stream).text();
+  }
+  return new TextDecoder().decode(bytes);
+}

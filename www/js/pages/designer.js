@@ -13,7 +13,7 @@ import { api, postJSON } from '../api.js';
 import { pieceColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
 import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance } from '../shapes.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
-import { disconnectedPieces } from '../preview.js';
+import { disconnectedPieces, readPuzzleFile } from '../preview.js';
 
 const MAX_SIDE = 40;   // board width and height in the editor
 const MAX_LAYERS = 8;
@@ -517,19 +517,23 @@ export function mount(root, params = {}) {
       b.title = b.disabled ? 'Add pieces first' : '';
     }
   }
-  const fileInput = h('input', { type: 'file', accept: '.json,application/json', 'data-testid': 'design-upload', 'aria-label': 'Open a puzzle file' });
+  const fileInput = h('input', { type: 'file', accept: '.json,.txt,.xmpuzzle,application/json,text/plain', 'data-testid': 'design-upload', 'aria-label': 'Open a puzzle file' });
   fileInput.addEventListener('change', async () => {
     const f = fileInput.files[0];
     if (!f) return;
     errorBox.hidden = true;
     try {
-      const text = await f.text();
-      let body;
-      try { body = JSON.parse(text); } catch { throw new Error(`${f.name}: not JSON`); }
+      // what the submit page takes: JSON, polycube text, a BurrTools file;
+      // JSON that does not parse goes as it is, so the daemon names the line
+      const text = (await readPuzzleFile(f)).trim();
+      let body = null;
+      if (text.startsWith('<')) body = { xmpuzzle: text };
+      else if (!text.startsWith('{')) body = { polycube: text };
+      else try { body = JSON.parse(text); } catch { body = text; }
       const v = await api.validate(body).catch(async (e) => {
         // a design that does not balance yet is still a design: read it as it is
-        if (body.board?.cells && body.pieces?.every((p) => p.cells)) return { puzzle: body.puzzle || body };
-        throw e;
+        if (body?.board?.cells && body.pieces?.every((p) => p.cells)) return { puzzle: body.puzzle || body };
+        throw new Error(`${f.name}: ${e.message}`);
       });
       if (!mayReplace(f.name)) { fileInput.value = ''; return; }
       const dropped = load(v.puzzle);

@@ -10,7 +10,7 @@
 import { h, clear } from '../dom.js';
 import { api, postJSON } from '../api.js';
 import { fmtInt } from '../format.js';
-import { renderPreview, legend, disconnectedPieces } from '../preview.js';
+import { renderPreview, legend, disconnectedPieces, readPuzzleFile } from '../preview.js';
 import { pathSteps, parseWithOffsets, offsetOf, lineOf } from '../jsonpos.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
 
@@ -40,6 +40,8 @@ export function buildBody(text, options, known = Object.keys(options)) {
   // Text that looks like JSON but does not parse: send it as is so that the
   // server reports the syntax error with its line and column.
   if (t.startsWith('{')) return text;
+  // a BurrTools file (its XML: an upload is inflated in the browser)
+  if (t.startsWith('<')) return { xmpuzzle: text, options };
   return { polycube: text, options };
 }
 
@@ -122,7 +124,7 @@ export function mount(root) {
     h('section', { class: 'card' },
       h('h2', { text: 'Puzzle' }),
       h('div', { class: 'field' },
-        h('label', { for: 'puzzle-text', text: 'Puzzle JSON, job JSON or polycube text' }),
+        h('label', { for: 'puzzle-text', text: 'Puzzle JSON, job JSON, polycube text or a BurrTools file (.xmpuzzle)' }),
         editor,
         h('small', { class: 'help', id: 'puzzle-text-help' }, 'The format: ',
           h('a', { href: '/docs/puzzle-format.md', target: '_blank', rel: 'noopener', 'data-testid': 'format-link', text: 'docs/puzzle-format.md' }),
@@ -315,21 +317,22 @@ export function mount(root) {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) doSubmit(e);
   });
 
-  fileInput.addEventListener('change', () => {
+  fileInput.addEventListener('change', async () => {
     const f = fileInput.files && fileInput.files[0];
     if (!f) return;
-    const reader = new FileReader();
-    reader.onload = () => {
-      textarea.value = String(reader.result || '');
-      adoptOptions(textarea.value);
-      library.value = '';
-      resetPreview();
-      showError('');
-      showWarning('');
-      status.textContent = `Loaded ${f.name}.`;
-    };
-    reader.onerror = () => showError(`Could not read ${f.name}.`);
-    reader.readAsText(f);
+    try {
+      textarea.value = await readPuzzleFile(f);
+    } catch (e) {
+      showError(`Could not read ${f.name}: ${e.message}`);
+      return;
+    }
+    adoptOptions(textarea.value);
+    library.value = '';
+    estimateOut.textContent = '';
+    resetPreview();
+    showError('');
+    showWarning('');
+    status.textContent = `Loaded ${f.name}.`;
   });
 
   library.addEventListener('change', async () => {
