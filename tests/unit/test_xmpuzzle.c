@@ -11,6 +11,7 @@
  * colour constraints (refused, never solved without them).
  */
 #include <check.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,38 @@ START_TEST(zip_bomb_and_cut_streams)
 }
 END_TEST
 
+/* The job form the daemon takes: {"xmpuzzle": XML, "problem": ..., "options": ...}. */
+START_TEST(job_documents_carry_the_xml)
+{
+    json_t *doc = json_pack("{s:s, s:s, s:{s:s}}", "xmpuzzle", SOMA, "problem", "Square", "options",
+                            "unique", "raw");
+    char *text = json_dumps(doc, 0);
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    tsr_err err = {{0}};
+    ck_assert_msg(tsr_puzzle_read_json(text, strlen(text), "job.json", &pz, &opt, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_str_eq(pz->name, "Square"); /* the problem's name, not the request's place */
+    ck_assert_int_eq(pz->ncells, 9);
+    ck_assert_int_eq(opt.unique, TSR_UNIQUE_RAW);
+    tsr_puzzle_free(pz);
+    free(text);
+    json_object_set_new(doc, "problem", json_real(1.5));
+    text = json_dumps(doc, 0);
+    ck_assert_int_eq(tsr_puzzle_read_json(text, strlen(text), "job.json", &pz, &opt, &err), TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "$.problem") && strstr(err.msg, "number from 1, or its name"), "%s",
+                  err.msg);
+    free(text);
+    json_object_set_new(doc, "problem", json_integer(9));
+    text = json_dumps(doc, 0);
+    ck_assert_int_eq(tsr_puzzle_read_json(text, strlen(text), "job.json", &pz, &opt, &err), TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "job.json: $.xmpuzzle: problem 9: the file has 2 problems"), "%s",
+                  err.msg);
+    free(text);
+    json_decref(doc);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
     Suite *s = suite_create("xmpuzzle");
@@ -261,6 +294,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, problems_by_number_and_name);
     tcase_add_loop_test(tc, hostile_input_is_refused_by_name, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, zip_bomb_and_cut_streams);
+    tcase_add_test(tc, job_documents_carry_the_xml);
     suite_add_tcase(s, tc);
     return s;
 }
