@@ -35,8 +35,8 @@ export function drawLevelChart(levels, opts = {}) {
     : (v) => T + ph - (v / max) * ph;
 
   // Grid and y ticks.
-  const grid = s('g', { stroke: '#d9dee5', 'stroke-width': 1 });
-  const labels = s('g', { fill: '#4a5563', 'text-anchor': 'end' });
+  const grid = s('g', { class: 'chart-grid', 'stroke-width': 1 });
+  const labels = s('g', { class: 'chart-muted', 'text-anchor': 'end' });
   const ticks = [];
   if (opts.log) {
     for (let p = 0; p <= Math.max(1, Math.ceil(logMax)); p++) ticks.push(10 ** p);
@@ -53,13 +53,13 @@ export function drawLevelChart(levels, opts = {}) {
   svg.append(grid, labels);
 
   if (!levels.length) {
-    svg.append(s('text', { x: L + pw / 2, y: T + ph / 2, 'text-anchor': 'middle', fill: '#4a5563', text: 'No statistics yet' }));
+    svg.append(s('text', { x: L + pw / 2, y: T + ph / 2, 'text-anchor': 'middle', class: 'chart-muted', text: 'No statistics yet' }));
   }
 
   const n = Math.max(1, levels.length);
   const slot = pw / n;
   const bw = Math.max(1, Math.min(22, (slot * 0.8) / 2));
-  const xlab = s('g', { fill: '#4a5563', 'text-anchor': 'middle' });
+  const xlab = s('g', { class: 'chart-muted', 'text-anchor': 'middle' });
   const labelEvery = Math.ceil(n / Math.max(1, Math.floor(pw / 26)));
   levels.forEach((lv, i) => {
     const cx = L + slot * (i + 0.5);
@@ -75,15 +75,15 @@ export function drawLevelChart(levels, opts = {}) {
     if (i % labelEvery === 0) xlab.append(s('text', { x: cx, y: T + ph + 16, text: lv.pieces_left }));
   });
   svg.append(xlab);
-  svg.append(s('line', { x1: L, x2: W - R, y1: T + ph, y2: T + ph, stroke: '#6b7685' }));
-  svg.append(s('text', { x: L + pw / 2, y: H - 6, 'text-anchor': 'middle', fill: '#2b3440', text: 'pieces left' }));
+  svg.append(s('line', { x1: L, x2: W - R, y1: T + ph, y2: T + ph, class: 'chart-axis' }));
+  svg.append(s('text', { x: L + pw / 2, y: H - 6, 'text-anchor': 'middle', class: 'chart-text', text: 'pieces left' }));
 
   // Legend.
   const leg = s('g', {});
   SERIES.forEach((ser, j) => {
     const x = L + j * 100;
     leg.append(s('rect', { x, y: 8, width: 12, height: 12, fill: ser.color }));
-    leg.append(s('text', { x: x + 17, y: 18, fill: '#2b3440', text: ser.label }));
+    leg.append(s('text', { x: x + 17, y: 18, class: 'chart-text', text: ser.label }));
   });
   svg.append(leg);
   return svg;
