@@ -416,8 +416,8 @@ test('errors in the user\'s terms: their path, the piece\'s name, the line marke
 
   // the format is linked, and the daemon serves it
   const href = await page.locator('[data-testid=format-link]').getAttribute('href');
-  assert.equal(href, '/docs/puzzle-format.md');
-  const doc = await api('GET', href);
+  assert.equal(href, '#/docs/puzzle-format.md', 'the format, rendered in the dashboard');
+  const doc = await api('GET', '/docs/puzzle-format.md');
   assert.equal(doc.status, 200, 'the daemon serves docs/puzzle-format.md');
   assert.match(doc.text, /^# /, 'as the Markdown text');
 
@@ -430,4 +430,25 @@ test('errors in the user\'s terms: their path, the piece\'s name, the line marke
   assert.equal(((await f.error.textContent()) || '').trim(), '', 'a warning, not an error');
   await eventually('the preview is drawn', async () => (await f.previewArea.locator('svg').count()) > 0);
   await shot(page, 'submit-loose-piece-warning');
+}));
+
+test('the documentation renders: headings, tables, code, links between docs', { timeout: T(60) }, withPage(async (page) => {
+  await gotoRoute(page, '#/docs/puzzle-format.md');
+  const doc = page.locator('[data-testid=doc]');
+  await doc.locator('h1').first().waitFor();
+  assert.equal(await doc.locator('h2#burrtools-files').count(), 1, 'the BurrTools section has its heading');
+  assert.ok(await doc.locator('table').count() > 2, 'tables are tables');
+  assert.ok(await doc.locator('pre code').count() > 2, 'code blocks are code');
+  const text = await doc.textContent();
+  assert.ok(!/^#{1,4} /m.test(text) && !text.includes('**') && !text.includes('```'), 'no Markdown marks left in the text');
+  // a link to another document stays in the dashboard
+  await gotoRoute(page, '#/docs/api.md');
+  await doc.locator('h1').first().waitFor();
+  const other = doc.locator('a[href="#/docs/engine.md"]').first();
+  await clearReady(page);
+  await other.click();
+  await waitReady(page, 'engine.md from api.md');
+  assert.equal(await page.evaluate(() => location.hash), '#/docs/engine.md');
+  await doc.locator('h1').first().waitFor();
+  await shot(page, 'docs-rendered');
 }));

@@ -1,4 +1,4 @@
-// app.js — entry point: hash router (#/, #/submit, #/designer (and
+// app.js — entry point: hash router (#/, #/submit, #/docs/NAME.md, #/designer (and
 // #/designer/job/{id}), #/batches, #/batches/{id}, #/jobs/{id} and its
 // views #/jobs/{id}/solutions/{n}, /gallery/{page}, /compare/{a}/{b}), nav
 // state, the API-token form, and the body[data-ready] flag for tests.  A
@@ -11,6 +11,7 @@ import * as submitPage from './pages/submit.js';
 import * as jobPage from './pages/job.js';
 import * as designerPage from './pages/designer.js';
 import * as batchesPage from './pages/batches.js';
+import * as docsPage from './pages/docs.js';
 import { h, clear } from './dom.js';
 
 const main = document.getElementById('main');
@@ -25,6 +26,7 @@ function route(hash) {
   if (path === '/designer') return { page: designerPage, params: {}, nav: 'designer' };
   if ((m = path.match(/^\/designer\/job\/(\d+)$/))) return { page: designerPage, params: { id: `job${m[1]}`, job: m[1] }, nav: 'designer' };
   if (path === '/batches') return { page: batchesPage, params: {}, nav: 'batches' };
+  if ((m = path.match(/^\/docs\/([\w-]+\.md)$/))) return { page: docsPage, params: { id: m[1], doc: m[1] }, nav: 'docs' };
   if ((m = path.match(/^\/batches\/(\d+)$/))) return { page: batchesPage, params: { id: m[1] }, nav: 'batches' };
   if ((m = path.match(/^\/jobs\/([^/]+)(\/.*)?$/))) {
     const params = jobView(m[2] || '');

@@ -127,7 +127,7 @@ export function mount(root) {
         h('label', { for: 'puzzle-text', text: 'Puzzle JSON, job JSON, polycube text or a BurrTools file (.xmpuzzle)' }),
         editor,
         h('small', { class: 'help', id: 'puzzle-text-help' }, 'The format: ',
-          h('a', { href: '/docs/puzzle-format.md', target: '_blank', rel: 'noopener', 'data-testid': 'format-link', text: 'docs/puzzle-format.md' }),
+          h('a', { href: '#/docs/puzzle-format.md', 'data-testid': 'format-link', text: 'docs/puzzle-format.md' }),
           '. A job ({"puzzle": …, "options": …}) brings its options into the form below; what the form says is what the job gets.')),
       h('div', { class: 'field-row' },
         field('Upload a file', fileInput),
