@@ -61,3 +61,16 @@ test('print: a job page without navigation and buttons, its solution drawn', { t
   assert.ok(luminance(body.bg) > 0.95, `printed on white (${body.bg})`);
   await shot(page, 'print-job');
 }));
+
+test('one-sided pieces l and I are told apart in drawings and legends', { timeout: T(90) }, withPage(async (page) => {
+  const sub = await api('POST', '/api/v1/jobs', { puzzle: readPuzzle('onesided-pentominoes-3x30.json'), options: { limit: 1 } });
+  trackJob(sub.json.id);
+  await waitJob(sub.json.id);
+  await gotoRoute(page, `#/jobs/${sub.json.id}`);
+  await page.locator('[data-testid=solution-view] svg').first().waitFor();
+  const font = await page.locator('[data-testid=solution-view] svg.tiling').first().getAttribute('font-family');
+  assert.match(font, /Mono/, `piece names in a monospace face (${font})`);
+  const legend = await page.locator('.legend-name').first().evaluate((el) => getComputedStyle(el).fontFamily);
+  assert.match(legend, /Mono/, `legend names too (${legend})`);
+  await shot(page, 'onesided-l-and-I');
+}));

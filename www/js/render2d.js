@@ -7,7 +7,9 @@
 import { s, h } from './dom.js';
 import { BOARD_FILL, BOARD_STROKE, textColorFor } from './colors.js';
 
-const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+// piece names in a face where l and I, O and 0 differ (the one-sided
+// pentominoes are named I and l): a monospace one, also in exported SVGs
+const FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", ui-monospace, monospace';
 const MAX_LABEL = 4; // characters of a name drawn in a cell; the tooltip has all
 let hatchSeq = 0;
 
