@@ -173,14 +173,14 @@ test('a piece that fits nowhere is named before anything is submitted', { timeou
   assert.equal(await page.evaluate(() => location.hash), '#/designer', 'still in the designer');
   assert.equal((await api('GET', '/api/v1/jobs')).json.jobs.length, before, 'no job was created');
   // a 4-long bar fits: the counts come back beside the pieces
-  await page.locator('[data-testid=design-piece][data-name=I5] button').click();
+  await page.locator('[aria-label="Remove I5"]').click();
   await draw('I4', [[0, 0], [1, 0], [2, 0], [3, 0]]);
   await draw('M', [[0, 0]]);
   // a drawn piece in two parts is added with a warning
   await draw('Two', [[0, 0], [2, 0]]);
   await eventually('the warning about a piece in parts', async () =>
     /cells of piece "Two" are not all connected/.test(await page.locator('.designer-pieces').evaluate((el) => el.closest('section').textContent)));
-  await page.locator('[data-testid=design-piece][data-name=Two] button').click();
+  await page.locator('[aria-label="Remove Two"]').click();
   await eventually('I4 fits in 8 places', async () =>
     (await page.locator('[data-testid=design-piece][data-name=I4] [data-testid=piece-fits]').textContent()) === '8 places');
   assert.ok(await note.isHidden(), 'no note once every piece fits');
@@ -242,6 +242,54 @@ test('Open a file: a BurrTools file, polycube text, and bad JSON named by its li
     buffer: Buffer.from('{"board": {"size": [2, 2]},\n "pieces": [\n  {"name": "D" "rows": ["##"]}]}') });
   await eventually('bad JSON: the file and the line named', async () =>
     /^bad\.json: line 3, column \d+: JSON syntax error/.test(await page.locator('[data-testid=design-error]').textContent()));
+}));
+
+test('the piece editor: layers, turn, mirror, shift, undo and redo, a library piece edited', { timeout: T(60) }, withPage(async (page) => {
+  await gotoRoute(page, '#/designer');
+  await page.locator('details.designer-custom > summary').click();
+  const ed = page.locator('[data-testid=piece-editor]');
+  const cellAt = (x, y, z) => ed.locator(`[aria-label="cell ${x}, ${y}, layer ${z}"]`);
+  const on = async () => (await ed.locator('.custom-cell[aria-pressed=true]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).sort();
+  await ed.locator('[data-testid=edit-l]').fill('2');
+  await ed.locator('[data-testid=edit-l]').dispatchEvent('change');
+  for (const [x, y, z] of [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]]) await cellAt(x, y, z).click();
+  const drawn = await on();
+  assert.equal(drawn.length, 5, `five cubes drawn (no Soma piece): ${drawn}`);
+  await ed.locator('[data-testid=edit-turn]').click();
+  const turned = await on();
+  assert.notDeepEqual(turned, drawn, 'a turn moves the cells');
+  assert.equal(turned.length, 5);
+  await ed.locator('[data-testid=edit-undo]').click();
+  assert.deepEqual(await on(), drawn, 'undo takes the turn back');
+  await ed.locator('[data-testid=edit-redo]').click();
+  assert.deepEqual(await on(), turned, 'redo turns it again');
+  await ed.locator('[data-testid=edit-undo]').click();
+  await ed.locator('[data-testid=edit-right]').click();
+  assert.ok((await on()).includes('cell 2, 0, layer 0'), 'shifted right');
+  await ed.locator('[data-testid=edit-mirror]').click();
+  assert.equal((await on()).length, 5, 'mirrored, still five cubes');
+  await ed.locator('[data-testid=custom-name]').fill('Q');
+  await ed.locator('[data-testid=custom-add]').click();
+  const q = page.locator('[data-testid=design-piece][data-name=Q]');
+  await q.waitFor();
+  assert.equal(await q.locator('svg.piece-iso').count(), 1, 'a 3D piece is drawn as one solid piece');
+  // a library piece, opened, turned over and saved over itself
+  await addSet(page, 'Soma (7)');
+  await eventually('8 pieces', async () => (await page.locator('[data-testid=design-piece]').count()) === 8);
+  const kept = () => page.evaluate(() => JSON.parse(localStorage.getItem('tessera.designer')).puzzle);
+  const before = (await kept()).pieces.find((p) => p.name === 'A').cells;
+  await page.locator('[data-testid=design-piece][data-name=A] [data-testid=piece-edit]').click();
+  assert.equal((await on()).length, 4, 'the screw A opened in the editor');
+  assert.match(await ed.locator('[data-testid=custom-add]').textContent(), /Save A/);
+  await ed.locator('[data-testid=edit-tip]').click();
+  await ed.locator('[data-testid=custom-add]').click();
+  await eventually('A saved with new cells', async () =>
+    JSON.stringify((await kept()).pieces.find((p) => p.name === 'A').cells) !== JSON.stringify(before));
+  assert.equal((await kept()).pieces.length, 8, 'saved over itself, not added');
+  // how pieces may turn is the designer's to set
+  await page.locator('[data-testid=design-rotations]').selectOption('one-sided');
+  await eventually('one-sided kept', async () => (await kept()).rotations === 'one-sided');
+  await shot(page, 'designer-piece-editor');
 }));
 
 test('a 3D board as stacked layers with the Soma set', { timeout: T(60) }, withPage(async (page) => {

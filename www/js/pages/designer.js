@@ -14,6 +14,7 @@ import { pieceColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
 import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance } from '../shapes.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
 import { disconnectedPieces, readPuzzleFile } from '../preview.js';
+import { pieceEditor, isoPiece } from '../pieceeditor.js';
 
 const MAX_SIDE = 40;   // board width and height in the editor
 const MAX_LAYERS = 8;
@@ -295,13 +296,20 @@ export function mount(root, params = {}) {
       lo.addEventListener('change', () => { upd(); edited(); askFits(); });
       hi.addEventListener('change', () => { upd(); edited(); });
       pieceList.append(h('div', { class: 'designer-piece', 'data-testid': 'design-piece', 'data-name': p.name },
-        pieceThumb(p.cells, color),
+        p.cells.some((c) => c[2]) ? isoPiece(p.cells, color) : pieceThumb(p.cells, color),
         h('span', { class: 'designer-piece-name', title: `${p.cells.length} cells`, text: p.name }),
         h('span', { class: 'muted designer-piece-size', text: `${p.cells.length}` }),
         h('span', { class: 'designer-piece-fits', 'data-testid': 'piece-fits' }),
         h('label', { class: 'designer-count' }, lo, h('span', { text: '–' }), hi),
-        h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'aria-label': `Remove ${p.name}`, text: '✕',
-          onclick: () => { st.pieces.splice(i, 1); changed(); } })));
+        h('span', { class: 'designer-piece-buttons' },
+          h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'data-testid': 'piece-edit', 'aria-label': `Edit ${p.name}`, text: '✎',
+            onclick: () => {
+              if (!editor.edit(p)) { setNote.textContent = `${p.name} is larger than the editor's 8×8×8.`; return; }
+              editorBox.open = true;
+              editorBox.scrollIntoView({ block: 'nearest' });
+            } }),
+          h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'aria-label': `Remove ${p.name}`, text: '✕',
+            onclick: () => { st.pieces.splice(i, 1); changed(); } }))));
     });
     drawFits();
     markActions();
@@ -317,29 +325,26 @@ export function mount(root, params = {}) {
     }
   }
 
-  // a custom piece, drawn on a 5x5 grid
-  const custom = new Set();
-  const customName = h('input', { type: 'text', 'data-testid': 'custom-name', value: 'A', class: 'num-small', 'aria-label': 'New piece name' });
-  const customGrid = h('div', { class: 'custom-grid', 'data-testid': 'custom-grid' });
-  function drawCustom() {
-    clear(customGrid);
-    for (let y = 0; y < 5; y++) for (let x = 0; x < 5; x++) {
-      const on = custom.has(`${x},${y}`);
-      customGrid.append(h('button', { type: 'button', class: `custom-cell${on ? ' on' : ''}`, 'aria-pressed': String(on), 'aria-label': `cell ${x}, ${y}`,
-        onclick: () => { if (on) custom.delete(`${x},${y}`); else custom.add(`${x},${y}`); drawCustom(); } }));
-    }
-  }
-  const addCustom = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'custom-add', text: 'Add this piece',
-    onclick: () => {
-      if (custom.size === 0) { setNote.textContent = 'Click cells of the small grid first.'; return; }
-      const piece = { name: customName.value.trim() || 'A', cells: [...custom].map((k) => [...k.split(',').map(Number), 0]) };
+  // a piece drawn or edited in layers (pieceeditor.js)
+  const editorBox = h('details', { class: 'designer-custom' }, h('summary', { text: 'Draw or edit a piece' }));
+  const editor = pieceEditor({
+    onNote: (t) => { setNote.textContent = t; },
+    onSave: (piece, replacing) => {
       const loose = disconnectedPieces([piece]).length > 0;
+      const warn = loose ? ` Warning: the cells of piece "${piece.name}" are not all connected (side to side). The puzzle can be solved as it is, but such a piece is rarely meant.` : '';
+      const old = replacing ? st.pieces.find((p) => p.name === replacing) : null;
+      if (old) {
+        old.cells = piece.cells;
+        if (piece.name !== old.name && !st.pieces.some((p) => p.name === piece.name)) old.name = piece.name;
+        changed();
+        setNote.textContent = `Saved ${old.name}.${warn}`;
+        return;
+      }
       const raised = addPieces([piece]);
-      setNote.textContent = raised.length ? `That shape is ${raised[0]}, already in the list: its count went up.`
-        : loose ? `Warning: the cells of piece "${piece.name}" are not all connected (side to side). The puzzle can be solved as it is, but such a piece is rarely meant.` : '';
-      custom.clear();
-      drawCustom();
-    } });
+      setNote.textContent = raised.length ? `That shape is ${raised[0]}, already in the list: its count went up.` : warn.trim();
+    },
+  });
+  editorBox.append(editor.el);
 
   // ---- balance ----------------------------------------------------------------
   const balanceBox = h('div', { class: 'designer-balance', 'data-testid': 'balance', 'aria-live': 'polite' });
@@ -425,8 +430,14 @@ export function mount(root, params = {}) {
     updateBalance();
     askFits();
     rotNote.textContent = st.rotations === 'one-sided' ? 'Pieces may not be turned over (one-sided).' : '';
+    rotSelect.value = st.rotations;
   }
   const rotNote = h('small', { class: 'muted' });
+  const rotSelect = h('select', { 'data-testid': 'design-rotations', 'aria-label': 'How pieces may turn' },
+    h('option', { value: 'all', text: 'Pieces turn in space (and over)' }),
+    h('option', { value: 'one-sided', text: 'One-sided: turned in the plane only' }),
+    h('option', { value: 'none', text: 'Fixed orientation: moved only' }));
+  rotSelect.addEventListener('change', () => { st.rotations = rotSelect.value; changed(); });
 
   // ---- the puzzle JSON, in and out ------------------------------------------------
   function puzzle() {
@@ -625,13 +636,10 @@ export function mount(root, params = {}) {
         h('div', { class: 'designer-toolbar' }, setSelect,
           h('button', { type: 'button', class: 'btn btn-small btn-ghost', text: 'Remove all', 'data-testid': 'pieces-clear',
             onclick: () => { st.pieces = []; st.rotations = 'all'; changed(); } })),
-        setNote, rotNote,
+        h('div', { class: 'designer-toolbar' }, rotSelect, rotNote), setNote,
         balanceBox,
         pieceList, fitsNote,
-        h('details', { class: 'designer-custom' },
-          h('summary', { text: 'Draw a piece' }),
-          h('div', { class: 'designer-toolbar' }, h('label', {}, 'Name ', customName), addCustom),
-          customGrid))),
+        editorBox)),
     h('section', { class: 'card' },
       h('h2', { text: 'Check, save and run' }),
       h('div', { class: 'designer-toolbar' }, optionBox,
@@ -641,7 +649,6 @@ export function mount(root, params = {}) {
       h('h3', { text: 'Batch: the board with a hole at each position' }),
       batchRow)));
   markChoices(); /* the buttons exist now: the chosen tool and brush show pressed */
-  drawCustom();
 
   const ready = (async () => {
     try {

@@ -1,0 +1,185 @@
+// pieceeditor.js — the designer's piece editor: a piece drawn in layers
+// (up to 8 x 8 x 8 cells), or an existing one opened for editing; turned
+// about the vertical axis, tipped over, mirrored, shifted; every change
+// undoable; saved as a new piece or over the one opened.  And a small
+// isometric drawing of a piece, so that a 3D piece in a list reads as one
+// piece rather than as loose slices.
+
+import { h, s, clear } from './dom.js';
+import { normalize } from './shapes.js';
+
+export const EDIT_MAX = 8; // cells per side of the editor's box
+
+const key = (x, y, z) => `${x},${y},${z}`;
+const parse = (k) => k.split(',').map(Number);
+
+/**
+ * The editor.  onSave(piece, replacing) gets {name, cells} (normalised) and
+ * the name of the piece it replaces (null for a new one); onNote(text)
+ * reports what happened.  Returns {el, edit(piece)}.
+ */
+export function pieceEditor({ onSave, onNote }) {
+  let box = { w: 5, h: 5, l: 1 };
+  let cells = new Set();
+  let replacing = null; // the name of the piece opened for editing
+  const undo = [], redo = [];
+
+  const name = h('input', { type: 'text', 'data-testid': 'custom-name', value: 'A', class: 'num-small', 'aria-label': 'Piece name' });
+  const dim = (testid, label, v) => h('input', { type: 'number', min: '1', max: String(EDIT_MAX), step: '1', value: String(v), class: 'num-tiny', 'data-testid': testid, 'aria-label': label });
+  const wIn = dim('edit-w', 'Editor width', box.w), hIn = dim('edit-h', 'Editor depth', box.h), lIn = dim('edit-l', 'Editor layers', box.l);
+  const grids = h('div', { class: 'edit-layers', 'data-testid': 'custom-grid' });
+  const view = h('div', { class: 'edit-view', 'aria-hidden': 'true' });
+  const saveBtn = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'custom-add', text: 'Add this piece' });
+  const undoBtn = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'edit-undo', text: 'Undo' });
+  const redoBtn = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'edit-redo', text: 'Redo' });
+
+  const snapshot = () => ({ box: { ...box }, cells: new Set(cells) });
+  function restore(sn) { box = { ...sn.box }; cells = new Set(sn.cells); sync(); }
+  /* Every change goes through here: undoable, and redo forgets the future. */
+  function change(fn) {
+    const before = snapshot();
+    fn();
+    undo.push(before);
+    redo.length = 0;
+    sync();
+  }
+
+  function sync() {
+    wIn.value = box.w; hIn.value = box.h; lIn.value = box.l;
+    clear(grids);
+    for (let z = 0; z < box.l; z++) {
+      const g = h('div', { class: 'custom-grid', 'data-z': z });
+      g.style.gridTemplateColumns = `repeat(${box.w}, 1.6rem)`;
+      for (let y = 0; y < box.h; y++) for (let x = 0; x < box.w; x++) {
+        const on = cells.has(key(x, y, z));
+        g.append(h('button', {
+          type: 'button', class: `custom-cell${on ? ' on' : ''}`, 'aria-pressed': String(on),
+          'aria-label': box.l === 1 ? `cell ${x}, ${y}` : `cell ${x}, ${y}, layer ${z}`,
+          onclick: () => change(() => { if (on) cells.delete(key(x, y, z)); else cells.add(key(x, y, z)); }),
+        }));
+      }
+      grids.append(box.l > 1 ? h('figure', { class: 'edit-layer' }, g, h('figcaption', { class: 'muted', text: `layer ${z}` })) : g);
+    }
+    clear(view);
+    if (cells.size) view.append(isoPiece([...cells].map(parse), '#7fa7e0', 70));
+    undoBtn.disabled = undo.length === 0;
+    redoBtn.disabled = redo.length === 0;
+    saveBtn.textContent = replacing ? `Save ${replacing}` : 'Add this piece';
+  }
+
+  /* The cells moved by f, kept when they all stay in the box (the box
+   * grows to hold a turned piece). */
+  function transform(f, grow) {
+    const moved = [...cells].map(parse).map(f);
+    if (grow) {
+      const n = normalize(moved);
+      const nb = { w: Math.max(...n.map((c) => c[0])) + 1, h: Math.max(...n.map((c) => c[1])) + 1, l: Math.max(...n.map((c) => c[2])) + 1 };
+      if (nb.w > EDIT_MAX || nb.h > EDIT_MAX || nb.l > EDIT_MAX) { onNote('Turned, the piece would not fit the editor.'); return; }
+      change(() => {
+        box = { w: Math.max(box.w, nb.w), h: Math.max(box.h, nb.h), l: Math.max(box.l, nb.l) };
+        cells = new Set(n.map((c) => key(...c)));
+      });
+      return;
+    }
+    if (moved.some(([x, y, z]) => x < 0 || y < 0 || z < 0 || x >= box.w || y >= box.h || z >= box.l)) {
+      onNote('The piece is at the edge of the editor that way.');
+      return;
+    }
+    change(() => { cells = new Set(moved.map((c) => key(...c))); });
+  }
+  const act = (testid, text, title, fn) => h('button', { type: 'button', class: 'btn btn-small', 'data-testid': testid, text, title, onclick: fn });
+
+  // the box follows the fields as they are typed in, so that leaving a
+  // field (a click on the grid) rebuilds nothing under the pointer
+  for (const [input, k] of [[wIn, 'w'], [hIn, 'h'], [lIn, 'l']]) {
+    const resize = () => {
+      if (input.value === '') return;
+      const v = Math.max(1, Math.min(EDIT_MAX, Math.round(Number(input.value)) || 1));
+      if (v === box[k]) return;
+      change(() => {
+        box = { ...box, [k]: v };
+        for (const c of [...cells]) { const [x, y, z] = parse(c); if (x >= box.w || y >= box.h || z >= box.l) cells.delete(c); }
+      });
+    };
+    input.addEventListener('input', resize);
+    input.addEventListener('change', resize);
+  }
+  undoBtn.addEventListener('click', () => { if (undo.length) { redo.push(snapshot()); restore(undo.pop()); } });
+  redoBtn.addEventListener('click', () => { if (redo.length) { undo.push(snapshot()); restore(redo.pop()); } });
+  saveBtn.addEventListener('click', () => {
+    if (cells.size === 0) { onNote('Click cells of the grid first.'); return; }
+    const piece = { name: name.value.trim() || 'A', cells: normalize([...cells].map(parse)) };
+    const was = replacing;
+    replacing = null;
+    onSave(piece, was);
+    cells = new Set();
+    undo.length = 0; redo.length = 0;
+    sync();
+  });
+
+  const el = h('div', { class: 'piece-editor', 'data-testid': 'piece-editor' },
+    h('div', { class: 'designer-toolbar' },
+      h('label', {}, 'Name ', name), h('label', {}, 'Box ', wIn, '×', hIn, '×', lIn)),
+    h('div', { class: 'designer-toolbar', role: 'toolbar', 'aria-label': 'Piece tools' },
+      act('edit-turn', '⟳ Turn', 'A quarter turn about the vertical axis', () => transform(([x, y, z]) => [-y, x, z], true)),
+      act('edit-tip', '⤵ Tip over', 'A quarter turn about the x axis: layers become rows', () => transform(([x, y, z]) => [x, -z, y], true)),
+      act('edit-mirror', '⇋ Mirror', 'Its mirror image (left to right)', () => transform(([x, y, z]) => [box.w - 1 - x, y, z], false)),
+      act('edit-left', '←', 'Shift left', () => transform(([x, y, z]) => [x - 1, y, z], false)),
+      act('edit-right', '→', 'Shift right', () => transform(([x, y, z]) => [x + 1, y, z], false)),
+      act('edit-up', '↑', 'Shift up', () => transform(([x, y, z]) => [x, y - 1, z], false)),
+      act('edit-down', '↓', 'Shift down', () => transform(([x, y, z]) => [x, y + 1, z], false)),
+      undoBtn, redoBtn,
+      act('edit-clear', 'Clear', 'Start over', () => change(() => { cells = new Set(); replacing = null; }))),
+    h('div', { class: 'edit-area' }, grids, view),
+    h('div', { class: 'designer-toolbar' }, saveBtn));
+  sync();
+
+  return {
+    el,
+    /** Open a piece for editing; false when it is larger than the editor. */
+    edit(piece) {
+      const n = normalize(piece.cells);
+      const nb = { w: Math.max(...n.map((c) => c[0])) + 1, h: Math.max(...n.map((c) => c[1])) + 1, l: Math.max(...n.map((c) => c[2])) + 1 };
+      if (nb.w > EDIT_MAX || nb.h > EDIT_MAX || nb.l > EDIT_MAX) return false;
+      change(() => {
+        box = { w: Math.max(nb.w, 3), h: Math.max(nb.h, 3), l: nb.l };
+        cells = new Set(n.map((c) => key(...c)));
+        replacing = piece.name;
+      });
+      name.value = piece.name;
+      return true;
+    },
+  };
+}
+
+/** A small isometric drawing of a piece: each cube's three visible faces,
+ *  drawn back to front, so that a solid piece reads as one. */
+export function isoPiece(cellsIn, color, size = 44) {
+  const cells = normalize(cellsIn);
+  const set = new Set(cells.map((c) => key(...c)));
+  // screen position of the point (x, y, z): x to the lower right, y to the lower left, z up
+  const px = (x, y) => (x - y) * 0.866;
+  const py = (x, y, z) => (x + y) * 0.5 - z;
+  const pts = [];
+  for (const [x, y, z] of cells) for (const [dx, dy, dz] of [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1], [0, 1, 1], [1, 1, 1]])
+    pts.push([px(x + dx, y + dy), py(x + dx, y + dy, z + dz)]);
+  const minX = Math.min(...pts.map((p) => p[0])), maxX = Math.max(...pts.map((p) => p[0]));
+  const minY = Math.min(...pts.map((p) => p[1])), maxY = Math.max(...pts.map((p) => p[1]));
+  const u = Math.min(size / Math.max(maxX - minX, maxY - minY, 1), 14);
+  const P = (x, y, z) => `${((px(x, y) - minX) * u + 1).toFixed(1)},${((py(x, y, z) - minY) * u + 1).toFixed(1)}`;
+  const shade = (f) => { /* the colour darkened to f percent: the sides in shadow */
+    const n = parseInt(String(color).replace('#', ''), 16);
+    if (!/^#[0-9a-f]{6}$/i.test(color)) return color;
+    const c = [(n >> 16) & 255, (n >> 8) & 255, n & 255].map((v) => Math.round((v * f) / 100));
+    return `#${c.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+  };
+  const faces = [];
+  // back to front: larger x + y + z is nearer the viewer (up, and towards the lower edge)
+  for (const [x, y, z] of [...cells].sort((a, b) => (a[0] + a[1] + a[2]) - (b[0] + b[1] + b[2]) || a[2] - b[2])) {
+    if (!set.has(key(x, y, z + 1))) faces.push(s('polygon', { points: [P(x, y, z + 1), P(x + 1, y, z + 1), P(x + 1, y + 1, z + 1), P(x, y + 1, z + 1)].join(' '), fill: color }));
+    if (!set.has(key(x + 1, y, z))) faces.push(s('polygon', { points: [P(x + 1, y, z), P(x + 1, y + 1, z), P(x + 1, y + 1, z + 1), P(x + 1, y, z + 1)].join(' '), fill: shade(75) }));
+    if (!set.has(key(x, y + 1, z))) faces.push(s('polygon', { points: [P(x, y + 1, z), P(x + 1, y + 1, z), P(x + 1, y + 1, z + 1), P(x, y + 1, z + 1)].join(' '), fill: shade(55) }));
+  }
+  const W = (maxX - minX) * u + 2, H = (maxY - minY) * u + 2;
+  return s('svg', { class: 'piece-iso', width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'aria-hidden': 'true', stroke: '#33404f', 'stroke-width': 0.6 }, faces);
+}
