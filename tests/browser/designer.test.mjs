@@ -292,6 +292,50 @@ test('the piece editor: layers, turn, mirror, shift, undo and redo, a library pi
   await shot(page, 'designer-piece-editor');
 }));
 
+test('fixed pieces: kept from a job, drawn with the fixed brush, counted as the JSON puzzle is', { timeout: T(90) }, withPage(async (page) => {
+  // the 8x8 with a fixed 2x2 in the centre, opened from its job: the fixed piece is kept
+  const ref = await api('POST', '/api/v1/jobs', { puzzle: readPuzzle('pentominoes-8x8-fixed-center.json'), options: { limit: 1 } });
+  trackJob(ref.json.id);
+  await waitJob(ref.json.id);
+  await gotoRoute(page, `#/designer/job/${ref.json.id}`);
+  await eventually('the board with its fixed centre', async () => (await balance(page)).required === 60 &&
+    (await page.locator('rect[data-state=fix]').count()) === 4);
+  const kept = () => page.evaluate(() => JSON.parse(localStorage.getItem('tessera.designer')).puzzle);
+  const fixedOut = (await kept()).pieces.filter((p) => p.fixed);
+  assert.deepEqual(fixedOut.map((p) => [p.name, p.cells.length]), [['O', 4]], 'written back as the fixed piece O');
+  // a new design: a 4x4 board, two fixed corners drawn with the brush, seven dominoes
+  await page.locator('[data-testid=design-new]').click();
+  await setSize(page, 4, 4, 1);
+  await eventually('4x4', async () => (await balance(page)).required === 16);
+  await page.locator('[data-testid=brush-fix]').click();
+  await cell(page, 0, 0).click();
+  await cell(page, 3, 0).click();
+  await eventually('two fixed cells, 14 required', async () => (await balance(page)).required === 14);
+  await page.locator('details.designer-custom > summary').click();
+  const ed = page.locator('[data-testid=piece-editor]');
+  for (const x of [0, 1]) await ed.locator(`[aria-label="cell ${x}, 0"]`).click();
+  await ed.locator('[data-testid=custom-name]').fill('D');
+  await ed.locator('[data-testid=custom-add]').click();
+  const lo = page.locator('[data-testid=design-piece][data-name=D] [data-testid=piece-min]');
+  const hi = page.locator('[data-testid=design-piece][data-name=D] [data-testid=piece-max]');
+  await hi.fill('7'); await hi.dispatchEvent('change');
+  await lo.fill('7'); await lo.dispatchEvent('change');
+  await eventually('balanced', async () => (await balance(page)).ok);
+  const pz = await kept();
+  assert.deepEqual(pz.pieces.filter((p) => p.fixed).map((p) => p.cells), [[[0, 0, 0]], [[3, 0, 0]]], 'two fixed pieces');
+  await clearReady(page);
+  await page.locator('[data-testid=design-submit]').click();
+  await eventually('Submit opens the job page', async () => /^#\/jobs\/\d+$/.test(await page.evaluate(() => location.hash)));
+  await waitReady(page, 'job page');
+  const id = Number((await page.evaluate(() => location.hash)).split('/')[2]);
+  trackJob(id);
+  const job = await waitJob(id);
+  const direct = await api('POST', '/api/v1/jobs', { puzzle: pz, options: { unique: 'rotations' } });
+  trackJob(direct.json.id);
+  assert.equal(job.solutions, (await waitJob(direct.json.id)).solutions, 'the designed puzzle counts what its JSON counts');
+  assert.ok(job.solutions > 0, `some tilings (${job.solutions})`);
+}));
+
 test('a 3D board as stacked layers with the Soma set', { timeout: T(60) }, withPage(async (page) => {
   await gotoRoute(page, '#/designer');
   await setSize(page, 3, 3, 3);

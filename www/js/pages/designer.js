@@ -45,7 +45,8 @@ export function mount(root, params = {}) {
   const st = {
     name: 'My puzzle',
     w: 6, h: 6, layers: 1,
-    cells: new Map(),          // key -> 'req' | 'opt'
+    cells: new Map(),          // key -> 'req' | 'opt' | 'fix' (a fixed piece's cell)
+    fixedNames: new Map(),     // a fixed piece's cells (keys, sorted) -> its name, kept from a loaded puzzle
     pieces: [],                // {name, cells, min, max}
     rotations: 'all',
     tool: 'paint', brush: 'req',
@@ -118,7 +119,7 @@ export function mount(root, params = {}) {
               y >= Math.min(drag.y0, drag.y1) && y <= Math.max(drag.y0, drag.y1)) v = st.brush;
           svg.append(s('rect', {
             x: x * u, y: y * u, width: u, height: u, 'data-x': x, 'data-y': y, 'data-z': z, 'data-state': v,
-            class: `dcell dcell-${v}`, fill: v === 'req' ? '#7fa7e0' : v === 'opt' ? '#fff' : BOARD_FILL,
+            class: `dcell dcell-${v}`, fill: v === 'req' ? '#7fa7e0' : v === 'opt' ? '#fff' : v === 'fix' ? '#6b7685' : BOARD_FILL,
             stroke: v === 'empty' ? '#d5dbe3' : BOARD_STROKE, 'stroke-width': 1,
             'stroke-dasharray': v === 'opt' ? '3 2' : null,
           }));
@@ -350,7 +351,7 @@ export function mount(root, params = {}) {
   const balanceBox = h('div', { class: 'designer-balance', 'data-testid': 'balance', 'aria-live': 'polite' });
   function counts() {
     let req = 0, opt = 0;
-    for (const v of st.cells.values()) if (v === 'req') req++; else opt++;
+    for (const v of st.cells.values()) if (v === 'req') req++; else if (v === 'opt') opt++;
     return { req, opt };
   }
   function updateBalance() {
@@ -451,11 +452,36 @@ export function mount(root, params = {}) {
     cells.sort(order); optional.sort(order);
     const board = { cells };
     if (optional.length) board.optional = optional;
+    const pieces = st.pieces.map((p) => ({ name: p.name, cells: p.cells, count: p.min === p.max ? p.min : [p.min, p.max] }));
     return {
       version: 1, name: nameInput.value.trim() || 'My puzzle', board,
-      pieces: st.pieces.map((p) => ({ name: p.name, cells: p.cells, count: p.min === p.max ? p.min : [p.min, p.max] })),
+      pieces: pieces.concat(fixedPieces(new Set(pieces.map((p) => p.name)))),
       rotations: st.rotations, mirror: false,
     };
+  }
+  /* The fixed brush's cells as fixed pieces: each connected group of them
+   * one piece, named as the loaded puzzle named it, else fixed1, fixed2... */
+  function fixedPieces(taken) {
+    const left = new Set([...st.cells].filter(([, v]) => v === 'fix').map(([k]) => k));
+    const out = [];
+    for (const start of [...left]) {
+      if (!left.has(start)) continue;
+      const group = [], todo = [start];
+      left.delete(start);
+      while (todo.length) {
+        const k = todo.pop();
+        group.push(k);
+        const [x, y, z] = k.split(',').map(Number);
+        for (const n of [key(x + 1, y, z), key(x - 1, y, z), key(x, y + 1, z), key(x, y - 1, z), key(x, y, z + 1), key(x, y, z - 1)])
+          if (left.has(n)) { left.delete(n); todo.push(n); }
+      }
+      group.sort();
+      let name = st.fixedNames.get(group.join(';'));
+      for (let i = out.length + 1; !name || taken.has(name); i++) name = `fixed${i}`;
+      taken.add(name);
+      out.push({ name, cells: group.map((k) => k.split(',').map(Number)), fixed: true });
+    }
+    return out;
   }
   /* The design a new page starts with: a 6x6 board, every cell required. */
   function fresh() {
@@ -483,11 +509,12 @@ export function mount(root, params = {}) {
     const fixed = new Set();
     for (const p of pz.pieces || []) if (p.fixed) for (const c of p.cells) fixed.add(key(c[0], c[1], c[2] || 0));
     const mins = [0, 1, 2].map((k) => Math.min(...all.map((c) => c[k] || 0)));
+    const at = (c) => key(c[0] - mins[0], c[1] - mins[1], (c[2] || 0) - mins[2]);
     for (const c of all) {
       const k = key(c[0], c[1], c[2] || 0);
-      if (fixed.has(k)) continue; // the designer has no fixed pieces: their cells stay out
-      st.cells.set(key(c[0] - mins[0], c[1] - mins[1], (c[2] || 0) - mins[2]), opt.has(k) ? 'opt' : 'req');
+      st.cells.set(at(c), fixed.has(k) ? 'fix' : opt.has(k) ? 'opt' : 'req');
     }
+    st.fixedNames = new Map((pz.pieces || []).filter((p) => p.fixed).map((p) => [p.cells.map(at).sort().join(';'), p.name]));
     st.w = Math.min(MAX_SIDE, Math.max(1, ...all.map((c) => c[0] - mins[0] + 1)));
     st.h = Math.min(MAX_SIDE, Math.max(1, ...all.map((c) => c[1] - mins[1] + 1)));
     st.layers = Math.min(MAX_LAYERS, Math.max(1, ...all.map((c) => (c[2] || 0) - mins[2] + 1)));
@@ -500,7 +527,7 @@ export function mount(root, params = {}) {
     nameInput.value = pz.name || 'My puzzle';
     st.dirty = false;
     changed('load');
-    return fixed.size;
+    return 0; /* fixed pieces are kept now: nothing is left out */
   }
 
   // ---- actions ------------------------------------------------------------------
@@ -627,9 +654,10 @@ export function mount(root, params = {}) {
           h('span', { class: 'toolbar-gap' }),
           choice('brush', 'req', 'Required', 'brush-req', 'Cells every solution covers'),
           choice('brush', 'opt', 'Optional +', 'brush-opt', 'Cells a solution may leave empty'),
+          choice('brush', 'fix', 'Fixed ■', 'brush-fix', 'Cells of fixed pieces: part of the board, filled before the search (each connected group one piece)'),
           choice('brush', 'empty', 'Erase', 'brush-empty', 'Not part of the board')),
         boardArea,
-        h('small', { class: 'help' }, 'Blue: required; dashed with +: optional (a solution may leave it empty). ',
+        h('small', { class: 'help' }, 'Blue: required; dashed with +: optional (a solution may leave it empty); grey: fixed pieces. ',
           'Several layers make a 3D board, drawn bottom layer first.')),
       h('section', { class: 'card' },
         h('h2', { text: 'Pieces' }),
