@@ -527,7 +527,6 @@ export function mount(root, params = {}) {
     nameInput.value = pz.name || 'My puzzle';
     st.dirty = false;
     changed('load');
-    return 0; /* fixed pieces are kept now: nothing is left out */
   }
 
   // ---- actions ------------------------------------------------------------------
@@ -574,8 +573,8 @@ export function mount(root, params = {}) {
         throw new Error(`${f.name}: ${e.message}`);
       });
       if (!mayReplace(f.name)) { fileInput.value = ''; return; }
-      const dropped = load(v.puzzle);
-      result.textContent = `Opened ${f.name}${dropped ? ` (its ${dropped} cells of fixed pieces are left out)` : ''}.`;
+      load(v.puzzle);
+      result.textContent = `Opened ${f.name}.`;
     } catch (e) { showError(e); }
     fileInput.value = '';
   });
@@ -697,8 +696,8 @@ export function mount(root, params = {}) {
       try {
         const pz = await api.puzzle(params.job);
         if (mayReplace(`the puzzle of job ${params.job}`)) {
-          const dropped = load(pz);
-          result.textContent = `Opened the puzzle of job ${params.job}${dropped ? ` (its ${dropped} cells of fixed pieces are left out)` : ''}.`;
+          load(pz);
+          result.textContent = `Opened the puzzle of job ${params.job}.`;
         } else {
           result.textContent = `Kept your design; the puzzle of job ${params.job} was not opened.`;
         }
