@@ -74,3 +74,17 @@ test('one-sided pieces l and I are told apart in drawings and legends', { timeou
   assert.match(legend, /Mono/, `legend names too (${legend})`);
   await shot(page, 'onesided-l-and-I');
 }));
+
+test('a flat solution fits above the fold at 1280x900', { timeout: T(90) }, withPage(async (page) => {
+  const sub = await api('POST', '/api/v1/jobs', { puzzle: readPuzzle('pentominoes-6x10.json'), options: { limit: 2 } });
+  trackJob(sub.json.id);
+  await waitJob(sub.json.id);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await gotoRoute(page, `#/jobs/${sub.json.id}`);
+  const svg = page.locator('[data-testid=solution-view] svg.tiling').first();
+  await svg.waitFor();
+  const box = await svg.boundingBox();
+  assert.ok(box.y + box.height <= 900, `the drawing ends at ${Math.round(box.y + box.height)} px, above the fold`);
+  assert.ok(box.width > 500, `and is still large (${Math.round(box.width)} px wide)`);
+  await shot(page, 'job-1280x900');
+}));
