@@ -291,6 +291,23 @@ char *rmt_submit_body(const char *name, const char *text, size_t len, const tsr_
 
 static int watch_job(remote *r, long long id);
 
+/* POST a job body (freed here): prints the new job's id, then follows it
+ * with --watch.  Shared by submit and rerun. */
+static int post_job(remote *r, char *body, bool watch)
+{
+    json_t *job = NULL;
+    int status = rmt_call_json(r, "POST", "/api/v1/jobs", body, true, &job);
+    free(body);
+    if (status)
+        return status;
+    long long id = (long long)json_integer_value(json_object_get(job, "id"));
+    json_decref(job);
+    if (!r->json)
+        printf("%lld\n", id);
+    fflush(stdout);
+    return watch ? watch_job(r, id) : 0;
+}
+
 static int cmd_submit(remote *r, const args *a)
 {
     const char *name = tsr_file_name(a->operand);
@@ -319,18 +336,7 @@ static int cmd_submit(remote *r, const args *a)
     free(text);
     if (body == NULL)
         return status ? status : EXIT_USAGE;
-
-    json_t *job = NULL;
-    status = rmt_call_json(r, "POST", "/api/v1/jobs", body, true, &job);
-    free(body);
-    if (status)
-        return status;
-    long long id = (long long)json_integer_value(json_object_get(job, "id"));
-    if (!r->json)
-        printf("%lld\n", id);
-    fflush(stdout);
-    json_decref(job);
-    return a->watch ? watch_job(r, id) : 0;
+    return post_job(r, body, a->watch);
 }
 
 /* ---- status ----------------------------------------------------------------------------- */
@@ -697,20 +703,13 @@ static int cmd_rerun(remote *r, const args *a)
     json_decref(doc);
     json_decref(pz);
     json_decref(job);
-    job = NULL;
     if (status == 0 && body == NULL)
         status = EXIT_FAILED;
-    if (status == 0)
-        status = rmt_call_json(r, "POST", "/api/v1/jobs", body, true, &job);
-    free(body);
-    if (status)
+    if (status) {
+        free(body);
         return status;
-    long long id = (long long)json_integer_value(json_object_get(job, "id"));
-    json_decref(job);
-    if (!r->json)
-        printf("%lld\n", id);
-    fflush(stdout);
-    return a->watch ? watch_job(r, id) : 0;
+    }
+    return post_job(r, body, a->watch);
 }
 
 /* ---- solutions ----------------------------------------------------------------------------- */
