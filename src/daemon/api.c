@@ -75,21 +75,6 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
 #define EST_CONCURRENT 2
 #define EST_PREP_SECONDS 10.0 /* a preparation longer than this is a job's work */
 
-/* The estimate's preparation ends at EST_PREP_SECONDS or at shutdown. */
-typedef struct est_stop {
-    jm_manager *m;
-    double until;
-} est_stop;
-
-static int est_stop_now(void *ctx)
-{
-    est_stop *e = ctx;
-    base_lock(&e->m->mu);
-    bool shutdown = e->m->shutdown;
-    base_unlock(&e->m->mu);
-    return shutdown || base_now() > e->until;
-}
-
 static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
 {
     static atomic_int running;
@@ -107,8 +92,8 @@ static void op_estimate(void *ctx, const char *body, size_t len, srv_reply *rep)
     }
     tsr_solver *s = NULL;
     tsr_err err = {{0}};
-    est_stop es = {m, base_now() + EST_PREP_SECONDS};
-    int rc = tsr_solver_prepare(pz, &opt, &(tsr_stop){est_stop_now, &es}, &s, &err);
+    jm_deadline es = {m, base_now() + EST_PREP_SECONDS}; /* or at shutdown */
+    int rc = tsr_solver_prepare(pz, &opt, &(tsr_stop){jm_deadline_passed, &es}, &s, &err);
     if (rc == TSR_ECANCELED) {
         srv_reply_error(rep, 422, "request body: preparing this puzzle takes more than %.0f s "
                         "(its pieces have very many placements): submit it as a job, which "

@@ -143,18 +143,13 @@ json_t *jm_puzzle_json(const tsr_puzzle *pz)
 #define FITS_IMAGES 4000000L
 #define FITS_IMAGE_CELLS 2e7 /* about a second to compile: more is not tried */
 
-typedef struct fits_stop {
-    jm_manager *m;
-    double until;
-} fits_stop;
-
-static int fits_stop_now(void *ctx)
+int jm_deadline_passed(void *ctx)
 {
-    fits_stop *f = ctx;
-    base_lock(&f->m->mu);
-    bool shutdown = f->m->shutdown;
-    base_unlock(&f->m->mu);
-    return shutdown || base_now() > f->until;
+    jm_deadline *d = ctx;
+    base_lock(&d->m->mu);
+    bool shutdown = d->m->shutdown;
+    base_unlock(&d->m->mu);
+    return shutdown || base_now() > d->until;
 }
 
 bool jm_check_fits(jm_manager *m, const tsr_puzzle *pz, const tsr_options *opt, json_t **fits,
@@ -173,8 +168,8 @@ bool jm_check_fits(jm_manager *m, const tsr_puzzle *pz, const tsr_options *opt, 
         return false;
     }
     tsr_err err = {{0}};
-    fits_stop fs = {m, base_now() + FITS_SECONDS};
-    int rc = tsr_puzzle_fits(pz, opt, FITS_IMAGES, &(tsr_stop){fits_stop_now, &fs}, f, &err);
+    jm_deadline fs = {m, base_now() + FITS_SECONDS};
+    int rc = tsr_puzzle_fits(pz, opt, FITS_IMAGES, &(tsr_stop){jm_deadline_passed, &fs}, f, &err);
     if (rc == TSR_EINVAL) {
         srv_reply_error(rep, 422, "request body: $.puzzle: %s", err.msg);
     } else if (rc == TSR_ENOMEM) {

@@ -255,6 +255,13 @@ bool jm_read_puzzle(const char *body, size_t len, tsr_puzzle **pz, tsr_options *
  * puzzle and options, or false with the error (400, 413, 422) in rep. */
 bool jm_read_submission(jm_manager *m, const char *body, size_t len, tsr_puzzle **pz,
                         tsr_options *opt, srv_reply *rep);
+/* A tsr_stop for work done at the door on a server thread: it stops at
+ * `until` (base_now() seconds) or when the daemon shuts down. */
+typedef struct jm_deadline {
+    jm_manager *m;
+    double until;
+} jm_deadline;
+int jm_deadline_passed(void *ctx);
 /* Where each piece fits (tsr_puzzle_fits, bounded in time and size): false
  * with 422 in rep for a puzzle that can have no solution (a required piece
  * that fits nowhere, cells nothing covers), else true with *fits (may be
