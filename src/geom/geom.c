@@ -1,7 +1,11 @@
 /*
- * geom.c - the orthogonal transforms of the cubic lattice and shape
- * normalisation (see geom.h).  Everything here is pure computation.
+ * geom.c - the lattices: the cube's 48 orthogonal transforms, the plane
+ * lattices' 12, each lattice's neighbours, colouring and translations, and
+ * shape normalisation and orientations on any of them (see geom.h).
+ * Everything here is pure computation; a descriptor is filled on demand
+ * into the caller's memory.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,14 +91,187 @@ void geo_normalize(tsr_cell *cells, int n)
 int geo_orientations(const tsr_cell *cells, int n, const int *allowed, int nallowed,
                      tsr_cell *out)
 {
-    geo_mat t[GEO_NTRANSFORMS];
-    geo_transforms(t);
+    geo_lattice L;
+    geo_lattice_init(&L, TSR_LATTICE_CUBIC);
+    return geo_lattice_orientations(&L, cells, n, allowed, nallowed, out);
+}
+
+int geo_allowed_transforms(enum tsr_rotations rot, bool mirror, int out[GEO_NTRANSFORMS])
+{
+    geo_lattice L;
+    geo_lattice_init(&L, TSR_LATTICE_CUBIC);
+    return geo_lattice_allowed(&L, rot, mirror, out);
+}
+
+geo_mat geo_compose(const geo_mat *a, const geo_mat *b)
+{
+    geo_mat r;
+    for (int i = 0; i < 3; i++) {
+        int t = a->t[i];
+        for (int j = 0; j < 3; j++) {
+            int s = 0;
+            for (int k = 0; k < 3; k++)
+                s += a->m[i][k] * b->m[k][j];
+            r.m[i][j] = (signed char)s;
+            t += a->m[i][j] * b->t[j];
+        }
+        r.t[i] = (signed char)t;
+    }
+    return r;
+}
+
+/* ---- Lattices ---------------------------------------------------------- */
+
+const char *const tsr_lattice_names[] = {"cubic", "triangular", "hexagonal", NULL};
+
+int tsr_lattice_parse(const char *name)
+{
+    for (int i = 0; tsr_lattice_names[i] != NULL; i++)
+        if (strcmp(name, tsr_lattice_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* The plane lattices' group from its turn r (order 6) and flip f: r^k at
+ * index k, r^k f at 6 + k. */
+static void plane_group(geo_lattice *L, const geo_mat *r, const geo_mat *f)
+{
+    geo_mat rk = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, {0, 0, 0}};
+    for (int k = 0; k < 6; k++) {
+        L->map[k] = rk;
+        L->map[6 + k] = geo_compose(&rk, f);
+        L->planar[k] = 1;
+        L->planar[6 + k] = 0;
+        L->twin[k] = (unsigned char)(6 + k);
+        L->twin[6 + k] = (unsigned char)k;
+        rk = geo_compose(r, &rk);
+    }
+    L->ntransforms = L->nmotions = 12;
+    L->translate = 2;
+}
+
+static void set_nbr(geo_lattice *L, int kind, int n, const signed char (*d)[3])
+{
+    L->nnbr[kind] = n;
+    memcpy(L->nbr[kind], d, (size_t)n * sizeof *d);
+}
+
+void geo_lattice_init(geo_lattice *L, enum tsr_lattice id)
+{
+    memset(L, 0, sizeof *L);
+    L->id = id;
+    L->name = tsr_lattice_names[id];
+    L->nkinds = 1;
+    if (id == TSR_LATTICE_TRIANGULAR) {
+        /* Puzzler's: a turn by 60 degrees (x, y, z) -> (-y-1, x+y+z, 1-z),
+         * a flip (x, y, z) -> (-(x+y+z), y, z) */
+        const geo_mat r = {{{0, -1, 0}, {1, 1, 1}, {0, 0, -1}}, {-1, 0, 1}};
+        const geo_mat f = {{{-1, -1, -1}, {0, 1, 0}, {0, 0, 1}}, {0, 0, 0}};
+        plane_group(L, &r, &f);
+        static const signed char up[3][3] = {{0, 0, 1}, {-1, 0, 1}, {0, -1, 1}};
+        static const signed char down[3][3] = {{0, 0, -1}, {1, 0, -1}, {0, 1, -1}};
+        set_nbr(L, 0, 3, up);
+        set_nbr(L, 1, 3, down);
+        L->nkinds = 2;
+        L->coloured = true;
+    } else if (id == TSR_LATTICE_HEXAGONAL) {
+        /* Puzzler's: a turn (x, y) -> (-y, x+y), a flip (x, y) -> (-x, x+y) */
+        const geo_mat r = {{{0, -1, 0}, {1, 1, 0}, {0, 0, 1}}, {0, 0, 0}};
+        const geo_mat f = {{{-1, 0, 0}, {1, 1, 0}, {0, 0, 1}}, {0, 0, 0}};
+        plane_group(L, &r, &f);
+        static const signed char d[6][3] = {{-1, 0, 0}, {0, -1, 0}, {1, -1, 0},
+                                            {1, 0, 0},  {0, 1, 0},  {-1, 1, 0}};
+        set_nbr(L, 0, 6, d);
+    } else {
+        geo_transforms(L->map);
+        L->ntransforms = GEO_NTRANSFORMS;
+        L->nmotions = GEO_NPROPER;
+        for (int i = 0; i < GEO_NTRANSFORMS; i++) {
+            L->planar[i] = geo_is_planar(&L->map[i]);
+            L->twin[i] = (unsigned char)(i < GEO_NPROPER ? i + GEO_NPROPER : i - GEO_NPROPER);
+        }
+        L->translate = 3;
+        /* the order images.h's neighbour ids use: -x, -y, -z, +x, +y, +z */
+        static const signed char d[6][3] = {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1},
+                                            {1, 0, 0},  {0, 1, 0},  {0, 0, 1}};
+        set_nbr(L, 0, 6, d);
+        L->coloured = true;
+    }
+}
+
+bool geo_lattice_has(const geo_lattice *L, tsr_cell c)
+{
+    switch (L->id) {
+    case TSR_LATTICE_TRIANGULAR: return c.z == 0 || c.z == 1;
+    case TSR_LATTICE_HEXAGONAL: return c.z == 0;
+    default: return true;
+    }
+}
+
+int geo_lattice_neighbours(const geo_lattice *L, tsr_cell c, tsr_cell out[GEO_MAX_NBR])
+{
+    int kind = L->nkinds > 1 ? c.z : 0;
+    assert(kind >= 0 && kind < L->nkinds);
+    for (int i = 0; i < L->nnbr[kind]; i++) {
+        const signed char *d = L->nbr[kind][i];
+        out[i] = (tsr_cell){c.x + d[0], c.y + d[1], c.z + d[2]};
+    }
+    return L->nnbr[kind];
+}
+
+int geo_lattice_colour(const geo_lattice *L, tsr_cell c)
+{
+    if (!L->coloured)
+        return -1;
+    if (L->id == TSR_LATTICE_TRIANGULAR)
+        return c.z & 1;
+    return (c.x + c.y + c.z) & 1;
+}
+
+void geo_lattice_normalize(const geo_lattice *L, tsr_cell *cells, int n)
+{
+    if (n <= 0)
+        return;
+    if (L->translate == 3) {
+        geo_normalize(cells, n);
+        return;
+    }
+    tsr_cell lo = geo_min_corner(cells, n);
+    for (int i = 0; i < n; i++) {
+        cells[i].x -= lo.x;
+        cells[i].y -= lo.y;
+    }
+    qsort(cells, (size_t)n, sizeof *cells, geo_cell_cmp);
+}
+
+int geo_lattice_allowed(const geo_lattice *L, enum tsr_rotations rot, bool mirror,
+                        int out[GEO_NTRANSFORMS])
+{
+    unsigned char on[GEO_NTRANSFORMS] = {0};
+    for (int i = 0; i < L->nmotions; i++) {
+        bool ok = rot == TSR_ROT_ALL || (rot == TSR_ROT_ONE_SIDED && L->planar[i]) || i == 0;
+        if (ok) {
+            on[i] = 1;
+            if (mirror)
+                on[L->twin[i]] = 1;
+        }
+    }
+    int n = 0;
+    for (int i = 0; i < L->ntransforms; i++)
+        if (on[i])
+            out[n++] = i;
+    return n;
+}
+
+int geo_lattice_orientations(const geo_lattice *L, const tsr_cell *cells, int n,
+                             const int *allowed, int nallowed, tsr_cell *out)
+{
     int count = 0;
     for (int a = 0; a < nallowed; a++) {
         tsr_cell *dst = out + (size_t)count * n;
         for (int i = 0; i < n; i++)
-            dst[i] = geo_apply(&t[allowed[a]], cells[i]);
-        geo_normalize(dst, n);
+            dst[i] = geo_apply(&L->map[allowed[a]], cells[i]);
+        geo_lattice_normalize(L, dst, n);
         int dup = 0;
         for (int j = 0; j < count && !dup; j++)
             dup = memcmp(out + (size_t)j * n, dst, (size_t)n * sizeof *dst) == 0;
@@ -102,26 +279,4 @@ int geo_orientations(const tsr_cell *cells, int n, const int *allowed, int nallo
             count++;
     }
     return count;
-}
-
-int geo_allowed_transforms(enum tsr_rotations rot, bool mirror, int out[GEO_NTRANSFORMS])
-{
-    geo_mat t[GEO_NTRANSFORMS];
-    geo_transforms(t);
-    int n = 0;
-    for (int i = 0; i < GEO_NTRANSFORMS; i++) {
-        bool proper = i < GEO_NPROPER;
-        /* the improper twin of a rotation is i - 24; it is allowed exactly
-         * when its proper partner is and mirrors are on */
-        int base = proper ? i : i - GEO_NPROPER;
-        bool ok;
-        switch (rot) {
-        case TSR_ROT_ALL: ok = true; break;
-        case TSR_ROT_ONE_SIDED: ok = geo_is_planar(&t[base]); break;
-        default: ok = base == 0; break;
-        }
-        if (ok && (proper || mirror))
-            out[n++] = i;
-    }
-    return n;
 }
