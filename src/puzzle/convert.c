@@ -11,9 +11,12 @@
  * The writers print to a FILE *; here they print into memory, so that a
  * refusal leaves nothing half-written for the caller to clean up.  What
  * tsr_write_polycube refuses without words is said here, before it is
- * called: the format has no count ranges, optional cells, "rotations":
- * "none" or mirror images of 3D pieces, and its names cannot hold blanks
- * or its separators.
+ * called: the format has no counts (tsr_write_polycube, made for the
+ * sub-puzzles of partial assemblies, writes copies as pieces NAME_1,
+ * NAME_2, ..., which read back as distinct pieces: the counts would not
+ * be the puzzle's), no count ranges, optional cells, "rotations": "none"
+ * or mirror images of 3D pieces, and its names cannot hold blanks or its
+ * separators.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +86,12 @@ static int polycube_check(const tsr_puzzle *pz, tsr_err *err)
             return tsr_err_set(err, TSR_EUNSUPP, "piece %s: the count range [%d, %d]: a polycube "
                                                  "definition has no ranges, only pieces",
                                p->name, p->count_min, p->count);
+        if (p->count > 1 && !p->fixed)
+            return tsr_err_set(err, TSR_EUNSUPP, "piece %s: %d copies: a polycube definition has "
+                                                 "no counts, and as %d pieces %s_1, %s_2, ... "
+                                                 "every solution would count once per "
+                                                 "permutation of the copies",
+                               p->name, p->count, p->count, p->name, p->name);
         if (!tsr_polycube_name_ok(p->name))
             return tsr_err_set(err, TSR_EUNSUPP, "piece %s: a polycube name has no blanks, "
                                                  "control characters or ':' '=' ',' '#', and is "

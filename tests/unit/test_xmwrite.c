@@ -342,6 +342,7 @@ START_TEST(convert_formats_and_refusals)
     } polycube_refuses[] = {
         {"pentominoes-any5-5x5.json", "the count range [0, 1]: a polycube definition has no ranges"},
         {"pentominoes-any7-6x6-optional-centre.json", "4 optional board cells: a polycube"},
+        {"dominoes-6x6.json", "piece D: 18 copies: a polycube definition has no counts"},
     };
     for (size_t i = 0; i < sizeof polycube_refuses / sizeof *polycube_refuses; i++) {
         pz = load(polycube_refuses[i].file);
