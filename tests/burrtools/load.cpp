@@ -8,12 +8,13 @@
  *
  * Output, one fact a line, so a script can grep it:
  *   shapes 3
- *   shape 1 "L" 3x2x1 filled 4 variable 0
+ *   shape 1 3x2x1 filled 4 variable 0 name L
  *   problems 1
- *   problem 1 "Soma" result 8 pieces 7 parts 7
+ *   problem 1 result 8 pieces 7 parts 7 name Soma cube
  *   part 1 shape 1 min 1 max 1
  *   assemblies 240
- * Exit status 0, or 1 with a message on stderr when BurrTools refuses the
+ * A name, the rest of its line after "name ", may hold any character but
+ * a line break.  Exit status 0, or 1 with a message on stderr when BurrTools refuses the
  * file (its parser's or its assertions' text) or cannot assemble it.
  *
  * Built by tests/burrtools/run.sh against a BurrTools source tree; never
@@ -56,15 +57,15 @@ void describe(const puzzle_c &p)
             filled += v->getState(k) == voxel_c::VX_FILLED;
             variable += v->getState(k) == voxel_c::VX_VARIABLE;
         }
-        std::printf("shape %u \"%s\" %ux%ux%u filled %u variable %u\n", i + 1,
-                    v->getName().c_str(), v->getX(), v->getY(), v->getZ(), filled, variable);
+        std::printf("shape %u %ux%ux%u filled %u variable %u name %s\n", i + 1, v->getX(),
+                    v->getY(), v->getZ(), filled, variable, v->getName().c_str());
     }
     std::printf("problems %u\n", p.getNumberOfProblems());
     for (unsigned i = 0; i < p.getNumberOfProblems(); i++) {
         const problem_c *pr = p.getProblem(i);
-        std::printf("problem %u \"%s\" result %d pieces %u parts %u\n", i + 1,
-                    pr->getName().c_str(), pr->resultValid() ? (int)pr->getResultId() + 1 : 0,
-                    pr->getNumberOfPieces(), pr->getNumberOfParts());
+        std::printf("problem %u result %d pieces %u parts %u name %s\n", i + 1,
+                    pr->resultValid() ? (int)pr->getResultId() + 1 : 0, pr->getNumberOfPieces(),
+                    pr->getNumberOfParts(), pr->getName().c_str());
         for (unsigned k = 0; k < pr->getNumberOfParts(); k++)
             std::printf("part %u shape %u min %u max %u\n", k + 1, pr->getShapeIdOfPart(k) + 1,
                         pr->getPartMinimum(k), pr->getPartMaximum(k));
