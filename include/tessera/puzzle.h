@@ -196,6 +196,42 @@ int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
 /* The whole puzzle as JSON version 1 (one object, pretty-printed). */
 int tsr_write_puzzle_json(FILE *f, const tsr_puzzle *pz);
 
+/* The whole puzzle as a BurrTools file (src/puzzle/xmwrite.c): gzip-
+ * compressed XML (the XML itself when gzip is false) with a shape per
+ * mobile piece, the board as the result shape (optional cells variable
+ * voxels, fixed pieces carved out: BurrTools has none) and one problem
+ * named after the puzzle, the pieces' counts or ranges.  What BurrTools
+ * cannot express is refused, err naming it: a piece that the puzzle's
+ * "rotations" or "mirror" give other orientations on the board than
+ * BurrTools' 24 rotations (TSR_EUNSUPP), text XML cannot carry
+ * (TSR_EUNSUPP), more than tsr_puzzle_read_xmpuzzle reads back
+ * (TSR_ETOOBIG).  Nothing is written then. */
+int tsr_write_xmpuzzle(FILE *f, const tsr_puzzle *pz, bool gzip, tsr_err *err);
+
+/* ---- Converting (src/puzzle/convert.c) --------------------------------
+ * A whole puzzle in one of the formats the readers read, for `tessera
+ * convert` and POST /api/v1/convert. */
+enum tsr_format {
+    TSR_FORMAT_JSON = 0,     /* Puzzle JSON version 1 */
+    TSR_FORMAT_POLYCUBE = 1, /* a polycube definition file */
+    TSR_FORMAT_XMPUZZLE = 2  /* a BurrTools file, gzip-compressed */
+};
+/* The formats' names ("json", "polycube", "xmpuzzle"), NULL after the last. */
+extern const char *const tsr_format_names[];
+/* The format named `name`, or -1. */
+int tsr_format_parse(const char *name);
+/* The format a file name's extension says (.json; .txt or .polycube;
+ * .xmpuzzle), or -1. */
+int tsr_format_of_path(const char *path);
+/* A format's file extension (".json", ".txt", ".xmpuzzle") and media type. */
+const char *tsr_format_extension(enum tsr_format format);
+const char *tsr_format_media_type(enum tsr_format format);
+/* pz in `format`, whole, into a new buffer (*out, to free; *len bytes):
+ * 0, or a negative code with err naming what the format cannot express
+ * (*out NULL). */
+int tsr_puzzle_write(const tsr_puzzle *pz, enum tsr_format format, char **out, size_t *len,
+                     tsr_err *err);
+
 #include "options.h" /* after everything it uses from this file */
 
 #endif

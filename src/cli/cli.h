@@ -77,6 +77,9 @@ int cli_remote_main(int argc, char **argv);
 /* tessera verify RECORD ... (verify.c): re-run a record's tasks. */
 int cli_verify_main(int argc, char **argv);
 
+/* tessera convert IN ... (convert.c): a puzzle file in another format. */
+int cli_convert_main(int argc, char **argv);
+
 /* True when cmd is one of the commands cli_remote_main runs. */
 bool cli_is_remote_command(const char *cmd);
 

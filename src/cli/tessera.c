@@ -5,6 +5,7 @@
  *   tessera estimate [options] FILE  how long solve would take (Knuth's estimate)
  *   tessera submit|status|watch|solutions|pause|resume|cancel|delete ...
  *                                    talk to the daemon (remote.c)
+ *   tessera convert [--to=FORMAT] [-o OUT] IN   a puzzle in another format (convert.c)
  *   tessera version | help [options [--markdown]]
  *
  * Solutions go to stdout, progress and errors to stderr; the summary goes
@@ -50,6 +51,9 @@ static const char *usage_head =
     "       tessera rerun [--watch] ID   (a job's puzzle and options again, as a new job)\n"
     "       tessera verify [--tasks=all|N-M,...] [--sample=K [--seed=S]] [--threads=N]\n"
     "                      [--quiet] RECORD   (re-run a record's tasks and compare)\n"
+    "       tessera convert [--problem=N|NAME] [--to=json|polycube|xmpuzzle] [-o OUT] IN\n"
+    "                      (IN in another format: Puzzle JSON, a polycube definition\n"
+    "                      or a BurrTools .xmpuzzle; --to or OUT's extension says which)\n"
     "       tessera version\n"
     "       tessera help [options [--markdown]]   (this, or the job options alone)\n"
     "  (--server and --token go before or after a daemon command's name)\n"
@@ -833,6 +837,8 @@ static int dispatch(int argc, char **argv)
         return cmd_estimate(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)
         return cli_verify_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "convert") == 0)
+        return cli_convert_main(argc - 1, argv + 1);
     if (cli_is_remote_command(cmd))
         return cli_remote_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

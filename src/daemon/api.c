@@ -64,6 +64,61 @@ static void op_validate(void *ctx, const char *body, size_t len, srv_reply *rep)
     reply_json(rep, 200, o);
 }
 
+/* A file name for pz in a format: its name's letters and digits, other
+ * runs as one '-', at most 64 of them; "puzzle" when nothing is left. */
+static void file_name(const tsr_puzzle *pz, enum tsr_format format, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = pz->name ? pz->name : ""; *p && n < 64; p++) {
+        char c = *p;
+        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (keep)
+            out[n++] = c;
+        else if (n > 0 && out[n - 1] != '-')
+            out[n++] = '-';
+    }
+    while (n > 0 && out[n - 1] == '-')
+        n--;
+    out[n] = '\0';
+    snprintf(out + n, cap - n, "%s%s", n ? "" : "puzzle", tsr_format_extension(format));
+}
+
+/* POST /api/v1/convert?to=FORMAT: the body read as a submit body (400 for
+ * its shape, 422 for a puzzle the reader refuses), then written whole in
+ * FORMAT by the library's one writer (tsr_puzzle_write, as `tessera
+ * convert`); what the format cannot express is 422, named.  Nothing is
+ * solved or stored: the door's costly checks do not apply. */
+static void op_convert(void *ctx, const char *to, const char *body, size_t len, srv_reply *rep)
+{
+    (void)ctx;
+    int format = tsr_format_parse(to);
+    if (format < 0) {
+        srv_reply_error(rep, 400, "query parameter to: %s json, polycube or xmpuzzle%s%.20s%s",
+                        to[0] ? "expected" : "required:", to[0] ? ", got \"" : "", to,
+                        to[0] ? "\"" : "");
+        return;
+    }
+    tsr_puzzle *pz = NULL;
+    tsr_options opt;
+    if (!jm_read_puzzle(body, len, &pz, &opt, rep))
+        return;
+    char *out = NULL;
+    size_t n = 0;
+    tsr_err err = {{0}};
+    int rc = tsr_puzzle_write(pz, (enum tsr_format)format, &out, &n, &err);
+    if (rc != 0) {
+        srv_reply_error(rep, rc == TSR_ENOMEM ? 500 : 422, "request body: cannot be written as %s: %s",
+                        tsr_format_names[format], err.msg);
+    } else {
+        rep->status = 200;
+        rep->text = out;
+        rep->text_len = n;
+        rep->content_type = tsr_format_media_type((enum tsr_format)format);
+        file_name(pz, (enum tsr_format)format, rep->filename, sizeof rep->filename);
+    }
+    tsr_puzzle_free(pz);
+}
+
 /* POST /api/v1/estimate.  Its cost is bounded: the descents stop after
  * EST_SECONDS, the timing run after EST_RATE_SECONDS, on the calling
  * server thread; preparing the solver comes on top, given up after
@@ -886,7 +941,7 @@ void jm_ops(jm_manager *m, srv_ops *ops)
                      .action = op_action, .solutions = op_solutions,
                      .export_next = op_export_next, .puzzles = op_puzzles,
                      .options = op_options,
-                     .validate = op_validate, .estimate = op_estimate,
+                     .validate = op_validate, .estimate = op_estimate, .convert = op_convert,
                      .job_puzzle = op_job_puzzle, .job_record = op_job_record, .batch_submit = jm_batch_submit,
                      .batches = jm_batches,
                      .health = op_health, .metrics = op_metrics, .wait_change = op_wait_change};

@@ -170,6 +170,15 @@ enum MHD_Result srv_answer(srv_server *s, struct MHD_Connection *c, srv_reply *r
     }
     if (r->location[0])
         MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, r->location);
+    /* a name of plain characters only: nothing a header could be split by */
+    if (r->filename[0] && status < 400 && strspn(r->filename, "abcdefghijklmnopqrstuvwxyz"
+                                                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789._-") ==
+                                              strlen(r->filename)) {
+        char cd[sizeof r->filename + 32];
+        snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", r->filename);
+        MHD_add_response_header(resp, "Content-Disposition", cd);
+    }
     if (status == 401)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                                 "Bearer realm=\"tesserad\"");

@@ -17,8 +17,9 @@
 
 /* ---- routes ------------------------------------------------------------------ */
 
-/* Per route: the methods it answers, the query parameters its GET takes,
- * whether it is under the token rule for non-loopback listeners. */
+/* Per route: the methods it answers, the query parameters it takes (a
+ * route that answers GET: its GET and HEAD only), whether it is under the
+ * token rule for non-loopback listeners. */
 const srv_route srv_routes[] = {
     [R_NONE] = {0, 0, false},
     [R_JOBS] = {M_GET | M_HEAD | M_POST, Q_STATE | Q_AFTER | Q_LIMIT, true},
@@ -38,6 +39,7 @@ const srv_route srv_routes[] = {
     [R_BATCH] = {M_GET | M_HEAD, 0, true},
     [R_OPTIONS] = {M_GET | M_HEAD, 0, true},
     [R_JOB_RECORD] = {M_GET | M_HEAD, 0, true},
+    [R_CONVERT] = {M_POST, Q_TO, true},
 };
 
 static int hexval(char ch)
@@ -181,6 +183,8 @@ enum route srv_route_of(const char *url, struct req *q)
         return R_ESTIMATE;
     if (strcmp(url, "/api/v1/options") == 0)
         return R_OPTIONS;
+    if (strcmp(url, "/api/v1/convert") == 0)
+        return R_CONVERT;
     if ((p = after_prefix(url, "/api/v1/puzzles"))) {
         if (*p == 0)
             return R_PUZZLES;
@@ -207,7 +211,7 @@ enum MHD_Result srv_query_param(void *cls, enum MHD_ValueKind kind, const char *
         const char *name;
         unsigned bit;
     } params[] = {{"state", Q_STATE}, {"after", Q_AFTER}, {"limit", Q_LIMIT},
-                  {"format", Q_FORMAT}, {"all", Q_ALL}};
+                  {"format", Q_FORMAT}, {"all", Q_ALL}, {"to", Q_TO}};
     char k[ECHO_MAX * 2], v[ECHO_MAX * 2];
     srv_printable(k, sizeof k, key, strlen(key));
     const char *val = value ? value : "";
@@ -257,6 +261,13 @@ enum MHD_Result srv_query_param(void *cls, enum MHD_ValueKind kind, const char *
             snprintf(q->qerr, sizeof q->qerr,
                      "query parameter format: expected json, text or jsonl, got \"%s\"", v);
         }
+        break;
+    case Q_TO: /* the format's name: the daemon knows the formats and checks it */
+        if (strlen(val) < sizeof q->to)
+            memcpy(q->to, val, strlen(val) + 1);
+        else
+            snprintf(q->qerr, sizeof q->qerr,
+                     "query parameter to: expected json, polycube or xmpuzzle, got \"%s\"", v);
         break;
     case Q_ALL:
         if (strcmp(val, "1") == 0)

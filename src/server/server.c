@@ -252,7 +252,10 @@ static bool begin(srv_server *s, struct MHD_Connection *c, struct req *q, const 
         return false;
     }
     if (q->route != R_STATIC) {
-        srv_query_ctx qc = {q, (q->method & (M_GET | M_HEAD)) ? srv_routes[q->route].query : 0};
+        /* a route that answers GET takes its parameters there; a POST-only
+         * one (convert) on its POST */
+        bool takes = (q->method & (M_GET | M_HEAD)) || !(srv_routes[q->route].methods & M_GET);
+        srv_query_ctx qc = {q, takes ? srv_routes[q->route].query : 0};
         MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, srv_query_param, &qc);
         srv_check_export_params(q);
         if (q->qerr[0]) {
@@ -310,7 +313,7 @@ static enum MHD_Result take_body(srv_server *s, struct req *q, const char *data,
     q->received += n;
     if (q->received <= s->max_body) {
         if (((q->route == R_JOBS || q->route == R_BATCHES) && q->method == M_POST) ||
-            q->route == R_VALIDATE || q->route == R_ESTIMATE)
+            q->route == R_VALIDATE || q->route == R_ESTIMATE || q->route == R_CONVERT)
             return base_buf_add(&q->body, data, n) == TSR_OK ? MHD_YES : MHD_NO;
         return MHD_YES;
     }
@@ -365,6 +368,9 @@ static enum MHD_Result dispatch(srv_server *s, struct MHD_Connection *c, struct 
         break;
     case R_ESTIMATE:
         s->ops.estimate(ctx, q->body.data ? q->body.data : "", q->body.len, &r);
+        break;
+    case R_CONVERT:
+        s->ops.convert(ctx, q->to, q->body.data ? q->body.data : "", q->body.len, &r);
         break;
     case R_BATCHES:
         if (q->method == M_POST)

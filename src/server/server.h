@@ -46,6 +46,8 @@ typedef struct srv_reply {
     size_t text_len;
     const char *content_type; /* a static string, e.g. "text/plain; charset=utf-8" */
     char location[128];
+    char filename[128];       /* not empty: Content-Disposition: attachment; filename="..."
+                                 (letters, digits and . _ - only) */
     char message[1024];
 } srv_reply;
 
@@ -90,6 +92,10 @@ typedef struct srv_ops {
      * Knuth's estimate of its search and its time (a few seconds of one
      * core at most); nothing is stored. */
     void (*estimate)(void *ctx, const char *body, size_t len, srv_reply *r);
+    /* POST /api/v1/convert?to=FORMAT: a submit body's puzzle written as a
+     * file in FORMAT ("" when the query did not give one), answered as
+     * text with its content_type and filename; nothing is stored. */
+    void (*convert)(void *ctx, const char *to, const char *body, size_t len, srv_reply *r);
     /* GET /api/v1/jobs/{id}/puzzle: the job's puzzle, normalised. */
     void (*job_puzzle)(void *ctx, int64_t id, srv_reply *r);
     /* GET /api/v1/jobs/{id}/record: a completed record job's record

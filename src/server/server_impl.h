@@ -78,16 +78,17 @@ static inline guard_conn *srv_conn_guard(struct MHD_Connection *c)
 
 /* ---- route.c ---- */
 enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_DELETE = 8 };
-enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8, Q_ALL = 16 };
+enum { Q_STATE = 1, Q_AFTER = 2, Q_LIMIT = 4, Q_FORMAT = 8, Q_ALL = 16, Q_TO = 32 };
 
 enum route {
     R_NONE, R_JOBS, R_JOB, R_JOB_ACTION, R_SOLUTIONS, R_EVENTS, R_JOB_PUZZLE,
     R_PUZZLES, R_PUZZLE, R_VALIDATE, R_ESTIMATE, R_HEALTH, R_METRICS, R_STATIC,
-    R_BATCHES, R_BATCH, R_OPTIONS, R_JOB_RECORD
+    R_BATCHES, R_BATCH, R_OPTIONS, R_JOB_RECORD, R_CONVERT
 };
 
-/* Per route: the methods it answers, the query parameters its GET takes,
- * whether it is under the token rule for non-loopback listeners. */
+/* Per route: the methods it answers, the query parameters it takes (a
+ * route that answers GET: its GET and HEAD only), whether it is under the
+ * token rule for non-loopback listeners. */
 typedef struct srv_route {
     unsigned methods;
     unsigned query;
@@ -110,6 +111,7 @@ struct req {
     bool text;
     bool jsonl;               /* format=jsonl: the export (with all=1) */
     bool all;                 /* all=1 */
+    char to[16];              /* to=FORMAT (R_CONVERT), "" when not given */
     char qerr[512];           /* first bad query parameter, "" when none */
     srv_reply early;          /* a refusal decided from the headers (status 0: none) */
     char allow[64];           /* its Allow header (405), "" when none */

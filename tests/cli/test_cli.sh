@@ -243,6 +243,58 @@ check "estimate bad order exit 2" '[ $rc -eq 2 ] && grep -q "heuristic" "$tmp/er
 "$T" help >"$tmp/out"
 check "help documents estimate" 'grep -q "tessera estimate" "$tmp/out" && grep -q -- "--probes=N" "$tmp/out"'
 
+# convert: every pair of formats, each output read back and counted (the
+# Soma cube: 480 up to rotations); the format from --to or OUT's extension
+cp "$S/puzzles/soma-cube.json" "$tmp/soma.json"
+cp "$S/puzzles/polycube/soma-cube.txt" "$tmp/soma.txt"
+"$T" convert "$tmp/soma.json" -o "$tmp/soma.xmpuzzle" 2>"$tmp/err"; rc=$?
+check "convert json -> xmpuzzle by extension: exit 0, quiet" '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+check "convert xmpuzzle output is gzip" '[ "$(head -c 2 "$tmp/soma.xmpuzzle" | od -An -tx1 | tr -d " ")" = "1f8b" ]'
+for from in json txt xmpuzzle; do
+    for to in json polycube xmpuzzle; do
+        "$T" convert --to=$to "$tmp/soma.$from" >"$tmp/conv.$from.$to" 2>"$tmp/err"; rc=$?
+        check "convert $from -> $to: exit 0" '[ $rc -eq 0 ] && [ -s "$tmp/conv.$from.$to" ]'
+        "$T" solve -q --json "$tmp/conv.$from.$to" >"$tmp/out" 2>/dev/null
+        check "convert $from -> $to: reads back, 480 solutions" 'grep -q "\"solutions\": *480" "$tmp/out"'
+    done
+done
+"$T" convert "$tmp/soma.xmpuzzle" -o "$tmp/back.txt" && "$T" solve -q --json --unique=mirror "$tmp/back.txt" >"$tmp/out"
+check "convert xmpuzzle -> polycube by extension, 240 up to reflections" 'grep -q "\"solutions\": *240" "$tmp/out"'
+# a BurrTools file's problem by number and name
+"$T" convert --problem=Square --to=json "$S/tests/fuzz/corpus/xmpuzzle/soma.xmpuzzle" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "convert --problem=NAME: the 3x3 square with its optional centre and range" '[ $rc -eq 0 ] && grep -q "\"optional\": *\[\[1, *1, *0\]\]" "$tmp/out" && grep -q "\"count\": *\[0, *3\]" "$tmp/out"'
+"$T" convert --problem=3 --to=json "$S/tests/fuzz/corpus/xmpuzzle/soma.xmpuzzle" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "convert --problem out of range: exit 2, says how many" '[ $rc -eq 2 ] && grep -q "the file has 2 problems" "$tmp/err" && [ ! -s "$tmp/out" ]'
+"$T" convert --problem=1 --to=json "$tmp/soma.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "convert --problem of a JSON file: exit 2" '[ $rc -eq 2 ] && grep -q "problem is for BurrTools files" "$tmp/err"'
+# refusals name what the format cannot say, and leave OUT as it was
+echo keep >"$tmp/kept.xmpuzzle"
+"$T" convert "$S/puzzles/onesided-pentominoes-3x30.json" -o "$tmp/kept.xmpuzzle" 2>"$tmp/err"; rc=$?
+check "convert one-sided -> xmpuzzle refused: exit 2, names the piece and rule" '[ $rc -eq 2 ] && grep -q "cannot be written as xmpuzzle: piece F: \"rotations\": \"one-sided\"" "$tmp/err"'
+check "a refused convert leaves OUT as it was, no temporary left" '[ "$(cat "$tmp/kept.xmpuzzle")" = keep ] && [ -z "$(ls "$tmp" | grep "tmp-")" ]'
+"$T" convert --to=polycube "$S/puzzles/pentominoes-any5-5x5.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "convert ranges -> polycube refused: exit 2, says why" '[ $rc -eq 2 ] && grep -q "count range \[0, 1\]: a polycube definition has no ranges" "$tmp/err" && [ ! -s "$tmp/out" ]'
+"$T" convert "$S/puzzles/dominoes-6x6.json" -o "$tmp/dominoes.txt" 2>"$tmp/err"; rc=$?
+check "convert copies -> polycube refused: exit 2, no file" '[ $rc -eq 2 ] && grep -q "piece D: 18 copies: a polycube definition has no counts" "$tmp/err" && [ ! -e "$tmp/dominoes.txt" ]'
+"$T" convert "$S/puzzles/pentominoes-8x8-fixed-center.json" -o "$tmp/fixed.xmpuzzle" 2>"$tmp/err"; rc=$?
+check "convert a fixed piece -> xmpuzzle: written with a note" '[ $rc -eq 0 ] && grep -q "note: BurrTools has no fixed pieces" "$tmp/err"'
+"$T" solve -q --json --unique=raw "$tmp/fixed.xmpuzzle" >"$tmp/out"
+check "the fixed piece carved out: the same 520 solutions" 'grep -q "\"solutions\": *520" "$tmp/out"'
+"$T" convert --to=yaml "$tmp/soma.json" 2>"$tmp/err"; rc=$?
+check "convert --to unknown: exit 2" '[ $rc -eq 2 ] && grep -q "expected json, polycube or xmpuzzle" "$tmp/err"'
+"$T" convert "$tmp/soma.json" -o "$tmp/soma.out" 2>"$tmp/err"; rc=$?
+check "convert without a format: exit 2, says how to give one" '[ $rc -eq 2 ] && grep -q "say the format with --to" "$tmp/err" && [ ! -e "$tmp/soma.out" ]'
+"$T" convert --to=json "$tmp/soma.json" -o "$tmp/x.xmpuzzle" 2>"$tmp/err"; rc=$?
+check "convert --to against OUT's extension: exit 2" '[ $rc -eq 2 ] && [ ! -e "$tmp/x.xmpuzzle" ]'
+"$T" convert --to=json "$tmp/missing.json" 2>"$tmp/err"; rc=$?
+check "convert a missing file: exit 2, names it" '[ $rc -eq 2 ] && grep -q "missing.json: No such file" "$tmp/err"'
+if command -v script >/dev/null; then # a terminal on stdout: binary refused
+    script -qec "\"$T\" convert --to=xmpuzzle \"$tmp/soma.json\"" /dev/null >"$tmp/out" 2>&1; rc=$?
+    check "convert xmpuzzle to a terminal: exit 2, says to use -o" '[ $rc -eq 2 ] && grep -q "give -o FILE.xmpuzzle" "$tmp/out"'
+fi
+"$T" help >"$tmp/out"
+check "help documents convert" 'grep -q "tessera convert \[--problem=N|NAME\] \[--to=json|polycube|xmpuzzle\] \[-o OUT\] IN" "$tmp/out"'
+
 # a write error (a full disk) is an error, whatever was written before it
 if [ -w /dev/full ]; then
     "$T" solve -q "$S/puzzles/pentominoes-6x10.json" >/dev/full 2>"$tmp/err"; rc=$?

@@ -9,7 +9,10 @@
  *   2. round-trips it: tsr_write_puzzle_json -> tsr_puzzle_read_json must
  *      give back an identical puzzle, and tsr_write_polycube ->
  *      tsr_puzzle_read_polycube must give back the same free volume, piece
- *      volume and number of mobile copies,
+ *      volume and number of mobile copies; tsr_write_xmpuzzle ->
+ *      tsr_puzzle_read_xmpuzzle must give back the same free and optional
+ *      cells and the same mobile pieces, in order, with their counts and
+ *      ranges (fixed pieces carved out of the board),
  *   3. prepares a solver (tsr_solver_new) and, for small puzzles, runs a
  *      bounded search (limit 1, stopped by the progress callback after
  *      ~10 ms); every solution the engine reports is checked (it must cover
@@ -207,6 +210,57 @@ static void fuzz_roundtrip_polycube(const tsr_puzzle *pz)
     free(buf);
 }
 
+/* What a BurrTools file keeps: the mobile pieces in order, their sizes,
+ * counts and ranges, and the free and optional cells (fixed pieces become
+ * holes). */
+static bool fuzz_same_burrtools(const tsr_puzzle *a, const tsr_puzzle *b)
+{
+    if (tsr_puzzle_free_volume(a) != tsr_puzzle_free_volume(b) || a->noptional != b->noptional ||
+        b->rotations != TSR_ROT_ALL || b->mirror)
+        return false;
+    int k = 0;
+    for (int i = 0; i < a->npieces; i++) {
+        const tsr_piece *p = &a->pieces[i];
+        if (p->fixed)
+            continue;
+        if (k >= b->npieces)
+            return false;
+        const tsr_piece *q = &b->pieces[k++];
+        if (strcmp(p->name, q->name) != 0 || p->ncells != q->ncells || p->count != q->count ||
+            p->count_min != q->count_min || q->fixed)
+            return false;
+    }
+    return k == b->npieces;
+}
+
+static void fuzz_roundtrip_xmpuzzle(const tsr_puzzle *pz)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    tsr_err err = {{0}};
+    int rc = tsr_write_xmpuzzle(m, pz, pz->ncells % 2 == 0, &err); /* both kinds */
+    fclose(m);
+    if (rc == 0) {
+        tsr_puzzle *back = NULL;
+        tsr_err err2 = {{0}};
+        int rc2 = tsr_puzzle_read_xmpuzzle(buf, len, "roundtrip", NULL, &back, &err2);
+        fuzz_check_read("tsr_puzzle_read_xmpuzzle(roundtrip)", rc2, back, &err2);
+        if (rc2 != 0)
+            fuzz_die("tsr_write_xmpuzzle output does not read back: %s", err2.msg);
+        if (!fuzz_same_burrtools(pz, back))
+            fuzz_die("tsr_write_xmpuzzle output reads back as a different puzzle");
+        tsr_puzzle_free(back);
+    } else if (rc != TSR_EUNSUPP && rc != TSR_ETOOBIG) {
+        fuzz_die("tsr_write_xmpuzzle failed on a valid puzzle: %d (%s)", rc, err.msg);
+    } else if (len != 0 || strnlen(err.msg, sizeof err.msg) == 0) {
+        fuzz_die("tsr_write_xmpuzzle refused (%d) without a message or after writing", rc);
+    }
+    free(buf);
+}
+
 static void fuzz_writers(const tsr_puzzle *pz)
 {
     int rc = tsr_write_solution_text(fuzz_devnull, pz, NULL);
@@ -217,6 +271,7 @@ static void fuzz_writers(const tsr_puzzle *pz)
         fuzz_die("tsr_write_solution_json(no placements) failed: %d (%s)", rc, tsr_strerror(rc));
     fuzz_roundtrip_json(pz);
     fuzz_roundtrip_polycube(pz);
+    fuzz_roundtrip_xmpuzzle(pz);
 }
 
 /* ---- the engine --------------------------------------------------------------- */

@@ -95,6 +95,10 @@ export const api = {
   remove: (id) => request('DELETE', `/api/v1/jobs/${id}`),
   submit: (body) => postJSON('/api/v1/jobs', body),
   validate: (body) => postJSON('/api/v1/validate', body),
+  /** A submit body's puzzle as a file (to: json, polycube, xmpuzzle), a Blob. */
+  async convert(body, to) {
+    return (await request('POST', `/api/v1/convert?to=${encodeURIComponent(to)}`, { body })).blob();
+  },
   library: () => getJSON('/api/v1/puzzles'),
   async libraryFile(file) {
     return (await request('GET', `/api/v1/puzzles/${encodeURIComponent(file)}`)).text();

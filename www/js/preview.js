@@ -1,9 +1,11 @@
 // preview.js — draws a puzzle (normalised form, cell lists) before solving:
 // the board with fixed pieces in place, every piece in its colour, a legend;
 // and finds pieces whose cells do not hang together (a warning, not an
-// error: such a piece is legal, but rarely meant).
+// error: such a piece is legal, but rarely meant); reads a puzzle file
+// (a BurrTools file inflated) and lets the user choose one of a BurrTools
+// file's problems.
 
-import { h } from './dom.js';
+import { h, clear } from './dom.js';
 import { colorMap } from './colors.js';
 import { drawTiling, drawLayers, elide } from './render2d.js';
 import { Viewer3D } from './render3d.js';
@@ -94,4 +96,57 @@ export async function readPuzzleFile(file) {
     return new Response(stream).text();
   }
   return new TextDecoder().decode(bytes);
+}
+
+/**
+ * The problems of a BurrTools file's XML, as the daemon and `--problem`
+ * number them: [{number, name}], from 1 in the file's order (the
+ * <problem>s of <puzzle><problems>).  [] when the text is no BurrTools
+ * puzzle: the daemon says what is wrong with it.
+ */
+export function burrToolsProblems(text) {
+  if (!String(text).trimStart().startsWith('<')) return [];
+  const doc = new DOMParser().parseFromString(text, 'application/xml');
+  const root = doc.documentElement;
+  if (!root || root.nodeName !== 'puzzle' || doc.getElementsByTagName('parsererror').length) return [];
+  const out = [];
+  for (const list of root.children) {
+    if (list.nodeName !== 'problems') continue;
+    for (const p of list.children) if (p.nodeName === 'problem') out.push({ number: out.length + 1, name: p.getAttribute('name') || '' });
+  }
+  return out;
+}
+
+/**
+ * A chooser of a BurrTools file's problem, shown only when the file has
+ * several: "2: Square" (number from 1, then the name).  set(problems)
+ * fills it (the choice kept when the list is the same), value() is the
+ * chosen number, or undefined when hidden (the daemon's default: the
+ * first).  onChange(number) may answer false (or a promise of it) to put
+ * the previous choice back; `what` ends the note under it.
+ */
+export function problemChooser(testid, onChange, what = 'the one chosen is the one previewed, estimated and solved') {
+  const select = h('select', { id: testid, 'data-testid': testid });
+  const note = h('small', { class: 'help', 'data-testid': `${testid}-note` });
+  const el = h('div', { class: 'field problem-chooser', hidden: true },
+    h('label', { for: testid, text: 'Problem of the BurrTools file' }), select, note);
+  let shown = '', last = '';
+  select.addEventListener('change', async () => {
+    const ok = await onChange?.(Number(select.value));
+    if (ok === false) select.value = last; else last = select.value;
+  });
+  return {
+    el,
+    set(problems) {
+      const sig = JSON.stringify(problems);
+      if (sig === shown) return;
+      shown = sig;
+      clear(select);
+      for (const p of problems) select.append(h('option', { value: String(p.number), text: `${p.number}: ${p.name || '(no name)'}` }));
+      note.textContent = `The file holds ${problems.length} problems; ${what}.`;
+      el.hidden = problems.length < 2;
+      last = select.value;
+    },
+    value() { return el.hidden ? undefined : Number(select.value); },
+  };
 }

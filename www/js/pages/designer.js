@@ -3,17 +3,19 @@
 // or by flood fill, required or optional, as one layer or stacked layers;
 // pick pieces from the generated sets (shapes.js), the Soma, Tetris and
 // Bedlam sets and any library puzzle, or draw one; set each piece's count or
-// range and see the balance live; save and load the design as puzzle JSON;
-// then validate, estimate, submit it as a job, or submit a batch of its hole
-// variants (POST /api/v1/batches), counting as the job options' fields say
-// (built from the daemon's list, options.js).
+// range and see the balance live; save and load the design as puzzle JSON,
+// open any puzzle file (a BurrTools file's problem chosen when it has
+// several) and save it as a BurrTools file (the daemon writes it: POST
+// /api/v1/convert); then validate, estimate, submit it as a job, or submit
+// a batch of its hole variants (POST /api/v1/batches), counting as the job
+// options' fields say (built from the daemon's list, options.js).
 
 import { h, s, clear, downloadBlob, slug } from '../dom.js';
 import { api, postJSON } from '../api.js';
 import { pieceColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
 import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance } from '../shapes.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
-import { disconnectedPieces, readPuzzleFile } from '../preview.js';
+import { disconnectedPieces, readPuzzleFile, burrToolsProblems, problemChooser } from '../preview.js';
 import { pieceEditor, isoPiece } from '../pieceeditor.js';
 
 const MAX_SIDE = 40;   // board width and height in the editor
@@ -539,7 +541,7 @@ export function mount(root, params = {}) {
   const showError = (e) => { errorBox.textContent = e.message; errorBox.hidden = false; };
   // a failed action leaves no "Estimating…" behind; the actions that need
   // pieces wait for them (instead of a message about $.puzzle.pieces)
-  const needPieces = new Set(['design-validate', 'design-estimate', 'design-submit', 'design-batch']);
+  const needPieces = new Set(['design-validate', 'design-estimate', 'design-submit', 'design-batch', 'design-save-burrtools']);
   const act = (testid, label, cls, fn) => h('button', { type: 'button', class: `btn ${cls}`, 'data-testid': testid, text: label,
     onclick: async (ev) => {
       const b = ev.currentTarget;
@@ -555,29 +557,49 @@ export function mount(root, params = {}) {
     }
   }
   const fileInput = h('input', { type: 'file', accept: '.json,.txt,.xmpuzzle,application/json,text/plain', 'data-testid': 'design-upload', 'aria-label': 'Open a puzzle file' });
+  // a BurrTools file with several problems: which one is open (choosing
+  // another opens it)
+  let opened = null; // {text, name}: the BurrTools file the chooser is for
+  const chooser = problemChooser('design-problem', async (n) => {
+    errorBox.hidden = true;
+    try { return await openText(opened.text, opened.name, n); } catch (e) { showError(e); return false; }
+  }, 'the one chosen is the one open here');
+  /* Open a puzzle file's text (problem: a BurrTools file's problem number). */
+  async function openText(text, fname, problem) {
+    // what the submit page takes: JSON, polycube text, a BurrTools file;
+    // JSON that does not parse goes as it is, so the daemon names the line
+    let body = null;
+    if (text.startsWith('<')) body = problem ? { xmpuzzle: text, problem } : { xmpuzzle: text };
+    else if (!text.startsWith('{')) body = { polycube: text };
+    else try { body = JSON.parse(text); } catch { body = text; }
+    const v = await api.validate(body).catch(async (e) => {
+      // a design that does not balance yet is still a design: read it as it is
+      if (body?.board?.cells && body.pieces?.every((p) => p.cells)) return { puzzle: body.puzzle || body };
+      throw new Error(`${fname}: ${e.message}`);
+    });
+    if (!mayReplace(problem ? `problem ${problem} of ${fname}` : fname)) return false;
+    load(v.puzzle);
+    const problems = opened?.text === text ? burrToolsProblems(text) : [];
+    const which = problems.length > 1 ? `, problem ${problem || 1} of ${problems.length}` : '';
+    result.textContent = `Opened ${fname}${which}.`;
+    return true;
+  }
   fileInput.addEventListener('change', async () => {
     const f = fileInput.files[0];
     if (!f) return;
     errorBox.hidden = true;
     try {
-      // what the submit page takes: JSON, polycube text, a BurrTools file;
-      // JSON that does not parse goes as it is, so the daemon names the line
       const text = (await readPuzzleFile(f)).trim();
-      let body = null;
-      if (text.startsWith('<')) body = { xmpuzzle: text };
-      else if (!text.startsWith('{')) body = { polycube: text };
-      else try { body = JSON.parse(text); } catch { body = text; }
-      const v = await api.validate(body).catch(async (e) => {
-        // a design that does not balance yet is still a design: read it as it is
-        if (body?.board?.cells && body.pieces?.every((p) => p.cells)) return { puzzle: body.puzzle || body };
-        throw new Error(`${f.name}: ${e.message}`);
-      });
-      if (!mayReplace(f.name)) { fileInput.value = ''; return; }
-      load(v.puzzle);
-      result.textContent = `Opened ${f.name}.`;
+      const problems = burrToolsProblems(text);
+      const before = opened;
+      opened = { text, name: f.name };
+      if (await openText(text, f.name, problems.length > 1 ? 1 : undefined)) chooser.set(problems);
+      else opened = before;
     } catch (e) { showError(e); }
     fileInput.value = '';
   });
+  /* What the designer holds is no longer a problem of that file. */
+  const forgetFile = () => { opened = null; chooser.set([]); };
 
   const holeSelect = h('select', { 'data-testid': 'hole-shape', 'aria-label': 'Hole shape' },
     h('option', { value: 'each-cell', text: 'one cell' }),
@@ -610,11 +632,24 @@ export function mount(root, params = {}) {
     act('design-new', 'New design', '', async () => {
       if (!mayReplace('a new, empty design')) return;
       fresh();
+      forgetFile();
       result.textContent = 'A new design: a 6×6 board, no pieces.';
     }),
     act('design-download', 'Download JSON', '', async () => {
       const pz = puzzle();
       downloadBlob(new Blob([JSON.stringify(pz, null, 1)], { type: 'application/json' }), `${slug(pz.name)}.json`);
+      st.dirty = false;
+      save();
+    }),
+    act('design-save-burrtools', 'Save as BurrTools', '', async () => {
+      // the daemon's writer (tessera convert's): what BurrTools cannot
+      // express (one-sided pieces, say) comes back named, as an error
+      const pz = puzzle();
+      const blob = await api.convert({ puzzle: pz }, 'xmpuzzle').catch((e) => {
+        throw new Error(`Cannot save as BurrTools: ${e.message.replace(/^cannot be written as xmpuzzle: /, '')}`);
+      });
+      downloadBlob(blob, `${slug(pz.name)}.xmpuzzle`);
+      result.textContent = `Saved ${slug(pz.name)}.xmpuzzle: BurrTools opens it${pz.pieces.some((p) => p.fixed) ? ' (fixed pieces are left out of its result shape: BurrTools has none)' : ''}.`;
       st.dirty = false;
       save();
     }));
@@ -671,6 +706,7 @@ export function mount(root, params = {}) {
       h('h2', { text: 'Check, save and run' }),
       h('div', { class: 'designer-toolbar' }, optionBox,
         h('label', {}, 'Open a file ', fileInput)),
+      chooser.el,
       modesHelp,
       actions, result,
       h('h3', { text: 'Batch: the board with a hole at each position' }),

@@ -5,12 +5,14 @@
 // document's options fill the form however it arrives (pasted, typed,
 // uploaded, picked); the server's errors are told in the user's terms (the
 // JSON path as they wrote it, a piece's name, the line, marked in the text
-// box); pieces that do not hang together get a warning.
+// box); pieces that do not hang together get a warning.  A BurrTools file
+// with several problems shows a chooser: the problem chosen is the one
+// previewed, estimated and submitted (the job's "problem").
 
 import { h, clear } from '../dom.js';
 import { api, postJSON } from '../api.js';
 import { fmtInt } from '../format.js';
-import { renderPreview, legend, disconnectedPieces, readPuzzleFile } from '../preview.js';
+import { renderPreview, legend, disconnectedPieces, readPuzzleFile, burrToolsProblems, problemChooser } from '../preview.js';
 import { pathSteps, parseWithOffsets, offsetOf, lineOf } from '../jsonpos.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
 
@@ -20,8 +22,9 @@ const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArr
  * Builds the request body from the text and the form's options.  In a job
  * document the form decides every option it has a field for (known: their
  * names), also by leaving one out; other keys go to the server as written.
+ * problem: a BurrTools file's problem number (undefined: the first).
  */
-export function buildBody(text, options, known = Object.keys(options)) {
+export function buildBody(text, options, known = Object.keys(options), problem = undefined) {
   const t = text.trim();
   if (!t) throw new Error('Paste a puzzle, upload a file or choose one from the library first.');
   let obj;
@@ -41,7 +44,7 @@ export function buildBody(text, options, known = Object.keys(options)) {
   // server reports the syntax error with its line and column.
   if (t.startsWith('{')) return text;
   // a BurrTools file (its XML: an upload is inflated in the browser)
-  if (t.startsWith('<')) return { xmpuzzle: text, options };
+  if (t.startsWith('<')) return problem ? { xmpuzzle: text, problem, options } : { xmpuzzle: text, options };
   return { polycube: text, options };
 }
 
@@ -98,7 +101,9 @@ export function mount(root) {
   // names marked (a textarea cannot colour a line of its own).
   const backdrop = h('div', { class: 'editor-backdrop', 'aria-hidden': 'true' });
   const editor = h('div', { class: 'editor' }, backdrop, textarea);
-  const fileInput = h('input', { type: 'file', id: 'puzzle-file', 'data-testid': 'puzzle-file', accept: '.json,.txt,application/json,text/plain' });
+  const fileInput = h('input', { type: 'file', id: 'puzzle-file', 'data-testid': 'puzzle-file', accept: '.json,.txt,.xmpuzzle,application/json,text/plain' });
+  // a BurrTools file's problems, when it has several: the one to solve
+  const chooser = problemChooser('problem-select', () => { resetPreview(); estimateOut.textContent = ''; showError(''); });
   const library = h('select', { id: 'library-select', 'data-testid': 'library-select' },
     h('option', { value: '', text: 'Loading the library…' }));
   // the option fields, once the daemon's list has come (options.js)
@@ -131,7 +136,8 @@ export function mount(root) {
           '. A job ({"puzzle": …, "options": …}) brings its options into the form below; what the form says is what the job gets.')),
       h('div', { class: 'field-row' },
         field('Upload a file', fileInput),
-        field('Or choose from the library', library))),
+        field('Or choose from the library', library)),
+      chooser.el),
     h('section', { class: 'card' },
       h('h2', { text: 'Options' }),
       jobOptions,
@@ -213,7 +219,7 @@ export function mount(root) {
 
   function body() {
     try {
-      return buildBody(textarea.value, options(), fields.map((f) => f.o.name));
+      return buildBody(textarea.value, options(), fields.map((f) => f.o.name), chooser.value());
     } catch (e) { showError(e.message); return null; }
   }
 
@@ -307,6 +313,7 @@ export function mount(root) {
   // the library no longer names what is in the box.
   textarea.addEventListener('input', () => {
     adoptOptions(textarea.value);
+    chooser.set(burrToolsProblems(textarea.value));
     if (library.value) { library.value = ''; status.textContent = ''; }
     markLine(0);
     showWarning('');
@@ -327,12 +334,14 @@ export function mount(root) {
       return;
     }
     adoptOptions(textarea.value);
+    const problems = burrToolsProblems(textarea.value);
+    chooser.set(problems);
     library.value = '';
     estimateOut.textContent = '';
     resetPreview();
     showError('');
     showWarning('');
-    status.textContent = `Loaded ${f.name}.`;
+    status.textContent = problems.length > 1 ? `Loaded ${f.name}: ${problems.length} problems; choose one below the upload.` : `Loaded ${f.name}.`;
   });
 
   library.addEventListener('change', async () => {
@@ -345,6 +354,7 @@ export function mount(root) {
       if (destroyed) return;
       textarea.value = text;
       adoptOptions(text);
+      chooser.set(burrToolsProblems(text));
       estimateOut.textContent = '';
       resetPreview();
       markLine(0);
