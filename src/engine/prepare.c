@@ -28,6 +28,13 @@
 /* candidates for the constrained piece whose search is estimated (those
  * with fewest placements first); each costs a few tens of milliseconds */
 #define MAX_ESTIMATED 16
+/* Flat boards: FILA fills cells in order (F) unless the E heuristic's
+ * search is estimated at least E_COST times smaller, E's nodes costing
+ * about that many of F's (3.5 to 4.8 measured on the one-sided
+ * pentominoes); weighed only for searches estimated above E_WEIGHED nodes
+ * with F, where the estimate's quarter second is nothing. */
+#define E_COST 5.0
+#define E_WEIGHED 1e9
 
 /* ---------------------------------------------------------------------------
  * Heuristic schedules
@@ -181,6 +188,21 @@ static void format_order(const char *heur, const double *angle, int P, char *out
  * Solver preparation
  */
 
+/* What build_plan allocates, freed (and the plan emptied for another). */
+static void free_plan(tsr_solver *s)
+{
+    free(s->heur);
+    free(s->angle);
+    free(s->rank);
+    free(s->ranks);
+    free(s->fila_heur);
+    free((void *)s->plan.rank);
+    s->heur = s->fila_heur = NULL;
+    s->angle = s->ranks = NULL;
+    s->rank = NULL;
+    memset(&s->plan, 0, sizeof s->plan);
+}
+
 void tsr_solver_free(tsr_solver *s)
 {
     if (s == NULL)
@@ -189,12 +211,7 @@ void tsr_solver_free(tsr_solver *s)
     sym_free(s->g);
     free(s->keep);
     free(s->alive);
-    free(s->heur);
-    free(s->angle);
-    free(s->rank);
-    free(s->ranks);
-    free(s->fila_heur);
-    free((void *)s->plan.rank);
+    free_plan(s);
     flt_parity_free(s->parity);
     free(s);
 }
@@ -427,11 +444,51 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
                 best = est[i];
                 s->ctype = cands[i];
             }
+        s->est_nodes = rc == 0 ? best : -1;
     }
     s->keep = malloc((size_t)(ip->nimages ? ip->nimages : 1));
     if (s->keep == NULL)
         return TSR_ENOMEM;
     return sym_filter_keep(ip, s->g, s->ctype, s->stop, s->keep);
+}
+
+/* FILA's heuristic on a flat board: F (cells in order, the cheapest node)
+ * unless E's search is estimated E_COST times smaller.  On most rectangles
+ * F wins (the 6x10, 6x15 and 5x18 pentominoes), but on a wide board like
+ * the 9x10 E's tree is 14 times smaller.  The estimate is Knuth's, as for
+ * the constrained piece, with E's lists and the same seed: the choice is
+ * the same on every run and any number of threads, and the configuration
+ * string names it, so a record pins it.  Runs after the constrained piece
+ * is chosen (with F's lists) and keeps that piece. */
+static int build_plan(tsr_solver *s, tsr_err *err);
+
+static int choose_schedule(tsr_solver *s, tsr_err *err)
+{
+    tsr_options *o = &s->opt;
+    if (!s->order_auto || s->ip->dims != 2 || !s->ip->exact || s->ctype < 0 ||
+        o->fila != s->P - 1 || o->fila < 2 || !(s->est_nodes > E_WEIGHED))
+        return 0;
+    char f_order[sizeof o->order];
+    memcpy(f_order, o->order, sizeof f_order);
+    snprintf(o->order, sizeof o->order, "s:e=%d", o->fila);
+    free_plan(s);
+    int rc = build_plan(s, err);
+    double est = -1;
+    fila *f = rc == 0 ? fila_new(s->ip, &s->plan) : NULL;
+    if (rc == 0 && f == NULL)
+        rc = TSR_ENOMEM;
+    if (rc == 0) {
+        fila_set_stop(f, s->stop);
+        est = estimate_candidate(s, f, s->ctype, 3000, NULL);
+    }
+    fila_free(f);
+    if (prep_asked(s))
+        return TSR_ECANCELED;
+    if (rc == 0 && est >= 0 && est * E_COST < s->est_nodes)
+        return 0; /* E it is */
+    memcpy(o->order, f_order, sizeof f_order);
+    free_plan(s);
+    return rc ? rc : build_plan(s, err);
 }
 
 /* A loose puzzle runs DLX alone: FILA fills every cell, and the parity
@@ -469,7 +526,8 @@ static void choose_defaults(tsr_solver *s)
         o->fila = s->ctype >= 0 ? s->P - 1 : s->P;
     if (o->fila > s->P)
         o->fila = s->P;
-    if (o->order[0] == '\0') {
+    s->order_auto = o->order[0] == '\0';
+    if (s->order_auto) {
         /* DLX keeps min-fit; FILA fills 2D boards in order and estimates the
          * most constrained cell in 3D, switching to the cheap order for the
          * last three pieces */
@@ -623,6 +681,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
         return TSR_ENOMEM;
     s->pz = pz;
     s->stop = stop;
+    s->est_nodes = -1;
     if (opt)
         s->opt = *opt;
     else
@@ -662,6 +721,8 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     if (rc == 0)
         rc = choose_constrained_piece(s, cands, ncands);
     free(cands);
+    if (rc == 0)
+        rc = choose_schedule(s, err);
     if (rc == 0) /* the options in force name the choice, so they reproduce it */
         snprintf(s->opt.redundancy, sizeof s->opt.redundancy, "%s",
                  s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name

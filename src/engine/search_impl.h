@@ -28,6 +28,8 @@ struct tsr_solver {
     sym_group *g;
     uint64_t mode_mask;
     int ctype;              /* type constrained by the redundancy filter, -1 */
+    double est_nodes;       /* the constrained search's estimated nodes, -1 unknown */
+    bool order_auto;        /* the schedule is the automatic one */
     unsigned char *keep;    /* redundancy filter flags */
     unsigned char *alive;   /* images left after the root filters */
     const tsr_stop *stop;   /* during tsr_solver_prepare only: its latch */

@@ -121,16 +121,23 @@ START_TEST(pentomino_figures_from_the_fila_article)
 }
 END_TEST
 
-/* The automatic redundancy piece is the same on any number of threads:
- * where the candidates' estimates run (the Tetris Cube's search is large:
- * the sphinx L wins), and where the quick look at the first candidate
- * cancels the estimates already started (the 6x10's is small: X, the
- * piece with the fewest placements, as polycube picks). */
-START_TEST(automatic_redundancy_on_any_threads)
+/* The automatic choices are the same on any number of threads: the
+ * redundancy piece where the candidates' estimates run (the Tetris Cube's
+ * search is large: the sphinx L wins), and where the quick look at the
+ * first candidate cancels the estimates already started (the 6x10's is
+ * small: X, the piece with the fewest placements, as polycube picks); and
+ * FILA's heuristic on a flat board, E where its estimated tree is more than
+ * five times smaller (the one-sided 9x10's is 14 times), else F (the
+ * one-sided 6x15's is 3.5 times smaller, its nodes 4 to 5 times dearer). */
+START_TEST(automatic_choices_on_any_threads)
 {
     static const struct {
         const char *file, *want;
-    } cases[] = {{"tetris-cube.json", "redundancy=L "}, {"pentominoes-6x10.json", "redundancy=X "}};
+    } cases[] = {{"tetris-cube.json", "redundancy=L "},
+                 {"pentominoes-6x10.json", "redundancy=X "},
+                 {"pentominoes-6x10.json", "order=s=12:f=11 "},
+                 {"records/onesided-pentominoes-9x10.json", "order=s=18:e=17 "},
+                 {"records/onesided-pentominoes-6x15.json", "order=s=18:f=17 "}};
     static const int threads[] = {1, 2, 3, 16};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         tsr_puzzle *pz = load(cases[c].file, NULL);
@@ -1022,7 +1029,7 @@ Suite *test_suite(void)
     TCase *tc = tcase_create("engine");
     tcase_set_timeout(tc, 360); /* the estimate brackets take 40 s on a quiet core */
     tcase_add_test(tc, pentomino_figures_from_the_fila_article);
-    tcase_add_test(tc, automatic_redundancy_on_any_threads);
+    tcase_add_test(tc, automatic_choices_on_any_threads);
     tcase_add_test(tc, symmetry_groups);
     tcase_add_test(tc, identical_pieces_count_once);
     tcase_add_test(tc, partial_starts_partition_the_tree);
