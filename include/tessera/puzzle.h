@@ -12,6 +12,17 @@
  * "exact": every solution is an exact cover of the free cells.
  * Coordinates of mobile pieces are only a shape: their position is ignored.
  *
+ * Colours (BurrTools' colour constraints): board cells and piece cells may
+ * carry a colour number, 1 to TSR_MAX_COLORS, or 0 for neutral; the
+ * puzzle lists the allowed (piece colour, board colour) pairs.  A piece
+ * cell of colour p may sit on a board cell of colour b when p or b is
+ * neutral or (p, b) is allowed (tsr_puzzle_color_allowed), so a coloured
+ * cell whose colour has no pair sits on neutral cells only.  Colours turn
+ * with the piece and are part of its shape: two orientations whose cells
+ * coincide but whose colours differ are two placements, and a symmetry of
+ * the board must keep its colouring.  A puzzle without colours has NULL
+ * colour arrays and no pairs, and nothing of this costs it anything.
+ *
  * The model is plain data owned by the caller: build it with the readers
  * (JSON version 1 or polycube definition text) or by hand with the helpers
  * below, then hand it to the engine (tessera/engine.h).
@@ -33,6 +44,7 @@
 #define TSR_MAX_PIECE_CELLS 1000  /* cells of one mobile piece (fixed ones: TSR_MAX_CELLS) */
 #define TSR_MAX_COORD 100000      /* |coordinate| */
 #define TSR_MAX_NAME 64           /* bytes of a piece name */
+#define TSR_MAX_COLORS 63         /* colour numbers 1..63, as BurrTools (0 is neutral) */
 
 
 enum tsr_unique {
@@ -61,7 +73,15 @@ typedef struct tsr_piece {
     int count_min;    /* the fewest copies a solution uses, 0 <= count_min <= count;
                          equal to count unless the puzzle gave a range */
     bool fixed;       /* placed exactly at `cells` */
+    unsigned char *colors; /* ncells colours parallel to cells (0 neutral, at most
+                              TSR_MAX_COLORS); NULL when every cell is neutral */
 } tsr_piece;
+
+/* An allowed colour pair: a piece cell of colour `piece` may sit on a board
+ * cell of colour `board` (both 1..TSR_MAX_COLORS). */
+typedef struct tsr_color_pair {
+    unsigned char piece, board;
+} tsr_color_pair;
 
 typedef struct tsr_puzzle {
     char *name;         /* may be NULL */
@@ -77,6 +97,13 @@ typedef struct tsr_puzzle {
     bool mirror;                  /* also allow reflected pieces */
     long long expected[3];        /* published solution counts, indexed by
                                      enum tsr_unique; -1 where unknown */
+    unsigned char *colors;        /* ncells board colours parallel to cells (0 neutral);
+                                     NULL when every cell is neutral */
+    tsr_color_pair *allowed;      /* the allowed pairs, each listed once; NULL when none */
+    int nallowed;
+    uint32_t *palette;            /* display colours 0xRRGGBB of colours 1..npalette (the
+                                     colours a BurrTools file defines); NULL when none */
+    int npalette;                 /* 0, or at least every colour number used */
 } tsr_puzzle;
 
 /* Construction and destruction.  tsr_puzzle_new returns NULL when out of
@@ -94,13 +121,28 @@ int tsr_puzzle_add_optional_cell(tsr_puzzle *pz, tsr_cell c);
 int tsr_puzzle_add_piece(tsr_puzzle *pz, const char *name, const tsr_cell *cells,
                          int ncells, int count, bool fixed);
 
+/* Colours (see the top of this file).  set_*_colors copy ncells colours
+ * (NULL, or all neutral: none); call them after the cells are added (a
+ * board cell added later is neutral).  allow_colors adds a pair once. */
+int tsr_puzzle_set_board_colors(tsr_puzzle *pz, const unsigned char *colors);
+int tsr_puzzle_set_piece_colors(tsr_puzzle *pz, int piece, const unsigned char *colors);
+int tsr_puzzle_allow_colors(tsr_puzzle *pz, int piece_color, int board_color);
+int tsr_puzzle_set_palette(tsr_puzzle *pz, const uint32_t *rgb, int n);
+/* May a piece cell of colour p sit on a board cell of colour b? */
+bool tsr_puzzle_color_allowed(const tsr_puzzle *pz, int p, int b);
+/* True when some board or piece cell has a colour. */
+bool tsr_puzzle_has_colors(const tsr_puzzle *pz);
+
 /* Consistency checks the engine relies on: a non-empty board without
  * duplicate cells, non-empty pieces without duplicate cells, unique names,
  * count ranges with 0 <= count_min <= count, fixed pieces on the board and
  * not overlapping one another, optional cells on the board and off the
  * fixed pieces, and volumes that can match: some choice of counts within
  * the ranges covers every required free cell and fits in the free cells
- * (for an exact puzzle: the mobile volume equals the free volume).  `what`
+ * (for an exact puzzle: the mobile volume equals the free volume); colours
+ * from 0 to TSR_MAX_COLORS (and within the palette when there is one),
+ * pairs of colours 1 to TSR_MAX_COLORS listed once, and fixed pieces whose
+ * cells may sit where they are.  `what`
  * prefixes messages (a file name, say); it may be NULL. */
 int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err);
 
@@ -108,8 +150,9 @@ int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err);
  * a puzzle: the problem `problem` names (its number from 1, or its name;
  * NULL: the first), its result shape the board ('+' voxels optional), its
  * shapes the pieces with their counts or ranges, turned in the 24 rotations
- * and never mirrored (BurrTools' rules).  Only the cube grid; a problem
- * that colour constraints would restrict is refused.  src/puzzle/xmpuzzle.c
+ * and never mirrored (BurrTools' rules), with their colours, the problem's
+ * colour constraints and the file's colours as the palette.  Only the cube
+ * grid.  src/puzzle/xmpuzzle.c
  * says what is bounded. */
 int tsr_puzzle_read_xmpuzzle(const void *data, size_t len, const char *source, const char *problem,
                              tsr_puzzle **out, tsr_err *err);
@@ -170,6 +213,8 @@ typedef struct tsr_placement {
     int piece;              /* index into puzzle->pieces */
     int ncells;
     const tsr_cell *cells;  /* board cells it occupies */
+    const unsigned char *colors; /* the piece's colour on each of those cells, as
+                                    turned; NULL when the piece is neutral */
 } tsr_placement;
 
 typedef struct tsr_solution {

@@ -41,9 +41,13 @@ void tsr_puzzle_free(tsr_puzzle *pz)
     for (int i = 0; i < pz->npieces; i++) {
         free(pz->pieces[i].name);
         free(pz->pieces[i].cells);
+        free(pz->pieces[i].colors);
     }
     free(pz->pieces);
     free(pz->cells);
+    free(pz->colors);
+    free(pz->allowed);
+    free(pz->palette);
     free(pz->optional);
     free(pz->name);
     free(pz->description);
@@ -109,12 +113,112 @@ static int capacity_of(int n)
 
 int tsr_puzzle_add_board_cell(tsr_puzzle *pz, tsr_cell c)
 {
-    int cap = capacity_of(pz->ncells);
+    int cap = capacity_of(pz->ncells), ccap = cap;
     int rc = reserve((void **)&pz->cells, &cap, pz->ncells + 1, sizeof *pz->cells);
+    /* the colours stay parallel to the cells, with the same capacity */
+    if (rc == 0 && pz->colors != NULL)
+        rc = reserve((void **)&pz->colors, &ccap, pz->ncells + 1, 1);
     if (rc)
         return rc;
+    if (pz->colors != NULL)
+        pz->colors[pz->ncells] = 0;
     pz->cells[pz->ncells++] = c;
     return 0;
+}
+
+/* A copy of n colours in an array of `room` bytes, or *out NULL when they
+ * are all neutral (or colors is NULL). */
+static int copy_colors(const unsigned char *colors, int n, int room, unsigned char **out)
+{
+    *out = NULL;
+    bool any = false;
+    for (int i = 0; colors != NULL && i < n && !any; i++)
+        any = colors[i] != 0;
+    if (!any)
+        return 0;
+    if ((*out = malloc((size_t)(room > n ? room : n))) == NULL)
+        return TSR_ENOMEM;
+    memcpy(*out, colors, (size_t)n);
+    return 0;
+}
+
+int tsr_puzzle_set_board_colors(tsr_puzzle *pz, const unsigned char *colors)
+{
+    unsigned char *c;
+    int rc = copy_colors(colors, pz->ncells, capacity_of(pz->ncells), &c);
+    if (rc == 0) {
+        free(pz->colors);
+        pz->colors = c;
+    }
+    return rc;
+}
+
+int tsr_puzzle_set_piece_colors(tsr_puzzle *pz, int piece, const unsigned char *colors)
+{
+    if (piece < 0 || piece >= pz->npieces)
+        return TSR_EINVAL;
+    tsr_piece *p = &pz->pieces[piece];
+    unsigned char *c;
+    int rc = copy_colors(colors, p->ncells, p->ncells, &c);
+    if (rc == 0) {
+        free(p->colors);
+        p->colors = c;
+    }
+    return rc;
+}
+
+int tsr_puzzle_allow_colors(tsr_puzzle *pz, int piece_color, int board_color)
+{
+    if (piece_color < 1 || piece_color > TSR_MAX_COLORS || board_color < 1 ||
+        board_color > TSR_MAX_COLORS)
+        return TSR_EINVAL;
+    for (int i = 0; i < pz->nallowed; i++)
+        if (pz->allowed[i].piece == piece_color && pz->allowed[i].board == board_color)
+            return 0;
+    int cap = capacity_of(pz->nallowed);
+    int rc = reserve((void **)&pz->allowed, &cap, pz->nallowed + 1, sizeof *pz->allowed);
+    if (rc)
+        return rc;
+    pz->allowed[pz->nallowed++] = (tsr_color_pair){(unsigned char)piece_color,
+                                                   (unsigned char)board_color};
+    return 0;
+}
+
+int tsr_puzzle_set_palette(tsr_puzzle *pz, const uint32_t *rgb, int n)
+{
+    if (n < 0 || n > TSR_MAX_COLORS)
+        return TSR_EINVAL;
+    uint32_t *c = NULL;
+    if (n > 0 && (c = malloc((size_t)n * sizeof *c)) == NULL)
+        return TSR_ENOMEM;
+    for (int i = 0; i < n; i++)
+        c[i] = rgb[i] & 0xFFFFFFu;
+    free(pz->palette);
+    pz->palette = c;
+    pz->npalette = n;
+    return 0;
+}
+
+/* BurrTools' problem_c::placementAllowed (docs/puzzle-format.md, "Colours"):
+ * neutral goes anywhere and takes anything; two colours need their pair. */
+bool tsr_puzzle_color_allowed(const tsr_puzzle *pz, int p, int b)
+{
+    if (p == 0 || b == 0)
+        return true;
+    for (int i = 0; i < pz->nallowed; i++)
+        if (pz->allowed[i].piece == p && pz->allowed[i].board == b)
+            return true;
+    return false;
+}
+
+bool tsr_puzzle_has_colors(const tsr_puzzle *pz)
+{
+    if (pz->colors != NULL)
+        return true;
+    for (int i = 0; i < pz->npieces; i++)
+        if (pz->pieces[i].colors != NULL)
+            return true;
+    return false;
 }
 
 int tsr_puzzle_add_optional_cell(tsr_puzzle *pz, tsr_cell c)
@@ -242,6 +346,82 @@ static int check_optional(const tsr_puzzle *pz, const tsr_cell *board, const cha
                                  PREFIX, p->cells[j].x, p->cells[j].y, p->cells[j].z, p->name);
     }
     free(opt);
+    return rc;
+}
+
+/* A colour number in range: at most TSR_MAX_COLORS, and within the
+ * palette when the puzzle has one. */
+static bool color_ok(const tsr_puzzle *pz, int c)
+{
+    return c <= TSR_MAX_COLORS && (pz->npalette == 0 || c <= pz->npalette);
+}
+
+typedef struct colored_cell {
+    tsr_cell c;
+    int color;
+} colored_cell;
+
+static int colored_cell_cmp(const void *a, const void *b)
+{
+    return geo_cell_cmp(&((const colored_cell *)a)->c, &((const colored_cell *)b)->c);
+}
+
+/* Colours: numbers in range on the board and the pieces, pairs in range
+ * and listed once, and each coloured fixed piece's cells allowed on the
+ * board cells under them (the fixed pieces are on the board: checked
+ * before). */
+static int check_colors(const tsr_puzzle *pz, const char *what, tsr_err *err)
+{
+    int most = pz->npalette > 0 ? pz->npalette : TSR_MAX_COLORS;
+    for (int i = 0; pz->colors != NULL && i < pz->ncells; i++)
+        if (!color_ok(pz, pz->colors[i]))
+            return tsr_err_set(err, TSR_EINVAL, "%s%sboard cell (%d,%d,%d) has colour %d (colours "
+                               "are 0 to %d)", PREFIX, pz->cells[i].x, pz->cells[i].y,
+                               pz->cells[i].z, pz->colors[i], most);
+    for (int k = 0; k < pz->npieces; k++) {
+        const tsr_piece *p = &pz->pieces[k];
+        for (int i = 0; p->colors != NULL && i < p->ncells; i++)
+            if (!color_ok(pz, p->colors[i]))
+                return tsr_err_set(err, TSR_EINVAL, "%s%spiece '%s': cell (%d,%d,%d) has colour "
+                                   "%d (colours are 0 to %d)", PREFIX, p->name, p->cells[i].x,
+                                   p->cells[i].y, p->cells[i].z, p->colors[i], most);
+    }
+    for (int i = 0; i < pz->nallowed; i++) {
+        tsr_color_pair a = pz->allowed[i];
+        if (a.piece < 1 || a.board < 1 || !color_ok(pz, a.piece) || !color_ok(pz, a.board))
+            return tsr_err_set(err, TSR_EINVAL, "%s%sallowed colour pair %d (piece %d on board "
+                               "%d): colours are 1 to %d", PREFIX, i + 1, a.piece, a.board, most);
+        for (int j = 0; j < i; j++)
+            if (pz->allowed[j].piece == a.piece && pz->allowed[j].board == a.board)
+                return tsr_err_set(err, TSR_EINVAL, "%s%sallowed colour pair (piece %d on board "
+                                   "%d) is listed twice", PREFIX, a.piece, a.board);
+    }
+    bool fixed_colored = false;
+    for (int k = 0; k < pz->npieces; k++)
+        fixed_colored |= pz->pieces[k].fixed && pz->pieces[k].colors != NULL;
+    if (pz->colors == NULL || !fixed_colored)
+        return 0; /* a neutral side allows everything */
+    colored_cell *board = malloc((size_t)pz->ncells * sizeof *board);
+    if (board == NULL)
+        return TSR_ENOMEM;
+    for (int i = 0; i < pz->ncells; i++)
+        board[i] = (colored_cell){pz->cells[i], pz->colors[i]};
+    qsort(board, (size_t)pz->ncells, sizeof *board, colored_cell_cmp);
+    int rc = 0;
+    for (int k = 0; rc == 0 && k < pz->npieces; k++) {
+        const tsr_piece *p = &pz->pieces[k];
+        for (int i = 0; rc == 0 && p->fixed && p->colors != NULL && i < p->ncells; i++) {
+            colored_cell key = {p->cells[i], 0};
+            const colored_cell *at = bsearch(&key, board, (size_t)pz->ncells, sizeof *board,
+                                             colored_cell_cmp);
+            if (at != NULL && !tsr_puzzle_color_allowed(pz, p->colors[i], at->color))
+                rc = tsr_err_set(err, TSR_EINVAL, "%s%sfixed piece '%s': its cell (%d,%d,%d) of "
+                                 "colour %d may not sit on a board cell of colour %d", PREFIX,
+                                 p->name, p->cells[i].x, p->cells[i].y, p->cells[i].z,
+                                 p->colors[i], at->color);
+        }
+    }
+    free(board);
     return rc;
 }
 
@@ -431,6 +611,8 @@ int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err)
         rc = tsr_err_set(err, TSR_EINVAL, "%s%sthe puzzle has no mobile pieces", PREFIX);
     if (rc == 0)
         rc = check_optional(pz, board, what, err);
+    if (rc == 0)
+        rc = check_colors(pz, what, err);
     if (rc == 0)
         rc = check_volume(pz, what, err);
 out:
