@@ -554,7 +554,7 @@ static int body_to_solution(const tsr_puzzle *pz, json_t *body, tsr_solution *so
         size_t ci;
         if (piece < 0 || n >= pz->npieces * 64)
             return TSR_EINVAL;
-        pl[n] = (tsr_placement){piece, 0, cells + used};
+        pl[n] = (tsr_placement){piece, 0, cells + used, NULL}; /* schema 1: no colours */
         json_array_foreach(cs, ci, c) {
             if (used >= maxcells)
                 return TSR_EINVAL;

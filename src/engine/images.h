@@ -10,6 +10,12 @@
  *    free cells ("bounded images"), numbered type by type.  An image is a
  *    sorted list of cell ids.  Image ids name placements everywhere else:
  *    in solutions, in canonical keys and in search tasks.
+ * Colours (tessera/puzzle.h): a coloured piece's orientations are its
+ * coloured shapes, and an image is kept only where every piece cell may
+ * sit on the board cell under it.  That is all the search ever sees of
+ * colours: two images of a type may then cover the same cells with
+ * different colours, so an image is (type, cells, colouring), and
+ * img_find_colored tells them apart.
  * The compiled problem is immutable after img_compile and may be shared by
  * any number of concurrent searches.
  */
@@ -34,6 +40,9 @@ typedef struct img_type {
     int *ofirst;      /* norient + 1: orientation o's images are ofirst[o] ..
                          ofirst[o+1]-1, in ascending order of their first cell */
     int parity;       /* |black - white| cells in the checkerboard colouring */
+    unsigned char *ocolor; /* norient * size: the colours of each orientation's
+                              cells, in their order (so of each image's cells,
+                              ascending); NULL when the piece is neutral */
 } img_type;
 
 typedef struct img_problem {
@@ -46,6 +55,11 @@ typedef struct img_problem {
     int *nbr;               /* ncells * 6 neighbour ids (-x,-y,-z,+x,+y,+z), -1 none */
     tsr_cell lo, hi;        /* bounding box of the whole board */
     int *grid;              /* box -> free cell id, -1 off the board or fixed */
+    unsigned char *color;   /* ncells board colours of the free cells; NULL when all
+                               are neutral */
+    uint64_t allow[TSR_MAX_COLORS + 1]; /* bit b of allow[p]: a piece cell of colour p
+                               may sit on a board cell of colour b (the puzzle's rule,
+                               tabled; filled only when colours meet) */
     int ntypes;
     img_type *types;
     int ncopies;            /* mobile piece copies at their largest counts: the
@@ -89,6 +103,15 @@ int img_cell_at(const img_problem *ip, tsr_cell c);
 
 /* The image of type `t` covering exactly the sorted cell ids `cells`, or -1. */
 int img_find(const img_problem *ip, int t, const int *cells, int n);
+
+/* The same for a coloured type: the image whose cells are `cells` and whose
+ * colours (parallel to them; NULL: all neutral) are `colors`, or -1. */
+int img_find_colored(const img_problem *ip, int t, const int *cells, const unsigned char *colors,
+                     int n);
+
+/* The colours of image i's cells (parallel to img_cells_of), or NULL when
+ * its piece is neutral. */
+const unsigned char *img_colors(const img_problem *ip, int i);
 
 /* The orientation of type t that image i (of type t) has. */
 int img_orientation(const img_problem *ip, int t, int i);

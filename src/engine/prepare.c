@@ -779,6 +779,6 @@ int tsr_solver_image(const tsr_solver *s, int id, tsr_placement *out, tsr_cell *
     int n = img_size(ip, id);
     for (int i = 0; cells != NULL && i < n; i++)
         cells[i] = ip->cells[c[i]];
-    *out = (tsr_placement){ip->types[ip->img_type[id]].piece, n, cells};
+    *out = (tsr_placement){ip->types[ip->img_type[id]].piece, n, cells, img_colors(ip, id)};
     return 0;
 }

@@ -152,13 +152,15 @@ static tsr_solution build_solution(const tsr_solver *s, const int *ids, int n, t
     int k = 0;
     for (int p = 0; p < pz->npieces; p++)
         if (pz->pieces[p].fixed)
-            pl[k++] = (tsr_placement){p, pz->pieces[p].ncells, pz->pieces[p].cells};
+            pl[k++] = (tsr_placement){p, pz->pieces[p].ncells, pz->pieces[p].cells,
+                                      pz->pieces[p].colors};
     for (int i = 0; i < n; i++) {
         const int *c = img_cells_of(ip, ids[i]);
         int size = img_size(ip, ids[i]);
         for (int j = 0; j < size; j++)
             cells[j] = ip->cells[c[j]];
-        pl[k++] = (tsr_placement){ip->types[ip->img_type[ids[i]]].piece, size, cells};
+        pl[k++] = (tsr_placement){ip->types[ip->img_type[ids[i]]].piece, size, cells,
+                                  img_colors(ip, ids[i])};
         cells += size;
     }
     return (tsr_solution){k, pl};
@@ -263,7 +265,8 @@ static void trace(run *r, int img)
     int size = img_size(ip, img);
     for (int j = 0; j < size; j++)
         r->plcells[j] = ip->cells[c[j]];
-    tsr_placement pl = {ip->types[ip->img_type[img]].piece, size, r->plcells};
+    tsr_placement pl = {ip->types[ip->img_type[img]].piece, size, r->plcells,
+                        img_colors(ip, img)};
     r->cb->trace(r->cb->ctx, r->walk.depth - 1, &pl);
 }
 

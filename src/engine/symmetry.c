@@ -55,10 +55,19 @@ static void transform_cells(const geo_mat *t, tsr_cell off, const tsr_cell *cell
     qsort(out, (size_t)n, sizeof *out, geo_cell_cmp);
 }
 
+/* The colour of cell c of fixed piece p (0 when it is neutral). */
+static int fixed_color(const tsr_piece *p, tsr_cell c)
+{
+    for (int i = 0; p->colors != NULL && i < p->ncells; i++)
+        if (p->cells[i].x == c.x && p->cells[i].y == c.y && p->cells[i].z == c.z)
+            return p->colors[i];
+    return 0;
+}
+
 /* Does transform t (with translation off) map the fixed pieces onto fixed
- * pieces of the same shape?  1 or 0, or TSR_ECANCELED when `stop` asks
- * (thousands of fixed pieces cost seconds: each is compared with all the
- * others). */
+ * pieces of the same shape, each cell onto one of its colour?  1 or 0, or
+ * TSR_ECANCELED when `stop` asks (thousands of fixed pieces cost seconds:
+ * each is compared with all the others). */
 static int maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr_cell *a,
                       tsr_cell *b, const tsr_stop *stop, unsigned long *work)
 {
@@ -77,6 +86,12 @@ static int maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr_
             memcpy(b, ph->cells, (size_t)ph->ncells * sizeof *b);
             qsort(b, (size_t)ph->ncells, sizeof *b, geo_cell_cmp);
             found = memcmp(a, b, (size_t)ph->ncells * sizeof *a) == 0;
+            /* coloured fixed pieces are rare and small: cell by cell */
+            for (int i = 0; found && (pf->colors || ph->colors) && i < pf->ncells; i++) {
+                tsr_cell q = geo_apply(t, pf->cells[i]);
+                q = (tsr_cell){q.x + off.x, q.y + off.y, q.z + off.z};
+                found = fixed_color(pf, pf->cells[i]) == fixed_color(ph, q);
+            }
         }
         if (!found)
             return 0;
@@ -84,13 +99,28 @@ static int maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr_
     return 1;
 }
 
+/* Orientation o of type t and orientation p of type u are the same
+ * coloured shape (the types have the same size). */
+static bool same_orientation(const img_type *a, int o, const img_type *b, int p)
+{
+    size_t n = (size_t)a->size;
+    if (memcmp(a->orient + o * n, b->orient + p * n, n * sizeof *a->orient) != 0)
+        return false;
+    if (a->ocolor == NULL && b->ocolor == NULL)
+        return true;
+    if (a->ocolor == NULL || b->ocolor == NULL)
+        return false; /* a coloured piece has a colour in every orientation */
+    return memcmp(a->ocolor + o * n, b->ocolor + p * n, n) == 0;
+}
+
 /* Twins are types with the same allowed orientations: identical pieces
  * listed as separate entries (A1 and A2), which a transform may send to
  * the separate entries of their mirror image (B1 and B2).  rank[t] is the
  * number of twins of t listed before it.  All types share the allowed
  * transforms, so their orientations are orbits of one group: two types are
- * twins exactly when one's first orientation is among the other's.
- * Returns 0 or TSR_ECANCELED. */
+ * twins exactly when one's first orientation is among the other's.  An
+ * orientation is a coloured shape: pieces of one shape coloured apart are
+ * no twins.  Returns 0 or TSR_ECANCELED. */
 static int twin_ranks(const img_problem *ip, const tsr_stop *stop, unsigned long *work, int *rank)
 {
     for (int t = 0; t < ip->ntypes; t++) {
@@ -102,32 +132,43 @@ static int twin_ranks(const img_problem *ip, const tsr_stop *stop, unsigned long
                 continue;
             if (img_stopped(stop, work, (unsigned long)a->norient * (unsigned long)a->size))
                 return TSR_ECANCELED;
-            size_t bytes = (size_t)a->size * sizeof *a->orient;
             bool twin = false;
             for (int o = 0; o < b->norient && !twin; o++)
-                twin = memcmp(a->orient, b->orient + (size_t)o * b->size, bytes) == 0;
+                twin = same_orientation(a, 0, b, o);
             rank[t] += twin;
         }
     }
     return 0;
 }
 
-/* Image of the cells `cells` (sorted) for an image of type t: the same type
- * when it allows that orientation, else one of the other types of equal
- * size that do: the one of the same rank among them as t among its twins
- * (t's mirror twin; A2's is B2 when A1, A2 and B1, B2 are listed apart),
- * whatever their count ranges (a solution whose image breaks a range is
- * no solution, which sym_apply sees); -1 when there is none. */
-static int map_image(const img_problem *ip, const int *rank, int t, const int *cells, int n)
+/* Image of the cells `cells` (sorted) with the colours `colors` (parallel;
+ * NULL for a neutral piece) for an image of type t: the same type when it
+ * allows that orientation, else one of the other types of equal size that
+ * do: the one of the same rank among them as t among its twins (t's mirror
+ * twin; A2's is B2 when A1, A2 and B1, B2 are listed apart), whatever
+ * their count ranges (a solution whose image breaks a range is no
+ * solution, which sym_apply sees); -1 when there is none. */
+static int map_image(const img_problem *ip, const int *rank, int t, const int *cells,
+                     const unsigned char *colors, int n)
 {
-    int i = img_find(ip, t, cells, n);
+    int i = img_find_colored(ip, t, cells, colors, n);
     for (int u = 0, r = rank[t]; i < 0 && u < ip->ntypes; u++)
         if (u != t && ip->types[u].size == ip->types[t].size) {
-            int j = img_find(ip, u, cells, n);
+            int j = img_find_colored(ip, u, cells, colors, n);
             if (j >= 0 && r-- == 0)
                 i = j;
         }
     return i;
+}
+
+/* A cell id with the colour it carries, to sort a coloured image's cells. */
+typedef struct sym_cc {
+    int cell, color;
+} sym_cc;
+
+static int cc_cmp(const void *a, const void *b)
+{
+    return int_cmp(&((const sym_cc *)a)->cell, &((const sym_cc *)b)->cell);
 }
 
 /* Where element e sends the images of type t in orientation o, into
@@ -139,9 +180,11 @@ static int map_image(const img_problem *ip, const int *rank, int t, const int *c
  * (img_find_at), which is the image of its k-th cell for one k.  Cost:
  * one sorted lookup per (t, o) and a binary search per image, where
  * mapping every image's cells would cost images x cells (minutes on a
- * 27x27x27 board with 1000-cell pieces). */
+ * 27x27x27 board with 1000-cell pieces).  A coloured piece's colours go
+ * with its cells (e keeps the board's colouring, so the turned placement
+ * may sit where it lands); `cc` and `colors` are scratch for them. */
 static void map_orientation(const img_problem *ip, const int *rank, const int *cm, int t, int o,
-                            int *map, int *cells)
+                            int *map, int *cells, sym_cc *cc, unsigned char *colors)
 {
     const img_type *ty = &ip->types[t];
     int i0 = ty->ofirst[o], end = ty->ofirst[o + 1], n = ty->size;
@@ -154,8 +197,19 @@ static void map_orientation(const img_problem *ip, const int *rank, const int *c
     for (int j = 1; j < n; j++)
         if (cells[j] < cells[k])
             k = j;
-    qsort(cells, (size_t)n, sizeof *cells, int_cmp);
-    int j0 = map_image(ip, rank, t, cells, n);
+    const unsigned char *oc = ty->ocolor ? ty->ocolor + (size_t)o * (size_t)n : NULL;
+    if (oc != NULL) {
+        for (int j = 0; j < n; j++)
+            cc[j] = (sym_cc){cells[j], oc[j]};
+        qsort(cc, (size_t)n, sizeof *cc, cc_cmp);
+        for (int j = 0; j < n; j++) {
+            cells[j] = cc[j].cell;
+            colors[j] = (unsigned char)cc[j].color;
+        }
+    } else {
+        qsort(cells, (size_t)n, sizeof *cells, int_cmp);
+    }
+    int j0 = map_image(ip, rank, t, cells, oc ? colors : NULL, n);
     if (j0 < 0) {
         for (int i = i0; i < end; i++)
             map[i] = -1;
@@ -166,13 +220,16 @@ static void map_orientation(const img_problem *ip, const int *rank, const int *c
         map[i] = img_find_at(ip, u, o2, cm[img_cells_of(ip, i)[k]]);
         assert(map[i] >= 0); /* a translate of an image on free cells is an image */
 #ifndef NDEBUG
-        if (i == end - 1) { /* the last, the long way */
+        if (i == end - 1 && oc == NULL) { /* the last, the long way */
             const int *c = img_cells_of(ip, i);
             for (int j = 0; j < n; j++)
                 cells[j] = cm[c[j]];
             qsort(cells, (size_t)n, sizeof *cells, int_cmp);
             assert(map[i] == img_find(ip, u, cells, n));
         }
+        /* a translate keeps its colouring: the image found has the colours
+         * of the first one */
+        assert(oc == NULL || memcmp(img_colors(ip, map[i]), img_colors(ip, j0), (size_t)n) == 0);
 #endif
     }
 }
@@ -184,7 +241,8 @@ static void map_orientation(const img_problem *ip, const int *rank, const int *c
  * or TSR_ECANCELED when `stop` asks (an element costs a binary search per
  * image: seconds for millions of images). */
 static int map_images(const img_problem *ip, const int *rank, sym_group *g, int e, int *cells,
-                      const tsr_stop *stop, unsigned long *work)
+                      sym_cc *cc, unsigned char *colors, const tsr_stop *stop,
+                      unsigned long *work)
 {
     int nc = ip->ncells, ni = ip->nimages, nt = ip->ntypes;
     const int *cm = g->cellmap + (size_t)e * nc;
@@ -198,7 +256,7 @@ static int map_images(const img_problem *ip, const int *rank, sym_group *g, int 
             unsigned long units = (unsigned long)(ty->ofirst[o + 1] - ty->ofirst[o] + ty->size);
             if (img_stopped(stop, work, units))
                 return TSR_ECANCELED;
-            map_orientation(ip, rank, cm, t, o, map, cells);
+            map_orientation(ip, rank, cm, t, o, map, cells, cc, colors);
         }
     }
     for (int i = 0; i < ni; i++) {
@@ -238,13 +296,19 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
         if (pz->pieces[f].ncells > maxn)
             maxn = pz->pieces[f].ncells;
     tsr_cell *a = malloc((size_t)maxn * sizeof *a), *b = malloc((size_t)maxn * sizeof *b);
-    int *cells = malloc((size_t)(ip->maxsize > 0 ? ip->maxsize : 1) * sizeof *cells);
+    size_t most = (size_t)(ip->maxsize > 0 ? ip->maxsize : 1);
+    int *cells = malloc(most * sizeof *cells);
+    sym_cc *cc = malloc(most * sizeof *cc);
+    unsigned char *colors = malloc(most);
     if (g != NULL)
         g->cellmap = malloc((size_t)GEO_NTRANSFORMS * (size_t)(nc ? nc : 1) * sizeof(int));
-    if (g == NULL || a == NULL || b == NULL || cells == NULL || g->cellmap == NULL) {
+    if (g == NULL || a == NULL || b == NULL || cells == NULL || cc == NULL || colors == NULL ||
+        g->cellmap == NULL) {
         free(a);
         free(b);
         free(cells);
+        free(cc);
+        free(colors);
         sym_free(g);
         return TSR_ENOMEM;
     }
@@ -265,7 +329,8 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
             tsr_cell q = geo_apply(&T[k], ip->cells[c]);
             q = (tsr_cell){q.x + off.x, q.y + off.y, q.z + off.z};
             ok = (cm[c] = img_cell_at(ip, q)) >= 0 &&
-                 (ip->optional == NULL || ip->optional[cm[c]] == ip->optional[c]);
+                 (ip->optional == NULL || ip->optional[cm[c]] == ip->optional[c]) &&
+                 (ip->color == NULL || ip->color[cm[c]] == ip->color[c]);
         }
         int fixed = ok ? maps_fixed(pz, &T[k], off, a, b, stop, &work) : 0;
         if (fixed < 0) {
@@ -295,7 +360,7 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
     if (rc == 0)
         rc = twin_ranks(ip, stop, &work, rank);
     for (int e = 0; e < g->n && rc == 0; e++)
-        rc = map_images(ip, rank, g, e, cells, stop, &work);
+        rc = map_images(ip, rank, g, e, cells, cc, colors, stop, &work);
     free(rank);
     /* multiplication table: (x after y) acts on cell c as x(y(c)) */
     for (int x = 0; x < g->n && rc == 0; x++)
@@ -315,6 +380,8 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
         }
     free(comp);
     free(cells);
+    free(cc);
+    free(colors);
     if (rc) {
         sym_free(g);
         return rc;

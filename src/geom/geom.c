@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "geom/geom.h"
+#include "tessera/error.h"
 
 static int det3(const geo_mat *t)
 {
@@ -94,6 +95,16 @@ int geo_orientations(const tsr_cell *cells, int n, const int *allowed, int nallo
     geo_lattice L;
     geo_lattice_init(&L, TSR_LATTICE_CUBIC);
     return geo_lattice_orientations(&L, cells, n, allowed, nallowed, out);
+}
+
+int geo_orientations_colored(const tsr_cell *cells, const unsigned char *colors, int n,
+                             const int *allowed, int nallowed, tsr_cell *out,
+                             unsigned char *ocolors)
+{
+    geo_lattice L;
+    geo_lattice_init(&L, TSR_LATTICE_CUBIC);
+    return geo_lattice_orientations_colored(&L, cells, colors, n, allowed, nallowed, out,
+                                            ocolors);
 }
 
 int geo_allowed_transforms(enum tsr_rotations rot, bool mirror, int out[GEO_NTRANSFORMS])
@@ -278,5 +289,53 @@ int geo_lattice_orientations(const geo_lattice *L, const tsr_cell *cells, int n,
         if (!dup)
             count++;
     }
+    return count;
+}
+
+typedef struct colored {
+    tsr_cell c;
+    unsigned char color;
+} colored;
+
+static int colored_cmp(const void *a, const void *b)
+{
+    return geo_cell_cmp(&((const colored *)a)->c, &((const colored *)b)->c);
+}
+
+int geo_lattice_orientations_colored(const geo_lattice *L, const tsr_cell *cells,
+                                     const unsigned char *colors, int n, const int *allowed,
+                                     int nallowed, tsr_cell *out, unsigned char *ocolors)
+{
+    if (colors == NULL)
+        return geo_lattice_orientations(L, cells, n, allowed, nallowed, out);
+    colored *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (v == NULL)
+        return TSR_ENOMEM;
+    int count = 0;
+    for (int a = 0; a < nallowed; a++) {
+        tsr_cell *dst = out + (size_t)count * n;
+        unsigned char *dcol = ocolors + (size_t)count * n;
+        for (int i = 0; i < n; i++)
+            dst[i] = geo_apply(&L->map[allowed[a]], cells[i]);
+        /* normalised as geo_lattice_orientations does, each colour kept
+         * with its cell through the translation and the sort */
+        tsr_cell lo = geo_min_corner(dst, n);
+        if (L->translate != 3)
+            lo.z = 0;
+        for (int i = 0; i < n; i++)
+            v[i] = (colored){{dst[i].x - lo.x, dst[i].y - lo.y, dst[i].z - lo.z}, colors[i]};
+        qsort(v, (size_t)n, sizeof *v, colored_cmp);
+        for (int i = 0; i < n; i++) {
+            dst[i] = v[i].c;
+            dcol[i] = v[i].color;
+        }
+        int dup = 0;
+        for (int j = 0; j < count && !dup; j++)
+            dup = memcmp(out + (size_t)j * n, dst, (size_t)n * sizeof *dst) == 0 &&
+                  memcmp(ocolors + (size_t)j * n, dcol, (size_t)n) == 0;
+        if (!dup)
+            count++;
+    }
+    free(v);
     return count;
 }

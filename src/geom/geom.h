@@ -62,6 +62,17 @@ tsr_cell geo_min_corner(const tsr_cell *cells, int n);
 int geo_orientations(const tsr_cell *cells, int n, const int *allowed, int nallowed,
                      tsr_cell *out);
 
+/* The same for a coloured shape: colours[i] (a colour number, 0 neutral)
+ * travels with cells[i], and two orientations are the same only when both
+ * their cells and their colours are (a coloured domino has two
+ * orientations on the same cells).  `ocolors` (nallowed * n) receives each
+ * orientation's colours in the order of its sorted cells.  colors NULL:
+ * geo_orientations, and ocolors is not touched.  Returns the count, or
+ * TSR_ENOMEM. */
+int geo_orientations_colored(const tsr_cell *cells, const unsigned char *colors, int n,
+                             const int *allowed, int nallowed, tsr_cell *out,
+                             unsigned char *ocolors);
+
 /* Transform indices a rotation mode allows, mirror images included when
  * `mirror`; returns the count (<= 48). */
 int geo_allowed_transforms(enum tsr_rotations rot, bool mirror, int out[GEO_NTRANSFORMS]);
@@ -127,5 +138,9 @@ int geo_lattice_allowed(const geo_lattice *L, enum tsr_rotations rot, bool mirro
                         int out[GEO_NTRANSFORMS]);
 int geo_lattice_orientations(const geo_lattice *L, const tsr_cell *cells, int n,
                              const int *allowed, int nallowed, tsr_cell *out);
+/* As geo_orientations_colored, on lattice L. */
+int geo_lattice_orientations_colored(const geo_lattice *L, const tsr_cell *cells,
+                                     const unsigned char *colors, int n, const int *allowed,
+                                     int nallowed, tsr_cell *out, unsigned char *ocolors);
 
 #endif
