@@ -21,17 +21,20 @@
  * A voxel string lists the box's voxels x fastest, then y, then z: '_'
  * empty, '#' filled, '+' variable (in the result: a cell a solution may
  * leave empty), each filled or variable voxel optionally followed by its
- * colour number (1-based; 0 or none: neutral).  A problem's shapes are its
- * pieces with their counts or ranges; its result is the board.
+ * colour number (1-based, up to 63; 0 or none: neutral).  A problem's
+ * shapes are its pieces with their counts or ranges; its result is the
+ * board; its <bitmap> pairs (0-based colours) are the allowed (piece
+ * colour, result colour) pairs; the file's <colors> are the palette.
  *
  * The file is untrusted: the inflated size, the voxel boxes, the counts and
  * the element nesting are bounded before anything is allocated by them, and
  * every refusal names the file and what is wrong (with the XML line where
  * there is one).  The XML is parsed by expat and inflated by zlib.
  *
- * Colour constraints (a piece voxel of a colour may sit only on result
- * voxels of colours its problem pairs it with) are not in the model yet: a
- * problem they would constrain is refused, never solved without them.
+ * Colours carry over as they are (tessera/puzzle.h, docs/puzzle-format.md
+ * "Colours"): BurrTools' rule, problem_c::placementAllowed, is the model's.
+ * A colour above the file's number of colours is refused: BurrTools
+ * asserts on it, and with no colours defined it would ignore the pairs.
  */
 #include <expat.h>
 #include <stdarg.h>
@@ -50,6 +53,7 @@
 #define XM_MAX_PARTS 4096           /* shapes in one problem */
 #define XM_MAX_COUNT 8191           /* copies of one piece */
 #define XM_MAX_DEPTH 64
+#define XM_MAX_PAIRS ((TSR_MAX_COLORS) * (TSR_MAX_COLORS))
 
 typedef struct xm_shape {
     long sx, sy, sz;
@@ -68,7 +72,9 @@ typedef struct xm_problem {
     int nparts;
     size_t cap;
     int result;  /* shape id, -1 when none given */
-    int npairs;  /* colour constraint pairs */
+    tsr_color_pair *pairs; /* colour constraint pairs, 1-based as the model's */
+    int npairs;
+    size_t pairs_cap;
 } xm_problem;
 
 typedef struct xm_reader {
@@ -79,6 +85,7 @@ typedef struct xm_reader {
     int depth;
     int grid;         /* gridType type; 0 when absent */
     int ncolors;
+    uint32_t palette[TSR_MAX_COLORS];
     xm_shape *shapes;
     int nshapes;
     size_t shapes_cap;
@@ -152,7 +159,16 @@ static void on_start(void *ctx, const char *el, const char **atts)
         if (attr_int(r, atts, el, "type", 0, 1000, true, &n))
             r->grid = (int)n;
     } else if (r->depth == 3 && strcmp(el, "color") == 0) {
-        r->ncolors++;
+        if (r->ncolors == TSR_MAX_COLORS) {
+            fail(r, TSR_EINVAL, "more than %d colours", TSR_MAX_COLORS);
+            return;
+        }
+        long rgb[3] = {0, 0, 0};
+        static const char *const channel[3] = {"red", "green", "blue"};
+        for (int i = 0; i < 3; i++)
+            if (!attr_int(r, atts, el, channel[i], 0, 255, false, &rgb[i]))
+                return;
+        r->palette[r->ncolors++] = (uint32_t)(rgb[0] << 16 | rgb[1] << 8 | rgb[2]);
     } else if (r->depth == 2 && strcmp(el, "shapes") == 0) {
         r->in_shapes = true;
     } else if (r->depth == 3 && r->in_shapes && strcmp(el, "voxel") == 0) {
@@ -235,7 +251,27 @@ static void on_start(void *ctx, const char *el, const char **atts)
     } else if (r->depth == 4 && r->nproblems > 0 && strcmp(el, "bitmap") == 0) {
         r->in_bitmap = true;
     } else if (r->depth == 5 && r->in_bitmap && strcmp(el, "pair") == 0) {
-        r->problems[r->nproblems - 1].npairs++;
+        xm_problem *p = &r->problems[r->nproblems - 1];
+        long pc = 0, rc = 0;
+        if (!attr_int(r, atts, el, "piece", 0, TSR_MAX_COLORS - 1, true, &pc) ||
+            !attr_int(r, atts, el, "result", 0, TSR_MAX_COLORS - 1, true, &rc))
+            return;
+        if (pc >= r->ncolors || rc >= r->ncolors) { /* <colors> comes first in a file */
+            fail(r, TSR_EINVAL, "<pair piece=\"%ld\" result=\"%ld\">: the file defines %d "
+                 "colour%s (pairs count them from 0)", pc, rc, r->ncolors,
+                 r->ncolors == 1 ? "" : "s");
+            return;
+        }
+        for (int i = 0; i < p->npairs; i++)
+            if (p->pairs[i].piece == pc + 1 && p->pairs[i].board == rc + 1)
+                return; /* BurrTools keeps them in a set */
+        if (p->npairs == XM_MAX_PAIRS ||
+            base_grow((void **)&p->pairs, &p->pairs_cap, (size_t)p->npairs, sizeof *p->pairs, 16,
+                      0) != 0) {
+            fail(r, TSR_ENOMEM, "out of memory");
+            return;
+        }
+        p->pairs[p->npairs++] = (tsr_color_pair){(unsigned char)(pc + 1), (unsigned char)(rc + 1)};
     }
     /* anything else (comments, solutions, disassemblies, the assembler's
      * saved state) is not needed to count assemblies */
@@ -333,13 +369,16 @@ static int inflate_all(const unsigned char *data, size_t len, const char *source
     return 0;
 }
 
-/* The cells of shape s in state `want` ('#' filled, '+' variable; pieces
- * take both), with their colours, as puzzle cells.  Returns the count, or
- * -1 after failing (a malformed string). */
+/* The cells of shape s ('#' filled and '+' variable; in the result a '+'
+ * is optional, in a piece a cell), with their colours (parallel; 0
+ * neutral), as puzzle cells.  A colour is the decimal number after its
+ * voxel's state character, as BurrTools reads it (voxel_c's parser).
+ * Returns the count, or -1 after failing (a malformed string). */
 static long shape_cells(xm_reader *r, const xm_shape *s, bool variable_too, tsr_cell *cells,
-                        bool *optional, bool *colored)
+                        bool *optional, unsigned char *colors, bool *colored)
 {
-    long idx = 0, n = 0, voxels = s->sx * s->sy * s->sz;
+    long idx = 0, n = 0, voxels = s->sx * s->sy * s->sz, color = 0;
+    bool last_filled = false; /* the voxel the digits belong to is a cell */
     *colored = false;
     for (size_t i = 0; i < s->len; i++) {
         char c = s->text[i];
@@ -351,7 +390,18 @@ static long shape_cells(xm_reader *r, const xm_shape *s, bool variable_too, tsr_
                      (int)(s - r->shapes) + 1);
                 return -1;
             }
-            *colored |= c != '0';
+            color = color * 10 + (c - '0');
+            if (color > TSR_MAX_COLORS || (last_filled && color > r->ncolors)) {
+                fail(r, TSR_EINVAL, "shape %d: voxel %ld has colour %ld, but the file defines %d "
+                     "colour%s", (int)(s - r->shapes) + 1, idx, color, r->ncolors,
+                     r->ncolors == 1 ? "" : "s");
+                return -1;
+            }
+            if (last_filled) {
+                if (colors != NULL)
+                    colors[n - 1] = (unsigned char)color;
+                *colored |= color != 0;
+            }
             continue;
         }
         if (c != '_' && c != '#' && c != '+') {
@@ -364,13 +414,17 @@ static long shape_cells(xm_reader *r, const xm_shape *s, bool variable_too, tsr_
                  (int)(s - r->shapes) + 1, s->sx, s->sy, s->sz);
             return -1;
         }
-        if (c != '_') { /* '#', or '+': optional in the result, a cell of a piece */
+        color = 0;
+        last_filled = c != '_'; /* an empty voxel's colour BurrTools clears */
+        if (last_filled) { /* '#', or '+': optional in the result, a cell of a piece */
             if (cells != NULL) {
                 long x = idx % s->sx, y = idx / s->sx % s->sy, z = idx / (s->sx * s->sy);
                 cells[n] = (tsr_cell){(int)x, (int)y, (int)z};
                 if (optional != NULL)
                     optional[n] = c == '+' && !variable_too;
             }
+            if (colors != NULL)
+                colors[n] = 0;
             n++;
         }
         idx++;
@@ -441,9 +495,10 @@ static int build(xm_reader *r, const char *spec, tsr_puzzle **out)
     }
     tsr_cell *cells = malloc((size_t)(most ? most : 1) * sizeof *cells);
     bool *opt = malloc((size_t)(most ? most : 1) * sizeof *opt);
-    int rc = cells == NULL || opt == NULL ? TSR_ENOMEM : 0;
-    bool board_colored = false, pieces_colored = false, colored;
-    long n = rc == 0 ? shape_cells(r, res, false, cells, opt, &board_colored) : 0;
+    unsigned char *colors = malloc((size_t)(most ? most : 1));
+    int rc = cells == NULL || opt == NULL || colors == NULL ? TSR_ENOMEM : 0;
+    bool colored;
+    long n = rc == 0 ? shape_cells(r, res, false, cells, opt, colors, &colored) : 0;
     if (n < 0)
         rc = r->rc;
     for (long i = 0; rc == 0 && i < n; i++) {
@@ -451,6 +506,8 @@ static int build(xm_reader *r, const char *spec, tsr_puzzle **out)
         if (rc == 0 && opt[i])
             rc = tsr_puzzle_add_optional_cell(pz, cells[i]);
     }
+    if (rc == 0 && colored)
+        rc = tsr_puzzle_set_board_colors(pz, colors);
     if (rc == 0 && n == 0)
         rc = tsr_err_set(r->err, TSR_EINVAL, "%s: %s: its result shape %d is empty", r->source,
                          what, p->result + 1);
@@ -464,8 +521,7 @@ static int build(xm_reader *r, const char *spec, tsr_puzzle **out)
         if (part->max == 0)
             continue; /* a piece no solution uses */
         const xm_shape *s = &r->shapes[part->id];
-        long m = shape_cells(r, s, true, cells, NULL, &colored);
-        pieces_colored |= colored;
+        long m = shape_cells(r, s, true, cells, NULL, colors, &colored);
         if (m < 0) {
             rc = r->rc;
             break;
@@ -499,12 +555,14 @@ static int build(xm_reader *r, const char *spec, tsr_puzzle **out)
             break;
         }
         pz->pieces[idx].count_min = part->min;
+        if (colored && (rc = tsr_puzzle_set_piece_colors(pz, idx, colors)) != 0)
+            break;
     }
-    if (rc == 0 && r->ncolors > 0 && board_colored && pieces_colored)
-        rc = tsr_err_set(r->err, TSR_EINVAL,
-                         "%s: %s uses colour constraints (%d allowed pairs of %d colours), which "
-                         "Tessera does not model yet; it is refused rather than solved without them",
-                         r->source, what, p->npairs, r->ncolors);
+    /* the problem's colour constraints and the file's colours */
+    for (int i = 0; rc == 0 && i < p->npairs; i++)
+        rc = tsr_puzzle_allow_colors(pz, p->pairs[i].piece, p->pairs[i].board);
+    if (rc == 0 && r->ncolors > 0)
+        rc = tsr_puzzle_set_palette(pz, r->palette, r->ncolors);
     char title[2 * TSR_MAX_NAME + 8];
     if (rc == 0) {
         snprintf(title, sizeof title, "%s%s%s", r->source, p->name[0] ? ": " : "", p->name);
@@ -512,6 +570,7 @@ static int build(xm_reader *r, const char *spec, tsr_puzzle **out)
     }
     free(cells);
     free(opt);
+    free(colors);
     if (rc == 0) {
         pz->rotations = TSR_ROT_ALL; /* BurrTools turns pieces, never mirrors them */
         pz->mirror = false;
@@ -558,8 +617,10 @@ int tsr_puzzle_read_xmpuzzle(const void *data, size_t len, const char *source, c
     for (int i = 0; i < r.nshapes; i++)
         free(r.shapes[i].text);
     free(r.shapes);
-    for (int i = 0; i < r.nproblems; i++)
+    for (int i = 0; i < r.nproblems; i++) {
         free(r.problems[i].parts);
+        free(r.problems[i].pairs);
+    }
     free(r.problems);
     return rc;
 }

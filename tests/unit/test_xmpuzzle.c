@@ -8,7 +8,11 @@
  * Hostile input is a table that must fail with its code and a message
  * naming the trouble: a zip bomb, a huge voxel box, a cut gzip stream,
  * malformed XML, bad voxel strings, a problem out of range, another grid,
- * colour constraints (refused, never solved without them).
+ * colours the file does not define.  Colours and colour constraints, in a
+ * file written as BurrTools writes it, count as worked out by hand (see
+ * COLOURS); with TSR_BURRTOOLS_EXAMPLES naming BurrTools' examples/
+ * directory, its cube-grid examples count as BurrTools records them
+ * (docs/puzzle-format.md, "BurrTools files").
  */
 #include <check.h>
 #include <jansson.h>
@@ -118,6 +122,118 @@ START_TEST(soma_counts_as_published)
 }
 END_TEST
 
+/* Colours as BurrTools writes them: the board a 2x2 square coloured as a
+ * checkerboard (colours 1 and 2, "#1#2#2#1": (0,0) and (1,1) colour 1) or
+ * neutral, and two dominoes with one end of each colour ("#1#2").
+ *  - Checker (pairs 1 on 1, 2 on 2): each domino lies with its colour-1
+ *    end on the colour-1 cell, one way on each pair of cells; the two
+ *    tilings (two across, two down) are each other's image under the
+ *    diagonal flip, which keeps the colouring (a quarter turn does not):
+ *    2 / 1 / 1.
+ *  - Bare (the checker without a <bitmap>): coloured cells on coloured
+ *    cells need a pair, so no domino fits anywhere: 0.
+ *  - Neutral board: any colour goes, but the colours are part of the
+ *    dominoes: each of the 2 tilings has each domino either way round, 8
+ *    tilings; the square's symmetries keep the two across and turn them
+ *    down, and within the across ones identify LL with RR and LR with RL
+ *    (L: colour 1 on the left): 8 / 2 / 2. */
+static const char COLOURS[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<puzzle version=\"2\">\n"
+    "  <gridType type=\"0\"/>\n"
+    "  <colors>\n"
+    "    <color red=\"255\" green=\"0\" blue=\"0\"/>\n"
+    "    <color red=\"0\" green=\"0\" blue=\"255\"/>\n"
+    "  </colors>\n"
+    "  <shapes>\n"
+    "    <voxel x=\"2\" y=\"1\" z=\"1\" name=\"D\" type=\"0\">#1#2</voxel>\n"
+    "    <voxel x=\"2\" y=\"2\" z=\"1\" type=\"0\">#1#2#2#1</voxel>\n"
+    "    <voxel x=\"2\" y=\"2\" z=\"1\" type=\"0\">####</voxel>\n"
+    "  </shapes>\n"
+    "  <problems>\n"
+    "    <problem name=\"Checker\">\n"
+    "      <shapes><shape id=\"0\" count=\"2\"/></shapes>\n"
+    "      <result id=\"1\"/>\n"
+    "      <bitmap><pair piece=\"0\" result=\"0\"/><pair piece=\"1\" result=\"1\"/></bitmap>\n"
+    "    </problem>\n"
+    "    <problem name=\"Bare\">\n"
+    "      <shapes><shape id=\"0\" count=\"2\"/></shapes>\n"
+    "      <result id=\"1\"/>\n"
+    "    </problem>\n"
+    "    <problem name=\"Neutral\">\n"
+    "      <shapes><shape id=\"0\" count=\"2\"/></shapes>\n"
+    "      <result id=\"2\"/>\n"
+    "      <bitmap/>\n"
+    "    </problem>\n"
+    "  </problems>\n"
+    "</puzzle>\n";
+
+START_TEST(colours_count_as_worked_out)
+{
+    static const struct {
+        const char *problem;
+        long long counts[3];
+    } want[] = {{"Checker", {2, 1, 1}}, {"Bare", {0, 0, 0}}, {"Neutral", {8, 2, 2}}};
+    size_t n;
+    unsigned char *z = gz(COLOURS, strlen(COLOURS), &n);
+    for (int k = 0; k < 3; k++) {
+        tsr_puzzle *pz = NULL;
+        tsr_err err = {{0}};
+        ck_assert_msg(tsr_puzzle_read_xmpuzzle(z, n, "colours.xmpuzzle", want[k].problem, &pz, &err) == 0,
+                      "%s", err.msg);
+        /* the model: colours on the cells, the pairs 1-based, the palette */
+        ck_assert_int_eq(pz->npieces, 1);
+        ck_assert_ptr_nonnull(pz->pieces[0].colors);
+        ck_assert(pz->pieces[0].colors[0] == 1 && pz->pieces[0].colors[1] == 2);
+        ck_assert_int_eq(pz->npalette, 2);
+        ck_assert_uint_eq(pz->palette[0], 0xFF0000u);
+        ck_assert_uint_eq(pz->palette[1], 0x0000FFu);
+        if (k < 2) {
+            ck_assert_ptr_nonnull(pz->colors);
+            ck_assert(pz->colors[0] == 1 && pz->colors[1] == 2 && pz->colors[2] == 2 &&
+                      pz->colors[3] == 1);
+        } else {
+            ck_assert_ptr_null(pz->colors);
+        }
+        ck_assert_int_eq(pz->nallowed, k == 0 ? 2 : 0);
+        if (k == 0)
+            ck_assert(pz->allowed[0].piece == 1 && pz->allowed[0].board == 1 &&
+                      pz->allowed[1].piece == 2 && pz->allowed[1].board == 2);
+        for (int m = 0; m < 3; m++)
+            ck_assert_msg(count(pz, (enum tsr_unique)m) == want[k].counts[m], "%s, mode %d: %lld",
+                          want[k].problem, m, count(pz, (enum tsr_unique)m));
+        tsr_puzzle_free(pz);
+    }
+    free(z);
+}
+END_TEST
+
+/* BurrTools' own cube-grid examples, when TSR_BURRTOOLS_EXAMPLES names
+ * its examples/ directory: the assemblies BurrTools records in each file
+ * are Tessera's `rotations` count (docs/puzzle-format.md).  The files are
+ * BurrTools' (GPL), so they are read from its checkout, never copied here. */
+START_TEST(burrtools_examples_count_as_recorded)
+{
+    const char *dir = getenv("TSR_BURRTOOLS_EXAMPLES");
+    if (dir == NULL || *dir == '\0')
+        return;
+    static const struct {
+        const char *file;
+        long long assemblies;
+    } ex[] = {{"DraculasDentalDesaster", 84}, {"PelikanBurr", 12}, {"AlPackino", 1},
+              {"CubeInCage", 96}};
+    for (size_t k = 0; k < sizeof ex / sizeof ex[0]; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.xmpuzzle", dir, ex[k].file);
+        tsr_puzzle *pz = NULL;
+        tsr_err err = {{0}};
+        ck_assert_msg(tsr_puzzle_load_file(path, &pz, NULL, &err) == 0, "%s", err.msg);
+        ck_assert_msg(count(pz, TSR_UNIQUE_ROTATIONS) == ex[k].assemblies, "%s", ex[k].file);
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
 START_TEST(problems_by_number_and_name)
 {
     static const char *const specs[] = {"2", "Square"};
@@ -198,10 +314,23 @@ static const struct {
      "<shapes><shape id=\"0\"/></shapes></problem></problems></puzzle>",
      NULL, TSR_EINVAL, "no result shape"},
     {"<puzzle><colors><color red=\"1\" green=\"2\" blue=\"3\"/></colors><shapes>"
-     "<voxel x=\"1\" y=\"1\" z=\"1\">#1</voxel><voxel x=\"1\" y=\"1\" z=\"1\">#1</voxel></shapes>"
-     "<problems><problem><shapes><shape id=\"0\"/></shapes><result id=\"1\"/><bitmap>"
-     "<pair piece=\"0\" result=\"0\"/></bitmap></problem></problems></puzzle>",
-     NULL, TSR_EINVAL, "colour constraints"},
+     "<voxel x=\"1\" y=\"1\" z=\"1\">#2</voxel><voxel x=\"1\" y=\"1\" z=\"1\">#1</voxel></shapes>"
+     "<problems><problem><shapes><shape id=\"0\"/></shapes><result id=\"1\"/></problem></problems>"
+     "</puzzle>",
+     NULL, TSR_EINVAL, "shape 1: voxel 1 has colour 2, but the file defines 1 colour"},
+    {"<puzzle><shapes><voxel x=\"1\" y=\"1\" z=\"1\">#1</voxel></shapes><problems><problem>"
+     "<shapes><shape id=\"0\"/></shapes><result id=\"0\"/></problem></problems></puzzle>",
+     NULL, TSR_EINVAL, "has colour 1, but the file defines 0 colours"},
+    {"<puzzle><shapes><voxel x=\"2\" y=\"1\" z=\"1\">_64#</voxel></shapes><problems><problem>"
+     "<shapes><shape id=\"0\"/></shapes><result id=\"0\"/></problem></problems></puzzle>",
+     NULL, TSR_EINVAL, "has colour 64"},
+    {"<puzzle><colors><color red=\"1\" green=\"2\" blue=\"3\"/></colors><shapes>"
+     "<voxel x=\"1\" y=\"1\" z=\"1\">#1</voxel></shapes><problems><problem><shapes>"
+     "<shape id=\"0\"/></shapes><result id=\"0\"/><bitmap><pair piece=\"0\" result=\"1\"/>"
+     "</bitmap></problem></problems></puzzle>",
+     NULL, TSR_EINVAL, "the file defines 1 colour (pairs count them from 0)"},
+    {"<puzzle><colors><color red=\"300\" green=\"2\" blue=\"3\"/></colors></puzzle>",
+     NULL, TSR_EINVAL, "<color red=\"300\">: expected a whole number from 0 to 255"},
     {NULL, "3", TSR_EINVAL, "the file has 2 problems"},
     {NULL, "Pyramid", TSR_EINVAL, "no problem is named 'Pyramid'"},
 };
@@ -292,6 +421,8 @@ Suite *test_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, soma_counts_as_published);
     tcase_add_test(tc, problems_by_number_and_name);
+    tcase_add_test(tc, colours_count_as_worked_out);
+    tcase_add_test(tc, burrtools_examples_count_as_recorded);
     tcase_add_loop_test(tc, hostile_input_is_refused_by_name, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, zip_bomb_and_cut_streams);
     tcase_add_test(tc, job_documents_carry_the_xml);
