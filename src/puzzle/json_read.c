@@ -14,7 +14,11 @@
  * art ("rows", "layers") and cell lists ("cells") go through the same
  * helpers, with the art alphabet swapped ('.' is a board cell, '#' a piece
  * cell).  The board alone has optional cells: '+' in its art, and its
- * "optional" list beside any form.
+ * "optional" list beside any form.  Colours (tessera/puzzle.h): a digit
+ * 1-9 in art is a cell of that colour, "colors" beside "cells" lists each
+ * cell's colour, and the puzzle's "colors" object holds the palette and
+ * the allowed pairs; it is read before the shapes, so that a colour beyond
+ * the palette is reported where it is written.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -280,9 +284,12 @@ static int opt_enum(reader *r, const json_t *obj, const char *key, const char *c
 
 /* ---- shapes: the board and the pieces ---------------------------------- */
 
-/* Cells being collected for the board or one piece. */
+/* Cells being collected for the board or one piece, and their colours:
+ * `col` is allocated at the first colour and then stays parallel to v
+ * (same capacity), NULL while every cell is neutral. */
 typedef struct cellvec {
     tsr_cell *v;
+    unsigned char *col;
     int n;
     size_t cap;
 } cellvec;
@@ -316,10 +323,35 @@ static int cells_push(reader *r, cellvec *cv, const shape_kind *k, tsr_cell c)
 {
     if (cv->n >= k->limit)
         return fail(r, TSR_ETOOBIG, "%s has more than %d cells", k->what, k->limit);
+    size_t cap = cv->cap;
     if (base_grow((void **)&cv->v, &cv->cap, (size_t)cv->n, sizeof *cv->v, 64, 0) != 0)
         return fail(r, TSR_ENOMEM, "out of memory");
+    if (cv->col != NULL && cv->cap != cap) {
+        unsigned char *col = realloc(cv->col, cv->cap);
+        if (col == NULL)
+            return fail(r, TSR_ENOMEM, "out of memory");
+        cv->col = col;
+    }
+    if (cv->col != NULL)
+        cv->col[cv->n] = 0;
     cv->v[cv->n++] = c;
     return 0;
+}
+
+/* The colour of cell i (< cv->n). */
+static int cells_color(reader *r, cellvec *cv, int i, int color)
+{
+    if (cv->col == NULL && color != 0 && (cv->col = calloc(cv->cap, 1)) == NULL)
+        return fail(r, TSR_ENOMEM, "out of memory");
+    if (cv->col != NULL)
+        cv->col[i] = (unsigned char)color;
+    return 0;
+}
+
+/* The most a colour number may be: the palette's size, else the cap. */
+static int color_limit(const tsr_puzzle *pz)
+{
+    return pz->npalette > 0 ? pz->npalette : TSR_MAX_COLORS;
 }
 
 /* "size": [X, Y] or [X, Y, Z], the whole box. */
@@ -353,7 +385,7 @@ static int read_size(reader *r, const json_t *size, const shape_kind *k, cellvec
 /* "rows": one layer of art at height z; row i is y = i, column j is x = j.
  * Optional cells (board art) go to cv and to opt. */
 static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *k, cellvec *cv,
-                     cellvec *opt)
+                     cellvec *opt, int colors)
 {
     if (!json_is_array(rows))
         return fail_type(r, rows, "an array of strings");
@@ -365,12 +397,18 @@ static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *
         const char *s = json_string_value(row);
         for (size_t x = 0; x < json_string_length(row); x++) {
             bool optional = k->optional != '\0' && s[x] == k->optional;
-            if (s[x] == k->cell || optional) {
+            int color = s[x] >= '1' && s[x] <= '9' ? s[x] - '0' : 0; /* a coloured cell */
+            if (color > colors)
+                return fail(r, TSR_EINVAL, "colour %d at column %zu, but the palette has %d "
+                            "colour%s", color, x, colors, colors == 1 ? "" : "s");
+            if (s[x] == k->cell || optional || color) {
                 if (x > TSR_MAX_COORD || y > TSR_MAX_COORD || z > TSR_MAX_COORD)
                     return fail(r, TSR_ETOOBIG, "cell at column %zu is beyond coordinate %d",
                                 x, TSR_MAX_COORD);
                 tsr_cell c = {(int)x, (int)y, (int)z};
                 int rc = cells_push(r, cv, k, c);
+                if (rc == 0 && color)
+                    rc = cells_color(r, cv, cv->n - 1, color);
                 if (rc == 0 && optional)
                     rc = cells_push(r, opt, k, c);
                 if (rc)
@@ -382,8 +420,8 @@ static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *
                     snprintf(shown, sizeof shown, "'%c'", c);
                 else
                     snprintf(shown, sizeof shown, "\\x%02x", c);
-                return fail(r, TSR_EINVAL, "invalid character %s at column %zu; expected %s",
-                            shown, x, k->art_help);
+                return fail(r, TSR_EINVAL, "invalid character %s at column %zu; expected %s, "
+                            "or a digit 1-9 for a cell of that colour", shown, x, k->art_help);
             }
         }
         path_pop(&r->path, mark);
@@ -393,13 +431,13 @@ static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *
 
 /* "layers": layer i is z = i, each one like "rows". */
 static int read_layers(reader *r, const json_t *layers, const shape_kind *k, cellvec *cv,
-                       cellvec *opt)
+                       cellvec *opt, int colors)
 {
     if (!json_is_array(layers))
         return fail_type(r, layers, "an array of layers (arrays of strings)");
     for (size_t z = 0; z < json_array_size(layers); z++) {
         size_t mark = path_push_index(&r->path, z);
-        int rc = read_rows(r, json_array_get(layers, z), z, k, cv, opt);
+        int rc = read_rows(r, json_array_get(layers, z), z, k, cv, opt, colors);
         if (rc)
             return rc;
         path_pop(&r->path, mark);
@@ -502,10 +540,41 @@ static int read_cell_list(reader *r, const json_t *list, const shape_kind *k, ce
     return check_duplicates(r, cv);
 }
 
-/* The cells of a board or piece object, into cv (emptied first); optional
- * cells drawn in art also into opt (board only). */
+/* "colors" beside "cells": one colour per cell, in the same order. */
+static int read_color_list(reader *r, const json_t *obj, const char *form, int colors,
+                           cellvec *cv)
+{
+    const json_t *list = json_object_get(obj, "colors");
+    if (list == NULL)
+        return 0;
+    size_t mark = path_push_key(&r->path, "colors");
+    if (strcmp(form, "cells") != 0)
+        return fail(r, TSR_EINVAL, "\"colors\" goes with \"cells\"; in \"%s\", draw a "
+                    "coloured cell as its colour's digit", form);
+    char what[96];
+    snprintf(what, sizeof what, "an array of %d colours (0 to %d), one per cell", cv->n,
+             colors);
+    if (!json_is_array(list) || json_array_size(list) != (size_t)cv->n)
+        return fail_type(r, list, what);
+    for (int i = 0; i < cv->n; i++) {
+        size_t imark = path_push_index(&r->path, (size_t)i);
+        long long c;
+        int rc = want_int(r, json_array_get(list, (size_t)i), 0, colors, &c);
+        if (rc == 0)
+            rc = cells_color(r, cv, i, (int)c);
+        if (rc)
+            return rc;
+        path_pop(&r->path, imark);
+    }
+    path_pop(&r->path, mark);
+    return 0;
+}
+
+/* The cells of a board or piece object, into cv (emptied first, colours
+ * too); optional cells drawn in art also into opt (board only).  `colors`
+ * is the highest colour number allowed. */
 static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec *cv,
-                      cellvec *opt)
+                      cellvec *opt, int colors)
 {
     const char *form = NULL;
     int nforms = 0;
@@ -520,15 +589,17 @@ static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec
                     join_keys(k->forms, list, sizeof list));
     }
     cv->n = 0;
+    free(cv->col);
+    cv->col = NULL;
     size_t mark = path_push_key(&r->path, form);
     const json_t *v = json_object_get(obj, form);
     int rc;
     if (strcmp(form, "size") == 0)
         rc = read_size(r, v, k, cv);
     else if (strcmp(form, "rows") == 0)
-        rc = read_rows(r, v, 0, k, cv, opt);
+        rc = read_rows(r, v, 0, k, cv, opt, colors);
     else if (strcmp(form, "layers") == 0)
-        rc = read_layers(r, v, k, cv, opt);
+        rc = read_layers(r, v, k, cv, opt, colors);
     else
         rc = read_cell_list(r, v, k, cv);
     if (rc)
@@ -536,12 +607,13 @@ static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec
     if (cv->n == 0)
         return fail(r, TSR_EINVAL, "%s has no cells", k->what);
     path_pop(&r->path, mark);
-    return 0;
+    return read_color_list(r, obj, form, colors, cv);
 }
 
 /* ---- the puzzle ---------------------------------------------------------- */
 
-static const char *const board_keys[] = {"size", "rows", "layers", "cells", "optional", NULL};
+static const char *const board_keys[] = {"size", "rows", "layers", "cells", "optional", "colors",
+                                         NULL};
 
 /* "optional": cells of the board (any form) a solution may leave empty;
  * appended to opt, which may already hold the '+' cells of the art. */
@@ -582,12 +654,15 @@ static int read_board(reader *r, const json_t *board, tsr_puzzle *pz)
     if (rc)
         return rc;
     cellvec cv = {0}, opt = {0};
-    rc = read_shape(r, board, &board_kind, &cv, &opt);
+    rc = read_shape(r, board, &board_kind, &cv, &opt, color_limit(pz));
     if (rc == 0)
         rc = read_optional(r, board, &opt);
     for (int i = 0; rc == 0 && i < cv.n; i++)
         if ((rc = tsr_puzzle_add_board_cell(pz, cv.v[i])) < 0)
             rc = fail(r, rc, "cannot add a board cell: %s", tsr_strerror(rc));
+    if (rc == 0 && (rc = tsr_puzzle_set_board_colors(pz, cv.col)) < 0)
+        rc = fail(r, rc, "out of memory");
+    free(cv.col);
     for (int i = 0; rc == 0 && i < opt.n; i++)
         if ((rc = tsr_puzzle_add_optional_cell(pz, opt.v[i])) < 0)
             rc = fail(r, rc, "cannot add an optional cell: %s", tsr_strerror(rc));
@@ -597,7 +672,7 @@ static int read_board(reader *r, const json_t *board, tsr_puzzle *pz)
 }
 
 static const char *const piece_keys[] = {"name", "cells", "rows", "layers", "count", "fixed",
-                                         NULL};
+                                         "colors", NULL};
 
 /* "count": an integer N (exactly N copies) or a range [MIN, MAX].  A piece
  * can have no more copies than the board has cells; this cap also keeps
@@ -675,12 +750,15 @@ static int read_piece(reader *r, const json_t *obj, size_t index, json_t *names,
         path_push_key(&r->path, "count");
         return fail(r, TSR_EINVAL, "a fixed piece must have count 1");
     }
-    if ((rc = read_shape(r, obj, fixed ? &fixed_piece_kind : &piece_kind, cv, NULL)) != 0)
+    if ((rc = read_shape(r, obj, fixed ? &fixed_piece_kind : &piece_kind, cv, NULL,
+                         color_limit(pz))) != 0)
         return rc;
     rc = tsr_puzzle_add_piece(pz, name, cv->v, cv->n, count, fixed);
     if (rc < 0)
         return fail(r, rc, "cannot add the piece: %s", tsr_strerror(rc));
     pz->pieces[rc].count_min = count_min;
+    if ((rc = tsr_puzzle_set_piece_colors(pz, rc, cv->col)) < 0)
+        return fail(r, rc, "out of memory");
     return 0;
 }
 
@@ -702,7 +780,86 @@ static int read_pieces(reader *r, const json_t *pieces, tsr_puzzle *pz)
             path_pop(&r->path, mark);
     }
     free(cv.v);
+    free(cv.col);
     json_decref(names);
+    return rc;
+}
+
+/* "colors": {"palette": ["#rrggbb", ...], "allow": [{"piece": P, "board":
+ * B}, ...]}: the display colours of colours 1, 2, ... and the allowed
+ * (piece colour, board colour) pairs, each listed once. */
+static const char *const colors_keys[] = {"palette", "allow", NULL};
+static const char *const pair_keys[] = {"piece", "board", NULL};
+
+static int read_palette(reader *r, const json_t *list, tsr_puzzle *pz)
+{
+    char what[64];
+    snprintf(what, sizeof what, "an array of 1 to %d colours \"#rrggbb\"", TSR_MAX_COLORS);
+    if (!json_is_array(list) || json_array_size(list) < 1 ||
+        json_array_size(list) > TSR_MAX_COLORS)
+        return fail_type(r, list, what);
+    uint32_t rgb[TSR_MAX_COLORS];
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *c = json_array_get(list, i);
+        const char *t = json_string_value(c);
+        unsigned v = 0;
+        int used = 0;
+        if (t == NULL || strlen(t) != 7 || sscanf(t, "#%6x%n", &v, &used) != 1 || used != 7 ||
+            strspn(t + 1, "0123456789abcdefABCDEF") != 6) {
+            path_push_index(&r->path, i);
+            return fail_type(r, c, "a colour \"#rrggbb\"");
+        }
+        rgb[i] = v;
+    }
+    int rc = tsr_puzzle_set_palette(pz, rgb, (int)json_array_size(list));
+    return rc < 0 ? fail(r, rc, "out of memory") : 0;
+}
+
+static int read_allow(reader *r, const json_t *list, tsr_puzzle *pz)
+{
+    if (!json_is_array(list))
+        return fail_type(r, list, "an array of pairs {\"piece\": P, \"board\": B}");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *o = json_array_get(list, i);
+        size_t mark = path_push_index(&r->path, i);
+        if (!json_is_object(o))
+            return fail_type(r, o, "a pair {\"piece\": P, \"board\": B}");
+        long long c[2];
+        int rc = check_keys(r, o, pair_keys);
+        for (int k = 0; rc == 0 && k < 2; k++) {
+            json_t *v;
+            if ((rc = require(r, o, pair_keys[k], &v)) != 0)
+                return rc;
+            size_t kmark = path_push_key(&r->path, pair_keys[k]);
+            if ((rc = want_int(r, v, 1, color_limit(pz), &c[k])) == 0)
+                path_pop(&r->path, kmark);
+        }
+        if (rc)
+            return rc;
+        if (tsr_puzzle_color_allowed(pz, (int)c[0], (int)c[1]))
+            return fail(r, TSR_EINVAL, "the pair (piece %lld, board %lld) is listed twice", c[0],
+                        c[1]);
+        if ((rc = tsr_puzzle_allow_colors(pz, (int)c[0], (int)c[1])) < 0)
+            return fail(r, rc, "out of memory");
+        path_pop(&r->path, mark);
+    }
+    return 0;
+}
+
+static int read_colors(reader *r, const json_t *obj, tsr_puzzle *pz)
+{
+    if (!json_is_object(obj))
+        return fail_type(r, obj, "an object {\"palette\": [...], \"allow\": [...]}");
+    int rc = check_keys(r, obj, colors_keys);
+    for (int k = 0; rc == 0 && k < 2; k++) {
+        const json_t *v = json_object_get(obj, colors_keys[k]);
+        if (v == NULL)
+            continue;
+        size_t mark = path_push_key(&r->path, colors_keys[k]);
+        rc = k == 0 ? read_palette(r, v, pz) : read_allow(r, v, pz);
+        if (rc == 0)
+            path_pop(&r->path, mark);
+    }
     return rc;
 }
 
@@ -718,7 +875,7 @@ static int read_expected(reader *r, const json_t *obj, tsr_puzzle *pz)
 }
 
 static const char *const puzzle_keys[] = {"version", "name", "description", "board", "pieces",
-                                          "rotations", "mirror", "expected", NULL};
+                                          "rotations", "mirror", "expected", "colors", NULL};
 /* Indexed by enum tsr_rotations. */
 static const char *const rotation_names[] = {"all", "one-sided", "none", NULL};
 
@@ -744,6 +901,12 @@ static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
         (description && tsr_puzzle_set_description(pz, description) < 0))
         return fail(r, TSR_ENOMEM, "out of memory");
 
+    if ((v = json_object_get(obj, "colors")) != NULL) { /* first: the palette bounds colours */
+        size_t mark = path_push_key(&r->path, "colors");
+        if ((rc = read_colors(r, v, pz)) != 0)
+            return rc;
+        path_pop(&r->path, mark);
+    }
     static const char *const sections[] = {"board", "pieces"};
     for (int i = 0; i < 2; i++) {
         if ((rc = require(r, obj, sections[i], &v)) != 0)

@@ -294,7 +294,7 @@ static char *put_int(char *p, int v)
 }
 
 /* One line, as jansson writes {"pieces": [{"name": N, "cells": [[x,y,z],
- * ...]}, ...]} compact, but printed straight into one buffer: the daemon's
+ * ...]}, ...]} compact (with "colors": [...] beside a coloured piece's cells), but printed straight into one buffer: the daemon's
  * export formats millions of these, and building a jansson tree per
  * solution cost ~300 allocations each.  Names (escaped by jansson, which
  * also refuses bad UTF-8) are encoded once per piece. */
@@ -317,8 +317,9 @@ int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
             rc = !v ? TSR_EUNSUPP : !*name ? TSR_ENOMEM : 0;
             json_decref(v);
         }
-        if (rc == 0) /* {"name":N,"cells":[...]}, and 3 ints of 11 chars each */
-            need += strlen(*name) + 24 + (size_t)p->ncells * 40;
+        if (rc == 0) /* {"name":N,"cells":[...],"colors":[...]}, 3 ints of 11 chars each
+                        and a colour of 3 */
+            need += strlen(*name) + 36 + (size_t)p->ncells * 44;
     }
     char *buf = rc == 0 ? malloc(need) : NULL;
     if (rc == 0 && !buf)
@@ -343,6 +344,11 @@ int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
                 o = put_int(o, cell->z);
                 *o++ = ']';
             }
+            /* a coloured piece's colours, as turned, one per cell */
+            for (int c = 0; p->colors != NULL && c < p->ncells; c++) {
+                o = put_str(o, c ? "," : "],\"colors\":[");
+                o = put_int(o, p->colors[c]);
+            }
             o = put_str(o, "]}");
         }
         o = put_str(o, "]}\n");
@@ -361,12 +367,57 @@ int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
 /* Indexed by enum tsr_rotations and enum tsr_unique, as json_read.c reads them. */
 static const char *const rotation_names[] = {"all", "one-sided", "none"};
 
+/* n colours as a JSON array (parallel to the cells written beside it). */
+static json_t *colors_json(const unsigned char *colors, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_integer(colors[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* The puzzle's "colors": the palette and the allowed pairs, or NULL when
+ * it has neither (then *rc stays 0). */
+static json_t *puzzle_colors_json(const tsr_puzzle *pz, int *rc)
+{
+    *rc = 0;
+    if (pz->npalette == 0 && pz->nallowed == 0)
+        return NULL;
+    *rc = TSR_ENOMEM;
+    json_t *o = json_object(), *palette = json_array(), *allow = json_array();
+    bool ok = o && palette && allow;
+    for (int i = 0; ok && i < pz->npalette; i++) {
+        char hex[8];
+        snprintf(hex, sizeof hex, "#%06x", (unsigned)(pz->palette[i] & 0xFFFFFFu));
+        ok = json_array_append_new(palette, json_string(hex)) == 0;
+    }
+    for (int i = 0; ok && i < pz->nallowed; i++)
+        ok = json_array_append_new(allow, json_pack("{s:i,s:i}", "piece", pz->allowed[i].piece,
+                                                    "board", pz->allowed[i].board)) == 0;
+    if (ok && pz->npalette > 0)
+        ok = json_object_set(o, "palette", palette) == 0;
+    if (ok && pz->nallowed > 0)
+        ok = json_object_set(o, "allow", allow) == 0;
+    json_decref(palette);
+    json_decref(allow);
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    *rc = 0;
+    return o;
+}
+
 static json_t *piece_json(const tsr_piece *p, int *rc)
 {
     json_t *o = json_object();
     *rc = TSR_ENOMEM;
     if (o && put_string(o, "name", p->name, rc) == 0 &&
         put(o, "cells", cells_json(p->cells, p->ncells)) == 0 &&
+        (p->colors == NULL || put(o, "colors", colors_json(p->colors, p->ncells)) == 0) &&
         put(o, "count", p->count_min == p->count ? json_integer(p->count)
                                                  : json_pack("[ii]", p->count_min, p->count)) == 0 &&
         put(o, "fixed", json_boolean(p->fixed)) == 0) {
@@ -383,23 +434,28 @@ static json_t *puzzle_members(const tsr_puzzle *pz, int *rc)
     json_t *o = json_object(), *expected = json_object();
     *rc = TSR_ENOMEM;
     json_t *board = json_pack("{s:o}", "cells", cells_json(pz->cells, pz->ncells));
-    if (board && pz->noptional > 0 &&
-        put(board, "optional", cells_json(pz->optional, pz->noptional)) != 0) {
+    if (board && ((pz->colors && put(board, "colors", colors_json(pz->colors, pz->ncells)) != 0) ||
+                  (pz->noptional > 0 &&
+                   put(board, "optional", cells_json(pz->optional, pz->noptional)) != 0))) {
         json_decref(board);
         board = NULL;
     }
+    int crc;
+    json_t *colors = puzzle_colors_json(pz, &crc);
     bool ok = o && expected && put(o, "version", json_integer(1)) == 0 &&
               (!pz->name || put_string(o, "name", pz->name, rc) == 0) &&
               (!pz->description || put_string(o, "description", pz->description, rc) == 0) &&
               json_object_set(o, "board", board) == 0 &&
               put(o, "rotations", json_string(rotation_names[pz->rotations])) == 0 &&
-              put(o, "mirror", json_boolean(pz->mirror)) == 0;
+              put(o, "mirror", json_boolean(pz->mirror)) == 0 && crc == 0 &&
+              (colors == NULL || json_object_set(o, "colors", colors) == 0);
     for (int i = 0; ok && i < 3; i++)
         if (pz->expected[i] >= 0)
             ok = put(expected, tsr_unique_names[i], json_integer(pz->expected[i])) == 0;
     if (ok && json_object_size(expected) > 0)
         ok = json_object_set(o, "expected", expected) == 0;
     json_decref(board);
+    json_decref(colors);
     json_decref(expected);
     if (ok) {
         *rc = 0;

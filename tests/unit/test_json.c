@@ -418,6 +418,38 @@ static const struct bad_case {
      "$.pieces[1]: expected a piece object, got \"E\""},
     {"{" BOARD2 ", 'pieces': [{'cells': [[0,0],[1,0]]}]}", TSR_EINVAL,
      "$.pieces[0]: missing required key \"name\""},
+    /* colours */
+    {"{'board': {'size': [2, 1], 'colors': [1, 1]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "t.json: $.board.colors: \"colors\" goes with \"cells\"; in \"size\", draw a coloured cell"},
+    {"{'board': {'cells': [[0,0],[1,0]], 'colors': [1]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.colors: expected an array of 2 colours (0 to 63), one per cell, got an array of 1"},
+    {"{'board': {'cells': [[0,0],[1,0]], 'colors': [1, 64]}, 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.board.colors[1]: expected an integer from 0 to 63, got 64"},
+    {"{'colors': {'palette': ['#ff0000']}, 'board': {'rows': ['12']}, 'pieces': [" DOMINO "]}",
+     TSR_EINVAL, "$.board.rows[0]: colour 2 at column 1, but the palette has 1 colour"},
+    {"{" BOARD2 ", 'pieces': [{'name': 'D', 'rows': ['#0']}]}", TSR_EINVAL,
+     "$.pieces[0].rows[0]: invalid character '0' at column 1; expected '#' for a cell, '.' or ' ' "
+     "for none, or a digit 1-9 for a cell of that colour"},
+    {"{'colors': {'palette': ['ff0000']}, " BOARD2 ", 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.colors.palette[0]: expected a colour \"#rrggbb\", got \"ff0000\""},
+    {"{'colors': {'palette': []}, " BOARD2 ", 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.colors.palette: expected an array of 1 to 63 colours"},
+    {"{'colors': {'allow': [{'piece': 1}]}, " BOARD2 ", 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.colors.allow[0]: missing required key \"board\""},
+    {"{'colors': {'allow': [{'piece': 1, 'board': 0}]}, " BOARD2 ", 'pieces': [" DOMINO "]}",
+     TSR_EINVAL, "$.colors.allow[0].board: expected an integer from 1 to 63, got 0"},
+    {"{'colors': {'allow': [{'piece': 1, 'board': 2}, {'board': 2, 'piece': 1}]}, " BOARD2
+     ", 'pieces': [" DOMINO "]}",
+     TSR_EINVAL, "$.colors.allow[1]: the pair (piece 1, board 2) is listed twice"},
+    {"{'colors': {'allow': [], 'pairs': []}, " BOARD2 ", 'pieces': [" DOMINO "]}", TSR_EINVAL,
+     "$.colors.pairs: unknown key; expected one of \"palette\", \"allow\""},
+    {"{'board': {'rows': ['12']}, 'pieces': [{'name': 'D', 'rows': ['#'], 'fixed': true,"
+     " 'cells': [[0, 0]], 'colors': [1]}, {'name': 'M', 'rows': ['#']}]}",
+     TSR_EINVAL, "expected exactly one of"},
+    {"{'board': {'rows': ['12']}, 'pieces': [{'name': 'F', 'rows': ['1'], 'fixed': true},"
+     " {'name': 'M', 'rows': ['#']}]}",
+     TSR_EINVAL, "t.json: fixed piece 'F': its cell (0,0,0) of colour 1 may not sit on a board cell "
+     "of colour 1"},
     {"{" BOARD2 ", 'pieces': [{'name': '', 'cells': [[0,0],[1,0]]}]}", TSR_EINVAL,
      "$.pieces[0].name: expected a non-empty string of at most 64 bytes"},
     {"{" BOARD2 ", 'pieces': [{'name': "
@@ -552,6 +584,39 @@ static const struct bad_case {
      " 'fixed': true}]}",
      TSR_EINVAL, "t.json: fixed piece 'X': cell (5,0,0) is not on the board"},
 };
+
+/* Colours: digits in art, "colors" beside "cells", the palette and the
+ * allowed pairs (docs/puzzle-format.md, "Colours"). */
+START_TEST(colours)
+{
+    tsr_puzzle *pz = read_ok("{'colors': {'palette': ['#ff0000', '#00ff00'],"
+                             " 'allow': [{'piece': 1, 'board': 2}]},"
+                             " 'board': {'rows': ['1.2', '+2.'], 'optional': [[1, 1]]},"
+                             " 'pieces': [{'name': 'L', 'layers': [['1#'], ['2']]},"
+                             " {'name': 'M', 'cells': [[5, 5]], 'colors': [2]}]}", NULL);
+    ck_assert_int_eq(pz->ncells, 6);
+    static const unsigned char board[] = {1, 0, 2, 0, 2, 0}; /* reading order of the art */
+    ck_assert_mem_eq(pz->colors, board, 6);
+    ck_assert_int_eq(pz->noptional, 2);
+    ck_assert_int_eq(pz->pieces[0].ncells, 3);
+    static const unsigned char l[] = {1, 0, 2};
+    ck_assert_mem_eq(pz->pieces[0].colors, l, 3);
+    ck_assert_int_eq(pz->pieces[1].colors[0], 2);
+    ck_assert_int_eq(pz->nallowed, 1);
+    ck_assert(pz->allowed[0].piece == 1 && pz->allowed[0].board == 2);
+    ck_assert_int_eq(pz->npalette, 2);
+    ck_assert_uint_eq(pz->palette[1], 0x00FF00u);
+    ck_assert(tsr_puzzle_color_allowed(pz, 1, 2) && !tsr_puzzle_color_allowed(pz, 2, 1) &&
+              tsr_puzzle_color_allowed(pz, 0, 1) && tsr_puzzle_color_allowed(pz, 2, 0));
+    tsr_puzzle_free(pz);
+    /* all neutral is no colours; without a palette colours go to 63 */
+    pz = read_ok("{'board': {'cells': [[0,0],[1,0]], 'colors': [0, 63]},"
+                 " 'pieces': [{'name': 'D', 'cells': [[0,0],[1,0]], 'colors': [0, 0]}]}", NULL);
+    ck_assert_ptr_null(pz->pieces[0].colors);
+    ck_assert_int_eq(pz->colors[1], 63);
+    tsr_puzzle_free(pz);
+}
+END_TEST
 
 START_TEST(bad_documents)
 {
@@ -701,7 +766,8 @@ START_TEST(null_source_and_long_key)
     ck_assert_int_eq(tsr_puzzle_read_json(doc, strlen(doc), NULL, &pz, NULL, &err), TSR_EINVAL);
     ck_assert_str_eq(err.msg, "$.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...: unknown key;"
                               " expected one of \"version\", \"name\", \"description\","
-                              " \"board\", \"pieces\", \"rotations\", \"mirror\", \"expected\"");
+                              " \"board\", \"pieces\", \"rotations\", \"mirror\", \"expected\","
+                              " \"colors\"");
     doc = "{\"board\": \n  {\"size\": [2, 1]]}";
     ck_assert_int_eq(tsr_puzzle_read_json(doc, strlen(doc), NULL, &pz, NULL, &err), TSR_EINVAL);
     ck_assert_msg(strncmp(err.msg, "2:", 2) == 0, "%s", err.msg);
@@ -769,6 +835,7 @@ static Suite *json_suite(void)
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("good");
     tcase_add_test(tc, board_size_2d);
+    tcase_add_test(tc, colours);
     tcase_add_test(tc, board_size_3d);
     tcase_add_test(tc, board_rows);
     tcase_add_test(tc, board_layers);

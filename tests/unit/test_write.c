@@ -123,7 +123,7 @@ static tsr_puzzle *puzzle_2d(void)
     return pz;
 }
 
-static const tsr_placement PLACED_2D[] = {{0, 2, A_AT}, {1, 2, BB_AT}};
+static const tsr_placement PLACED_2D[] = {{0, 2, A_AT, NULL}, {1, 2, BB_AT, NULL}};
 static const tsr_solution SOLUTION_2D = {2, PLACED_2D};
 
 START_TEST(text_2d)
@@ -153,7 +153,7 @@ START_TEST(text_3d)
                                      {5, 5, 6}, {6, 5, 6}, {5, 6, 6}};
     static const tsr_cell l[] = {{5, 5, 5}, {6, 5, 5}, {5, 6, 5}};
     static const tsr_cell i1[] = {{6, 6, 5}, {6, 5, 6}}, i2[] = {{5, 5, 6}, {5, 6, 6}};
-    static const tsr_placement placed[] = {{0, 3, l}, {1, 2, i1}, {1, 2, i2}};
+    static const tsr_placement placed[] = {{0, 3, l, NULL}, {1, 2, i1, NULL}, {1, 2, i2, NULL}};
     tsr_puzzle *pz = tsr_puzzle_new();
     add_cells(pz, board, 7);
     add_piece(pz, "L", l, 3, 1, false);
@@ -200,12 +200,12 @@ START_TEST(bad_solutions)
     tsr_puzzle *pz = puzzle_2d();
     static const tsr_cell off[] = {{1, 1, 0}}, far[] = {{9, 9, 9}};
     const tsr_placement cases[][2] = {
-        {{3, 2, A_AT}, {1, 2, BB_AT}},   /* no piece 3 */
-        {{0, 2, A_AT}, {1, 2, A_AT}},    /* overlap */
-        {{0, 1, off}, {1, 2, BB_AT}},    /* not on the board */
-        {{0, 1, far}, {1, 2, BB_AT}},    /* outside the box */
-        {{0, 2, A_AT}, {0, 2, BB_AT}},   /* two copies of a count-1 piece */
-        {{0, 0, A_AT}, {1, 2, BB_AT}},   /* no cells */
+        {{3, 2, A_AT, NULL}, {1, 2, BB_AT, NULL}},   /* no piece 3 */
+        {{0, 2, A_AT, NULL}, {1, 2, A_AT, NULL}},    /* overlap */
+        {{0, 1, off, NULL}, {1, 2, BB_AT, NULL}},    /* not on the board */
+        {{0, 1, far, NULL}, {1, 2, BB_AT, NULL}},    /* outside the box */
+        {{0, 2, A_AT, NULL}, {0, 2, BB_AT, NULL}},   /* two copies of a count-1 piece */
+        {{0, 0, A_AT, NULL}, {1, 2, BB_AT, NULL}},   /* no cells */
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         tsr_solution s = {2, cases[i]};
@@ -247,7 +247,7 @@ static tsr_puzzle *ring_puzzle(const char *domino, const char *mono)
     return pz;
 }
 
-static const tsr_placement RING_PLACED[] = {{1, 1, F_AT}, {0, 2, DOMINO_AT}};
+static const tsr_placement RING_PLACED[] = {{1, 1, F_AT, NULL}, {0, 2, DOMINO_AT, NULL}};
 static const tsr_solution RING_SOLUTION = {2, RING_PLACED};
 
 /* Board cells that neither fixed pieces nor placements cover, moved so the
@@ -473,7 +473,7 @@ START_TEST(loose_round_trip)
     }
     tsr_puzzle_free(back);
     static const tsr_cell m_at[] = {{1, 0, 0}};
-    const tsr_placement pl[] = {{1, 1, m_at}};
+    const tsr_placement pl[] = {{1, 1, m_at, NULL}};
     const tsr_solution sol = {1, pl};
     rc = tsr_write_solution_text(sink_open(&o), pz, &sol);
     text = sink_close(&o);
@@ -483,6 +483,54 @@ START_TEST(loose_round_trip)
     rc = tsr_write_polycube(sink_open(&o), pz, NULL);
     free(sink_close(&o));
     ck_assert_int_eq(rc, TSR_EUNSUPP);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* Colours survive the puzzle writer: read(write(p)) has p's board and
+ * piece colours, pairs and palette; a solution's JSON line carries a
+ * coloured placement's colours as turned. */
+START_TEST(colours_round_trip)
+{
+    tsr_puzzle *pz = read_json("{\"colors\": {\"palette\": [\"#ff0000\", \"#0000Ff\", \"#00ff00\"],"
+                               " \"allow\": [{\"piece\": 1, \"board\": 1}, {\"piece\": 2, \"board\": 3}]},"
+                               " \"board\": {\"rows\": [\"13.\", \"+..\"], \"optional\": [[1, 1]]},"
+                               " \"pieces\": [{\"name\": \"D\", \"rows\": [\"12\"], \"count\": [1, 2]},"
+                               " {\"name\": \"M\", \"cells\": [[0, 0]], \"colors\": [0], \"count\": 2},"
+                               " {\"name\": \"F\", \"cells\": [[2, 1]], \"colors\": [2], \"fixed\": true}]}");
+    ck_assert_ptr_nonnull(pz->colors);
+    ck_assert_ptr_null(pz->pieces[1].colors); /* all neutral: none */
+    struct sink o;
+    int rc = tsr_write_puzzle_json(sink_open(&o), pz);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    tsr_puzzle *back = read_json(text);
+    free(text);
+    ck_assert_int_eq(back->ncells, pz->ncells);
+    ck_assert_mem_eq(back->cells, pz->cells, (size_t)pz->ncells * sizeof *pz->cells);
+    ck_assert_mem_eq(back->colors, pz->colors, (size_t)pz->ncells);
+    for (int k = 0; k < pz->npieces; k++) {
+        ck_assert_int_eq(back->pieces[k].ncells, pz->pieces[k].ncells);
+        ck_assert((back->pieces[k].colors == NULL) == (pz->pieces[k].colors == NULL));
+        if (pz->pieces[k].colors)
+            ck_assert_mem_eq(back->pieces[k].colors, pz->pieces[k].colors,
+                             (size_t)pz->pieces[k].ncells);
+    }
+    ck_assert_int_eq(back->nallowed, 2);
+    ck_assert_mem_eq(back->allowed, pz->allowed, 2 * sizeof *pz->allowed);
+    ck_assert_int_eq(back->npalette, 3);
+    ck_assert_mem_eq(back->palette, pz->palette, 3 * sizeof *pz->palette);
+    ck_assert_uint_eq(back->palette[1], 0x0000FFu);
+    tsr_puzzle_free(back);
+    static const tsr_cell d_at[] = {{0, 0, 0}, {1, 0, 0}};
+    static const unsigned char d_col[] = {2, 1};
+    const tsr_placement pl[] = {{0, 2, d_at, d_col}};
+    const tsr_solution sol = {1, pl};
+    rc = tsr_write_solution_json(sink_open(&o), pz, &sol);
+    text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, "{\"pieces\":[{\"name\":\"D\",\"cells\":[[0,0,0],[1,0,0]],\"colors\":[2,1]}]}\n");
+    free(text);
     tsr_puzzle_free(pz);
 }
 END_TEST
@@ -567,6 +615,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, puzzle_json_exact);
     tcase_add_test(tc, puzzle_json_round_trip);
     tcase_add_test(tc, loose_round_trip);
+    tcase_add_test(tc, colours_round_trip);
     tcase_add_test(tc, puzzle_json_from_polycube);
     suite_add_tcase(s, tc);
     return s;
