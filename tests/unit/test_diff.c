@@ -7,9 +7,10 @@
  * of one shape, fixed pieces (random, or placed symmetrically so that a
  * symmetry may swap them), symmetric cuts (a random half cut into pieces,
  * then mirrored or given a half turn beside itself, so that pieces come in
- * mirror-image or congruent pairs), and larger boards) draws its puzzles
+ * mirror-image or congruent pairs), larger boards, loose puzzles, mirror
+ * twins and coloured puzzles, described below) draws its puzzles
  * from a fixed seed with its own xorshift generator, so every run tests the
- * same ~890 puzzles.  A board is cut into random connected pieces by growing
+ * same ~1030 puzzles.  A board is cut into random connected pieces by growing
  * each piece by a random flood from an unassigned cell, so the cut itself is
  * a solution (checked).  Mobile pieces are then turned by a random allowed
  * orientation and moved; pieces of equal shape are usually merged into one
@@ -47,6 +48,22 @@
  * the engine refuses for loose puzzles (FILA, filters, triggers) must be
  * refused with an error.  Classes are counted with union-find.
  *
+ * Colours family: a blob, a box or a half doubled by a reflection or a
+ * half turn is cut, then coloured (1 to 3 colours): the board at random or
+ * (half the boxes) by orbits of its symmetries, the doubled halves with
+ * their mirror images' colours, so that symmetries survive; the pieces'
+ * cells through a random map of the board's colours, at random, or mostly
+ * neutral.  The pairs the cut uses are allowed, so the cut stays a
+ * solution, and a few random ones beside them; a quarter of the puzzles
+ * are loosened as above.  The reference's own colour handling: a
+ * placement fits when each cell's colour (its orientation's, turned with
+ * the cells) is neutral, sits on a neutral cell or makes a listed pair; an
+ * orientation is a coloured shape; a symmetry must map each free cell to
+ * one of its colour and relabels by coloured shape; a tiling's key holds
+ * each cell's piece colour.  The summary says in how many puzzles colours
+ * removed placements, told two orientations on the same cells apart, and
+ * left a symmetry.
+ *
  * Engine.  Every puzzle is solved in each mode under many configurations
  * (default, DLX only, FILA from the root and from one level below with
  * orders e/s/f, NOF off, redundancy off or on a named piece, volume off /
@@ -63,8 +80,9 @@
  * On a mismatch the puzzle (expected counts filled in) goes to stderr as
  * JSON with the configuration as tessera CLI flags, and to
  * /tmp/tessera-diff-fail-N.json.  Environment: TSR_DIFF_QUICK=1 runs a few
- * puzzles per family; TSR_DIFF_COUNT=N sets puzzles per family and
- * TSR_DIFF_SEED=S varies the seeds (for hunting).
+ * puzzles per family; TSR_DIFF_COUNT=N sets puzzles per family,
+ * TSR_DIFF_SEED=S varies the seeds and TSR_DIFF_FAMILY=NAME runs one
+ * family (for hunting).
  */
 #include <check.h>
 #include <stdbool.h>
@@ -84,6 +102,8 @@
 #define REF_CAP 6000   /* raw tilings a puzzle may have */
 #define REF_NODES 300000L
 #define FIXLAB 0xFF    /* key label of fixed pieces */
+#define KEYW 3         /* key bytes per board cell: label, region, colour */
+#define NCOL 64        /* colour numbers 0..63 */
 
 /* ---- random numbers --------------------------------------------------------- */
 
@@ -197,18 +217,29 @@ static tsr_cell min_corner(const tsr_cell *c, int n)
     return lo;
 }
 
-/* Translate to the origin corner and sort. */
-static void normalise(tsr_cell *c, int n)
+static bool same_cells(const tsr_cell *a, const tsr_cell *b, int n)
+{
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* Translate to the origin corner and sort, each colour (col may be NULL)
+ * staying with its cell: insertion sort on both arrays. */
+static void normalise_col(tsr_cell *c, uint8_t *col, int n)
 {
     tsr_cell lo = min_corner(c, n);
     for (int i = 0; i < n; i++)
         c[i] = (tsr_cell){c[i].x - lo.x, c[i].y - lo.y, c[i].z - lo.z};
-    qsort(c, (size_t)n, sizeof *c, cell_cmp);
-}
-
-static bool same_cells(const tsr_cell *a, const tsr_cell *b, int n)
-{
-    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && cell_cmp(&c[j - 1], &c[j]) > 0; j--) {
+            tsr_cell t = c[j];
+            c[j] = c[j - 1];
+            c[j - 1] = t;
+            if (col) {
+                uint8_t u = col[j];
+                col[j] = col[j - 1];
+                col[j - 1] = u;
+            }
+        }
 }
 
 /* ---- the reference solver ----------------------------------------------------- */
@@ -232,6 +263,10 @@ typedef struct ref {
     uint64_t optmask;           /* optional cells */
     bool loose;
     tsr_cell orient[MAXE][MAXOR][MAXPC];
+    uint8_t ocol[MAXE][MAXOR][MAXPC]; /* each orientation's cell colours (0 neutral) */
+    uint8_t bcol[MAXB];         /* board colours */
+    uint8_t fixcol[MAXB];       /* the fixed pieces' colours on their board cells */
+    bool allow[NCOL][NCOL];     /* piece colour may sit on board colour */
     int ncop;                   /* mobile copies at most = placements per tiling */
     rplace *pl;                 /* placements sorted by anchor cell */
     int npl, first[MAXB + 1];
@@ -250,6 +285,8 @@ typedef struct ref {
     long long counts[3];
     long nodes, maxnodes;
     bool overflow;
+    int color_cut;              /* placements the colours removed */
+    bool color_twins;           /* an entry has two orientations on the same cells */
 } ref;
 
 static int board_index(const ref *R, tsr_cell c)
@@ -279,9 +316,10 @@ static uint64_t map_mask(const ref *R, int s, uint64_t m)
     return out;
 }
 
-/* Key of a tiling: np mobile regions (labels, masks) plus fixed masks. */
+/* Key of a tiling: np mobile regions (labels, masks) plus fixed masks,
+ * and the colour of the piece on each board cell (col, per board cell). */
 static void make_key(const ref *R, int np, const int *lab, const uint64_t *mask,
-                     const uint64_t *fixm, uint8_t *key)
+                     const uint64_t *fixm, const uint8_t *col, uint8_t *key)
 {
     int reg[MAXB], rid[MAXB + MAXFIX];
     for (int i = 0; i < R->n; i++)
@@ -297,14 +335,15 @@ static void make_key(const ref *R, int np, const int *lab, const uint64_t *mask,
     int next = 0;
     for (int c = 0; c < R->n; c++) {
         int r = reg[c];
-        if (r < 0) { /* uncovered: cannot happen for a tiling */
-            key[2 * c] = key[2 * c + 1] = 0xFE;
+        if (r < 0) { /* uncovered: an optional cell left empty */
+            key[KEYW * c] = key[KEYW * c + 1] = key[KEYW * c + 2] = 0xFE;
             continue;
         }
         if (rid[r] < 0)
             rid[r] = next++;
-        key[2 * c] = (uint8_t)(r < np ? lab[r] + 1 : FIXLAB);
-        key[2 * c + 1] = (uint8_t)rid[r];
+        key[KEYW * c] = (uint8_t)(r < np ? lab[r] + 1 : FIXLAB);
+        key[KEYW * c + 1] = (uint8_t)rid[r];
+        key[KEYW * c + 2] = col[c];
     }
 }
 
@@ -319,7 +358,7 @@ static uint32_t key_hash(const uint8_t *k, int len)
 /* Index of the raw tiling with this key, or -1. */
 static int ref_find(const ref *R, const uint8_t *key)
 {
-    int len = 2 * R->n;
+    int len = KEYW * R->n;
     for (uint32_t h = key_hash(key, len) & (uint32_t)(R->htsize - 1);; h = (h + 1) & (uint32_t)(R->htsize - 1)) {
         int t = R->ht[h];
         if (t < 0)
@@ -329,22 +368,37 @@ static int ref_find(const ref *R, const uint8_t *key)
     }
 }
 
+/* The colour on each board cell of a tiling's placements and the fixed
+ * pieces: a placement's k-th cell in z-y-x order is its orientation's k-th
+ * cell, and the board's cell ids are in that order too. */
+static void tiling_colors(const ref *R, const rplace *pl, int n, uint8_t *col)
+{
+    memcpy(col, R->fixcol, (size_t)R->n);
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        for (uint64_t m = pl[i].mask; m; m &= m - 1)
+            col[__builtin_ctzll(m)] = R->ocol[pl[i].entry][pl[i].orient][k++];
+    }
+}
+
 static void ref_record(ref *R, const rplace *stack, int depth)
 {
     if (R->nt == R->cap) {
         R->overflow = true;
         return;
     }
-    int t = R->nt++, len = 2 * R->n, lab[MAXB];
+    int t = R->nt++, len = KEYW * R->n, lab[MAXB];
     uint64_t mask[MAXB];
+    uint8_t col[MAXB];
     memcpy(R->til + (size_t)t * R->ncop, stack, (size_t)depth * sizeof *stack);
     R->tlen[t] = depth;
     for (int i = 0; i < depth; i++) {
         lab[i] = stack[i].entry;
         mask[i] = stack[i].mask;
     }
+    tiling_colors(R, stack, depth, col);
     uint8_t *key = R->keys + (size_t)t * len;
-    make_key(R, depth, lab, mask, R->fixmask, key);
+    make_key(R, depth, lab, mask, R->fixmask, col, key);
     ck_assert_int_eq(ref_find(R, key), -1); /* each tiling is enumerated once */
     uint32_t h = key_hash(key, len) & (uint32_t)(R->htsize - 1);
     while (R->ht[h] >= 0)
@@ -391,7 +445,7 @@ static int ref_image(const ref *R, int t, int s)
 {
     int lab[MAXB];
     uint64_t mask[MAXB], fixm[MAXFIX];
-    uint8_t key[2 * MAXB];
+    uint8_t key[KEYW * MAXB], col[MAXB], tcol[MAXB];
     const rplace *til = R->til + (size_t)t * R->ncop;
     for (int i = 0; i < R->tlen[t]; i++) {
         lab[i] = R->relab[s][til[i].entry][til[i].orient];
@@ -401,7 +455,11 @@ static int ref_image(const ref *R, int t, int s)
     }
     for (int f = 0; f < R->nfix; f++)
         fixm[f] = map_mask(R, s, R->fixmask[f]);
-    make_key(R, R->tlen[t], lab, mask, fixm, key);
+    /* colours move with their cells */
+    tiling_colors(R, til, R->tlen[t], col);
+    for (int c = 0; c < R->n; c++)
+        tcol[R->cmap[s][c]] = col[c];
+    make_key(R, R->tlen[t], lab, mask, fixm, tcol, key);
     return ref_find(R, key);
 }
 
@@ -419,27 +477,32 @@ static void ref_free(ref *R)
     free(R);
 }
 
-/* Does entry b allow the normalised shape sh (of b's size)? */
-static bool has_shape(const ref *R, int b, const tsr_cell *sh)
+/* Does entry b allow the normalised shape sh with the colours shc (of
+ * b's size)? */
+static bool has_shape(const ref *R, int b, const tsr_cell *sh, const uint8_t *shc)
 {
     for (int j = 0; j < R->norient[b]; j++)
-        if (same_cells(R->orient[b][j], sh, R->size[b]))
+        if (same_cells(R->orient[b][j], sh, R->size[b]) &&
+            memcmp(R->ocol[b][j], shc, (size_t)R->size[b]) == 0)
             return true;
     return false;
 }
 
-/* How many entries before e are its twins: the same shape with the same
- * allowed orientations, listed apart (A1 and A2). */
+/* How many entries before e are its twins: the same coloured shape with
+ * the same allowed orientations, listed apart (A1 and A2). */
 static int twin_rank(const ref *R, int e)
 {
     int r = 0;
     for (int b = 0; b < e; b++)
         r += R->size[b] == R->size[e] && R->norient[b] == R->norient[e] &&
-             has_shape(R, b, R->orient[e][0]);
+             has_shape(R, b, R->orient[e][0], R->ocol[e][0]);
     return r;
 }
 
-/* Board symmetries and the relabelling each one implies. */
+/* Board symmetries and the relabelling each one implies.  A symmetry maps
+ * optional cells to optional ones and each free cell to one of its colour
+ * (a placement's colours then still sit where they land); the fixed
+ * pieces' cells and colours must map onto theirs, which the keys see. */
 static void ref_symmetries(ref *R, const xform all[48])
 {
     tsr_cell lo = min_corner(R->cell, R->n), img[MAXB];
@@ -453,23 +516,27 @@ static void ref_symmetries(ref *R, const xform all[48])
         for (int i = 0; i < R->n && ok; i++) {
             tsr_cell q = {img[i].x - tlo.x + lo.x, img[i].y - tlo.y + lo.y, img[i].z - tlo.z + lo.z};
             ok = (R->cmap[s][i] = board_index(R, q)) >= 0 &&
-                 ((R->optmask >> i) & 1) == ((R->optmask >> R->cmap[s][i]) & 1);
+                 ((R->optmask >> i) & 1) == ((R->optmask >> R->cmap[s][i]) & 1) &&
+                 (((R->fixedmask >> i) & 1) || R->bcol[i] == R->bcol[R->cmap[s][i]]);
         }
         if (!ok)
             continue;
         for (int e = 0; e < R->ne; e++)
             for (int o = 0; o < R->norient[e]; o++) {
                 tsr_cell sh[MAXPC];
-                for (int i = 0; i < R->size[e]; i++)
+                uint8_t shc[MAXPC];
+                for (int i = 0; i < R->size[e]; i++) {
                     sh[i] = xf_apply(&all[k], R->orient[e][o][i]);
-                normalise(sh, R->size[e]);
+                    shc[i] = R->ocol[e][o][i];
+                }
+                normalise_col(sh, shc, R->size[e]);
                 /* e itself when it allows the shape, else the entry of the
                  * same rank among the others that do as e among its twins,
                  * whatever the count ranges (an image out of range is no
                  * raw tiling, so it joins no class) */
-                int to = has_shape(R, e, sh) ? e : -1;
+                int to = has_shape(R, e, sh, shc) ? e : -1;
                 for (int b = 0, r = twin_rank(R, e); b < R->ne && to < 0; b++)
-                    if (R->size[b] == R->size[e] && has_shape(R, b, sh) && r-- == 0)
+                    if (R->size[b] == R->size[e] && has_shape(R, b, sh, shc) && r-- == 0)
                         to = b;
                 R->relab[s][e][o] = (signed char)to;
             }
@@ -496,6 +563,15 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
     R->full = R->n == 64 ? ~0ull : (1ull << R->n) - 1;
     R->optmask = cells_mask(R, pz->optional, pz->noptional);
     R->loose = pz->noptional > 0;
+    /* colours: the board's by cell, the rule from the listed pairs (a
+     * neutral side goes with anything) */
+    for (int i = 0; pz->colors != NULL && i < pz->ncells; i++)
+        R->bcol[board_index(R, pz->cells[i])] = pz->colors[i];
+    for (int p = 0; p < NCOL; p++)
+        for (int b = 0; b < NCOL; b++)
+            R->allow[p][b] = p == 0 || b == 0;
+    for (int i = 0; i < pz->nallowed; i++)
+        R->allow[pz->allowed[i].piece][pz->allowed[i].board] = true;
     xform all[48], allowed[48];
     make_xforms(all);
     int nallowed = allowed_xforms(pz->rotations, pz->mirror, allowed);
@@ -509,6 +585,8 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
             ck_assert_int_lt(R->nfix, MAXFIX);
             R->fixmask[R->nfix] = cells_mask(R, pc->cells, pc->ncells);
             R->fixedmask |= R->fixmask[R->nfix];
+            for (int i = 0; pc->colors != NULL && i < pc->ncells; i++)
+                R->fixcol[board_index(R, pc->cells[i])] = pc->colors[i];
             R->entry_of[p] = -1 - R->nfix++;
             continue;
         }
@@ -522,12 +600,18 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
         R->ncop += pc->count;
         for (int a = 0; a < nallowed; a++) {
             tsr_cell *o = R->orient[e][R->norient[e]];
-            for (int i = 0; i < pc->ncells; i++)
+            uint8_t *oc = R->ocol[e][R->norient[e]];
+            for (int i = 0; i < pc->ncells; i++) {
                 o[i] = xf_apply(&allowed[a], pc->cells[i]);
-            normalise(o, pc->ncells);
+                oc[i] = pc->colors ? pc->colors[i] : 0;
+            }
+            normalise_col(o, oc, pc->ncells);
             bool dup = false;
             for (int j = 0; j < R->norient[e] && !dup; j++)
-                dup = same_cells(R->orient[e][j], o, pc->ncells);
+                dup = same_cells(R->orient[e][j], o, pc->ncells) &&
+                      memcmp(R->ocol[e][j], oc, (size_t)pc->ncells) == 0;
+            for (int j = 0; j < R->norient[e] && !dup; j++)
+                R->color_twins |= same_cells(R->orient[e][j], o, pc->ncells);
             if (!dup)
                 R->norient[e]++;
         }
@@ -550,7 +634,11 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
                     c[i] = (tsr_cell){oc[i].x - oc[0].x + R->cell[a].x, oc[i].y - oc[0].y + R->cell[a].y,
                                       oc[i].z - oc[0].z + R->cell[a].z};
                 uint64_t m = cells_mask(R, c, R->size[e]);
-                if (m && !(m & R->fixedmask))
+                bool fits = m && !(m & R->fixedmask);
+                for (int i = 0; fits && i < R->size[e]; i++)
+                    fits = R->allow[R->ocol[e][o][i]][R->bcol[board_index(R, c[i])]];
+                R->color_cut += m && !(m & R->fixedmask) && !fits;
+                if (fits)
                     R->pl[R->npl++] = (rplace){m, (short)e, (short)o};
             }
     }
@@ -559,7 +647,7 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
     /* enumerate */
     R->til = malloc((size_t)cap * (size_t)(R->ncop + 1) * sizeof *R->til);
     R->tlen = malloc((size_t)cap * sizeof *R->tlen);
-    R->keys = malloc((size_t)cap * 2 * (size_t)R->n);
+    R->keys = malloc((size_t)cap * KEYW * (size_t)R->n);
     for (R->htsize = 16; R->htsize < 2 * cap;)
         R->htsize *= 2;
     R->ht = malloc((size_t)R->htsize * sizeof *R->ht);
@@ -608,6 +696,9 @@ typedef struct gen {
     int np;             /* pieces; the first nfixed are fixed */
     int nfixed;
     bool dims3;
+    bool colored;       /* bcol and pcol hold colours */
+    uint8_t bcol[MAXB]; /* the board's colour of each cell */
+    uint8_t pcol[MAXB]; /* the colour of the cut piece's cell there */
 } gen;
 
 static int gen_find(const gen *g, tsr_cell c)
@@ -725,22 +816,32 @@ static void gen_double(gen *g, bool half_turn)
         tsr_cell c = g->cell[i];
         g->cell[n + i] = (tsr_cell){2 * xmax + 1 - c.x, half_turn ? ymin + ymax - c.y : c.y, c.z};
         g->assign[n + i] = g->assign[i] + np;
+        g->bcol[n + i] = g->bcol[i]; /* the colours too: a symmetric colouring */
+        g->pcol[n + i] = g->pcol[i];
     }
     g->n = 2 * n;
     g->np = 2 * np;
 }
 
-/* Canonical form of a shape under the allowed transforms (the smallest
- * normalised image), for grouping equal pieces. */
-static void canon(const tsr_cell *c, int n, const xform *al, int nal, tsr_cell *out)
+/* Canonical form of a coloured shape under the allowed transforms (the
+ * smallest normalised image, cells first, then colours), for grouping
+ * equal pieces. */
+static void canon(const tsr_cell *c, const uint8_t *col, int n, const xform *al, int nal,
+                  tsr_cell *out, uint8_t *outc)
 {
     for (int a = 0; a < nal; a++) {
         tsr_cell t[MAXPC];
-        for (int i = 0; i < n; i++)
+        uint8_t tc[MAXPC];
+        for (int i = 0; i < n; i++) {
             t[i] = xf_apply(&al[a], c[i]);
-        normalise(t, n);
-        if (a == 0 || memcmp(t, out, (size_t)n * sizeof *t) < 0)
+            tc[i] = col[i];
+        }
+        normalise_col(t, tc, n);
+        int d = memcmp(t, out, (size_t)n * sizeof *t);
+        if (a == 0 || d < 0 || (d == 0 && memcmp(tc, outc, (size_t)n) < 0)) {
             memcpy(out, t, (size_t)n * sizeof *t);
+            memcpy(outc, tc, (size_t)n);
+        }
     }
 }
 
@@ -766,6 +867,7 @@ static tsr_puzzle *gen_puzzle(const gen *g, rng *r, enum tsr_rotations rot, bool
     /* pieces of the cut */
     int np = g->np, psize[MAXB];
     tsr_cell pc[MAXB][MAXPC], cf[MAXB][MAXPC];
+    uint8_t pcc[MAXB][MAXPC], cfc[MAXB][MAXPC]; /* their colours */
     bool fixed[MAXB] = {false};
     for (int p = 0; p < g->nfixed; p++)
         fixed[p] = true;
@@ -774,6 +876,7 @@ static tsr_puzzle *gen_puzzle(const gen *g, rng *r, enum tsr_rotations rot, bool
     for (int i = 0; i < g->n; i++) {
         int p = g->assign[i];
         ck_assert_int_lt(psize[p], MAXPC);
+        pcc[p][psize[p]] = g->colored ? g->pcol[i] : 0;
         pc[p][psize[p]++] = (tsr_cell){g->cell[i].x + off.x, g->cell[i].y + off.y, g->cell[i].z + off.z};
     }
     if (g->nfixed == 0 && np >= 2 && rnd(r, 100) < go->pfix) {
@@ -783,7 +886,7 @@ static tsr_puzzle *gen_puzzle(const gen *g, rng *r, enum tsr_rotations rot, bool
     }
     for (int p = 0; p < np; p++)
         if (!fixed[p])
-            canon(pc[p], psize[p], al, nal, cf[p]);
+            canon(pc[p], pcc[p], psize[p], al, nal, cf[p], cfc[p]);
     /* group equal mobile shapes into entries */
     int group[MAXB], ng = 0, gsize[MAXB], grep[MAXB];
     for (int p = 0; p < np; p++) {
@@ -791,7 +894,8 @@ static tsr_puzzle *gen_puzzle(const gen *g, rng *r, enum tsr_rotations rot, bool
         if (fixed[p])
             continue;
         for (int q = 0; q < p && group[p] < 0; q++)
-            if (!fixed[q] && psize[q] == psize[p] && same_cells(cf[q], cf[p], psize[p]))
+            if (!fixed[q] && psize[q] == psize[p] && same_cells(cf[q], cf[p], psize[p]) &&
+                memcmp(cfc[q], cfc[p], (size_t)psize[p]) == 0)
                 group[p] = group[q];
         if (group[p] < 0) {
             grep[ng] = p;
@@ -855,6 +959,12 @@ static tsr_puzzle *gen_puzzle(const gen *g, rng *r, enum tsr_rotations rot, bool
         ck_assert_int_eq(tsr_puzzle_add_board_cell(pz, (tsr_cell){g->cell[i].x + off.x, g->cell[i].y + off.y,
                                                                   g->cell[i].z + off.z}),
                          0);
+    if (g->colored) { /* the board's colours, and every pair the cut uses */
+        ck_assert_int_eq(tsr_puzzle_set_board_colors(pz, g->bcol), 0);
+        for (int i = 0; i < g->n; i++)
+            if (g->pcol[i] && g->bcol[i])
+                ck_assert_int_eq(tsr_puzzle_allow_colors(pz, g->pcol[i], g->bcol[i]), 0);
+    }
     int piece_of_entry[MAXB], nmob = 0, nfix = 0;
     for (int i = 0; i < norder; i++) {
         char name[16];
@@ -864,14 +974,19 @@ static tsr_puzzle *gen_puzzle(const gen *g, rng *r, enum tsr_rotations rot, bool
             snprintf(name, sizeof name, "fix%d", nfix++);
             idx = tsr_puzzle_add_piece(pz, name, pc[p], psize[p], 1, true);
             entry_of_cut[p] = idx;
+            if (idx >= 0 && g->colored)
+                ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, idx, pcc[p]), 0);
         } else {
             int e = order[i], p = eshape[e], n = psize[p];
             /* a random allowed orientation (kept flat in 2D) at a random place */
             const xform *t = &plane[rnd(r, nplane)];
             tsr_cell c[MAXPC];
-            for (int j = 0; j < n; j++)
+            uint8_t cc[MAXPC];
+            for (int j = 0; j < n; j++) {
                 c[j] = xf_apply(t, pc[p][j]);
-            normalise(c, n);
+                cc[j] = pcc[p][j];
+            }
+            normalise_col(c, cc, n); /* the colours turn with the cells */
             tsr_cell d = {rnd(r, 8) - 2, rnd(r, 8) - 2, g->dims3 ? rnd(r, 8) - 2 : 0};
             for (int j = 0; j < n; j++)
                 c[j] = (tsr_cell){c[j].x + d.x, c[j].y + d.y, c[j].z + d.z};
@@ -882,6 +997,8 @@ static tsr_puzzle *gen_puzzle(const gen *g, rng *r, enum tsr_rotations rot, bool
             nmob++;
             idx = tsr_puzzle_add_piece(pz, name, c, n, ecount[e], false);
             piece_of_entry[e] = idx;
+            if (idx >= 0 && g->colored)
+                ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, idx, cc), 0);
         }
         ck_assert_int_ge(idx, 0);
     }
@@ -898,12 +1015,15 @@ static void check_cut_found(const ref *R, const gen *g, const tsr_puzzle *pz, co
 {
     int lab[MAXB], np = 0;
     uint64_t mask[MAXB];
+    uint8_t col[MAXB];
     for (int p = 0; p < g->np; p++) {
         int piece = piece_of_cut[p], e = R->entry_of[piece];
         uint64_t m = 0;
         for (int i = 0; i < g->n; i++)
-            if (g->assign[i] == p)
+            if (g->assign[i] == p) {
                 m |= 1ull << board_index(R, pz->cells[i]);
+                col[board_index(R, pz->cells[i])] = g->colored ? g->pcol[i] : 0;
+            }
         if (e >= 0) {
             lab[np] = e;
             mask[np++] = m;
@@ -911,18 +1031,18 @@ static void check_cut_found(const ref *R, const gen *g, const tsr_puzzle *pz, co
             ck_assert(m == R->fixmask[-1 - e]);
         }
     }
-    uint8_t key[2 * MAXB];
-    make_key(R, np, lab, mask, R->fixmask, key);
+    uint8_t key[KEYW * MAXB];
+    make_key(R, np, lab, mask, R->fixmask, col, key);
     ck_assert_msg(ref_find(R, key) >= 0, "the reference misses the cut tiling");
 }
 
 enum family {
     F_RECT2D, F_HOLES2D, F_REGION2D, F_BOX3D, F_BLOB3D, F_SAME, F_FIXED, F_SYM, F_LARGE, F_LOOSE,
-    F_TWINS, NFAMILY
+    F_TWINS, F_COLOURS, NFAMILY
 };
 static const char *const family_names[NFAMILY] = {"rect2d", "holes2d", "region2d",  "box3d", "blob3d",
                                                   "same-shape", "fixed", "symmetric", "large",
-                                                  "loose", "twins"};
+                                                  "loose", "twins", "colours"};
 
 static enum tsr_rotations rand_rot(rng *r, bool dims3)
 {
@@ -1036,6 +1156,68 @@ static void make_loose(tsr_puzzle *pz, rng *r)
         close_optional(pz, under_fixed);
 }
 
+/* Colour the board's cells by orbits of its symmetries (every lattice
+ * transform that maps it onto itself), so that they all survive. */
+static void orbit_colors(gen *g, rng *r, int ncol)
+{
+    xform all[48];
+    make_xforms(all);
+    int par[MAXB];
+    for (int i = 0; i < g->n; i++)
+        par[i] = i;
+    tsr_cell lo = min_corner(g->cell, g->n), img[MAXB];
+    for (int k = 1; k < 48; k++) {
+        for (int i = 0; i < g->n; i++)
+            img[i] = xf_apply(&all[k], g->cell[i]);
+        tsr_cell tlo = min_corner(img, g->n);
+        int to[MAXB];
+        bool sym = true;
+        for (int i = 0; i < g->n && sym; i++) {
+            tsr_cell q = {img[i].x - tlo.x + lo.x, img[i].y - tlo.y + lo.y, img[i].z - tlo.z + lo.z};
+            sym = (to[i] = gen_find(g, q)) >= 0;
+        }
+        for (int i = 0; i < g->n && sym; i++)
+            par[uf_find(par, i)] = uf_find(par, to[i]);
+    }
+    uint8_t c[MAXB];
+    for (int i = 0; i < g->n; i++)
+        c[i] = (uint8_t)rnd(r, ncol + 1);
+    for (int i = 0; i < g->n; i++)
+        g->bcol[i] = c[uf_find(par, i)];
+}
+
+/* Colours for a cut board (before it is doubled, when it is): the board's
+ * at random, or by orbits of its symmetries; the pieces' cells through a
+ * random map of the board's colours (so that pieces of equal shape on
+ * cells of equal colours are equal again), or at random, or mostly
+ * neutral. */
+static void color_cut(gen *g, rng *r, bool by_orbits)
+{
+    int ncol = 1 + rnd(r, 3), mode = rnd(r, 3);
+    g->colored = true;
+    if (by_orbits)
+        orbit_colors(g, r, ncol);
+    else
+        for (int i = 0; i < g->n; i++)
+            g->bcol[i] = rnd(r, 3) == 0 ? 0 : (uint8_t)(1 + rnd(r, ncol));
+    uint8_t map[4];
+    for (int c = 0; c < 4; c++)
+        map[c] = (uint8_t)rnd(r, ncol + 1);
+    for (int i = 0; i < g->n; i++)
+        g->pcol[i] = mode == 0 ? map[g->bcol[i]]
+                     : mode == 1 ? (rnd(r, 2) ? 0 : (uint8_t)(1 + rnd(r, ncol)))
+                                 : (rnd(r, 5) ? 0 : (uint8_t)(1 + rnd(r, ncol)));
+}
+
+/* Some pairs beside those the cut needs, so that other placements fit. */
+static void extra_pairs(tsr_puzzle *pz, rng *r)
+{
+    for (int p = 1; p <= 3; p++)
+        for (int b = 1; b <= 3; b++)
+            if (rnd(r, 5) == 0)
+                ck_assert_int_eq(tsr_puzzle_allow_colors(pz, p, b), 0);
+}
+
 /* Draw a puzzle of the family; returns it with its reference, retrying
  * until the reference can handle it. */
 static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, ref **out)
@@ -1046,7 +1228,7 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
         gen g;
         memset(&g, 0, sizeof g);
         gen_opts go = {12, 60, true};
-        int minsz = 2, maxsz = 5, same = 0;
+        int minsz = 2, maxsz = 5, same = 0, colour_kind = 0;
         bool dims3 = false;
         switch (fam) {
         case F_RECT2D: {
@@ -1178,6 +1360,23 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
             maxsz = dims3 ? 5 : 4;
             go.pmerge = 20; /* equal shapes mostly apart, or split in two */
             break;
+        case F_COLOURS: /* a blob, a box, or a half doubled: coloured below */
+            dims3 = rnd(&r, 3) == 0;
+            colour_kind = rnd(&r, 4);
+            if (colour_kind == 0)
+                gen_blob(&g, &r, dims3 ? 8 + rnd(&r, 8) : 8 + rnd(&r, 12), dims3);
+            else if (colour_kind == 1 && dims3)
+                gen_box(&g, 2, 2 + rnd(&r, 2), 2 + rnd(&r, 2));
+            else if (colour_kind == 1)
+                gen_box(&g, 2 + rnd(&r, 4), 2 + rnd(&r, 3), 1);
+            else if (dims3)
+                gen_box(&g, 1 + rnd(&r, 2), 2, 2);
+            else
+                gen_box(&g, 1 + rnd(&r, 3), 2 + rnd(&r, 3), 1);
+            minsz = 2;
+            maxsz = dims3 ? 5 : 4;
+            go.pmerge = 50;
+            break;
         case F_SAME: {
             same = rnd(&r, (int)(sizeof shapes / sizeof shapes[0]));
             int n = shapes[same].n;
@@ -1196,6 +1395,10 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
         }
         if (fam != F_SAME)
             gen_cut(&g, &r, minsz, maxsz);
+        if (fam == F_COLOURS) /* half of the boxes by orbits; halves doubled with their colours */
+            color_cut(&g, &r, colour_kind == 1 && rnd(&r, 2));
+        if (fam == F_COLOURS && colour_kind >= 2)
+            gen_double(&g, colour_kind == 3);
         if (fam == F_SYM)
             gen_double(&g, rnd(&r, 2));
         if (fam == F_TWINS)
@@ -1243,8 +1446,13 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
                                  0);
             tsr_puzzle_free(tz);
         }
-        if (fam == F_LOOSE || (fam == F_TWINS && rnd(&r, 2)))
+        if (fam == F_LOOSE || (fam == F_TWINS && rnd(&r, 2)) || (fam == F_COLOURS && rnd(&r, 4) == 0))
             make_loose(pz, &r); /* twins of unequal ranges among them */
+        if (fam == F_COLOURS) {
+            extra_pairs(pz, &r);
+            tsr_err err = {""};
+            ck_assert_msg(tsr_puzzle_validate(pz, "generated", &err) == 0, "%s", err.msg);
+        }
         char name[64];
         snprintf(name, sizeof name, "diff-%s-%d", family_names[fam], index);
         ck_assert_int_eq(tsr_puzzle_set_name(pz, name), 0);
@@ -1404,6 +1612,7 @@ static int on_solution(void *ctx, const tsr_solution *s)
     const tsr_puzzle *pz = R->pz;
     int used[MAXE] = {0}, lab[MAXB], np = 0;
     uint64_t mask[MAXB], fixm[MAXFIX] = {0}, occ = 0;
+    uint8_t col[MAXB] = {0};
     bool fixseen[MAXFIX] = {false};
     long long at = ec->n + 1;
 #define BAD(...)                                                                            \
@@ -1427,6 +1636,15 @@ static int on_solution(void *ctx, const tsr_solution *s)
         if (m & occ)
             BAD("placement %d (%s) overlaps another", i, pc->name);
         occ |= m;
+        if ((p->colors != NULL) != (pc->colors != NULL))
+            BAD("placement %d (%s): colours %s", i, pc->name, p->colors ? "given" : "missing");
+        for (int k = 0; k < p->ncells; k++) { /* each colour may sit where it is */
+            int b = board_index(R, p->cells[k]);
+            col[b] = p->colors ? p->colors[k] : 0;
+            if (!R->allow[col[b]][R->bcol[b]])
+                BAD("placement %d (%s): colour %d on a board cell of colour %d", i, pc->name,
+                    col[b], R->bcol[b]);
+        }
         int e = R->entry_of[p->piece];
         if (e < 0) {
             int f = -1 - e;
@@ -1439,11 +1657,15 @@ static int on_solution(void *ctx, const tsr_solution *s)
         if (m & R->fixedmask)
             BAD("placement %d (%s) covers a fixed piece", i, pc->name);
         tsr_cell sh[MAXPC];
+        uint8_t shc[MAXPC] = {0};
         memcpy(sh, p->cells, (size_t)p->ncells * sizeof *sh);
-        normalise(sh, p->ncells);
+        if (p->colors)
+            memcpy(shc, p->colors, (size_t)p->ncells);
+        normalise_col(sh, shc, p->ncells);
         bool allowed = false;
         for (int o = 0; o < R->norient[e] && !allowed; o++)
-            allowed = same_cells(R->orient[e][o], sh, p->ncells);
+            allowed = same_cells(R->orient[e][o], sh, p->ncells) &&
+                      memcmp(R->ocol[e][o], shc, (size_t)p->ncells) == 0;
         if (!allowed)
             BAD("placement %d (%s): orientation not allowed", i, pc->name);
         if (++used[e] > R->count[e])
@@ -1460,8 +1682,8 @@ static int on_solution(void *ctx, const tsr_solution *s)
     for (int f = 0; f < R->nfix; f++)
         if (!fixseen[f])
             BAD("a fixed piece is missing");
-    uint8_t key[2 * MAXB];
-    make_key(R, np, lab, mask, fixm, key);
+    uint8_t key[KEYW * MAXB];
+    make_key(R, np, lab, mask, fixm, col, key);
     int t = ref_find(R, key);
     if (t < 0)
         BAD("a valid tiling the reference does not know");
@@ -1600,7 +1822,7 @@ static long env_long(const char *name, long dflt)
 
 static int puzzles_per_family(enum family f)
 {
-    static const int full[NFAMILY] = {80, 50, 50, 80, 40, 50, 60, 80, 40, 300, 80};
+    static const int full[NFAMILY] = {80, 50, 50, 80, 40, 50, 60, 80, 40, 300, 80, 120};
     if (env_long("TSR_DIFF_QUICK", 0))
         return 6;
     long n = env_long("TSR_DIFF_COUNT", 0);
@@ -1610,8 +1832,12 @@ static int puzzles_per_family(enum family f)
 START_TEST(family)
 {
     enum family fam = (enum family)_i;
+    const char *only = getenv("TSR_DIFF_FAMILY");
+    if (only != NULL && *only != '\0' && strcmp(only, family_names[fam]) != 0)
+        return; /* hunting in one family */
     uint64_t seed = (uint64_t)env_long("TSR_DIFF_SEED", 0);
     int n = puzzles_per_family(fam), bad = 0, failed_puzzles = 0;
+    int color_cut = 0, color_twins = 0, symmetric = 0;
     loose_filtered = loose_vfilter = loose_vtrigger = loose_parity = 0;
     long long totals[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
@@ -1625,11 +1851,19 @@ START_TEST(family)
         failed_puzzles += f > 0;
         for (int m = 0; m < 3; m++)
             totals[m] += R->counts[m];
+        color_cut += R->color_cut > 0;
+        color_twins += R->color_twins;
+        symmetric += R->counts[TSR_UNIQUE_MIRROR] < R->counts[TSR_UNIQUE_RAW];
         ref_free(R);
         tsr_puzzle_free(pz);
     }
     fprintf(stderr, "%s: %d puzzles, %lld/%lld/%lld raw/rotations/mirror solutions, %d failing\n",
             family_names[fam], n, totals[0], totals[1], totals[2], failed_puzzles);
+    if (fam == F_COLOURS)
+        fprintf(stderr,
+                "%s: colours removed placements in %d puzzles, told apart two orientations on "
+                "the same cells in %d; a symmetry survived in %d\n",
+                family_names[fam], color_cut, color_twins, symmetric);
     if (fam == F_LOOSE)
         fprintf(stderr,
                 "%s: the redundancy filter removed images in %d puzzles; the volume filter at "
