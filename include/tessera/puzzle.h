@@ -235,7 +235,9 @@ int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
 
 /* A polycube definition of the sub-puzzle left when the placements of `s`
  * are stationary and the pieces it does not place are mobile: a partial
- * assembly becomes a file that can be solved on its own. */
+ * assembly becomes a file that can be solved on its own.  TSR_EUNSUPP for
+ * what the format cannot say: no rotations, mirrored 3D pieces, optional
+ * cells, count ranges, colours. */
 int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
 
 /* The whole puzzle as JSON version 1 (one object, pretty-printed). */

@@ -3,13 +3,16 @@
  * filter, and canonical solutions.
  *
  * The group G holds every lattice transform (proper or improper) that maps
- * the board onto itself, its optional cells onto optional cells and the
- * fixed pieces onto fixed pieces of the same shape; transforms acting
+ * the board onto itself, its optional cells onto optional cells, each free
+ * cell onto one of its colour and the fixed pieces onto fixed pieces of
+ * the same shape and colours; transforms acting
  * identically on the cells are merged (an element
  * is proper when some proper rotation realises it).  Element 0 is the
  * identity.
  *
- * A transform maps an image to the image with the transformed cells, of the
+ * A transform maps an image to the image with the transformed cells and the
+ * same colours on them (G keeps the board's colouring, so that image's
+ * colours may sit there too), of the
  * same type when that type allows the new orientation, else of another type
  * that does (the mirror twin of a one-sided piece): among those, the one of
  * the rank that the type has among its twins (identical pieces listed

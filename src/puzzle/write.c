@@ -698,7 +698,9 @@ static int put_stationary(FILE *f, const struct sub_puzzle *sp, const struct box
 int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s)
 {
     bool flat = tsr_puzzle_is_flat(pz);
-    if (pz->rotations == TSR_ROT_NONE || (pz->mirror && !flat) || !tsr_puzzle_is_exact(pz))
+    /* the format has no optional cells, ranges or colours */
+    if (pz->rotations == TSR_ROT_NONE || (pz->mirror && !flat) || !tsr_puzzle_is_exact(pz) ||
+        tsr_puzzle_has_colors(pz))
         return TSR_EUNSUPP;
     struct box b;
     int rc = check_input(pz, s);

@@ -108,6 +108,14 @@ static void fuzz_check_read(const char *who, int rc, const tsr_puzzle *pz, const
 
 /* ---- writers and round trips ---------------------------------------------- */
 
+/* Two colour arrays of n cells: both absent, or the same colours. */
+static bool fuzz_same_colors(const unsigned char *a, const unsigned char *b, int n)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    return memcmp(a, b, (size_t)n) == 0;
+}
+
 static bool fuzz_same_puzzle(const tsr_puzzle *a, const tsr_puzzle *b)
 {
     if (a->ncells != b->ncells || a->npieces != b->npieces || a->rotations != b->rotations ||
@@ -121,15 +129,22 @@ static bool fuzz_same_puzzle(const tsr_puzzle *a, const tsr_puzzle *b)
     for (int i = 0; i < 3; i++)
         if (a->expected[i] != b->expected[i])
             return false;
-    if (memcmp(a->cells, b->cells, (size_t)a->ncells * sizeof *a->cells) != 0)
+    if (memcmp(a->cells, b->cells, (size_t)a->ncells * sizeof *a->cells) != 0 ||
+        !fuzz_same_colors(a->colors, b->colors, a->ncells))
         return false;
     for (int k = 0; k < a->npieces; k++) {
         const tsr_piece *p = &a->pieces[k], *q = &b->pieces[k];
         if (strcmp(p->name, q->name) != 0 || p->ncells != q->ncells || p->count != q->count ||
             p->fixed != q->fixed ||
-            memcmp(p->cells, q->cells, (size_t)p->ncells * sizeof *p->cells) != 0)
+            memcmp(p->cells, q->cells, (size_t)p->ncells * sizeof *p->cells) != 0 ||
+            !fuzz_same_colors(p->colors, q->colors, p->ncells))
             return false;
     }
+    /* the colour rules: the same pairs in the same order, the same palette */
+    if (a->nallowed != b->nallowed || a->npalette != b->npalette ||
+        (a->nallowed > 0 && memcmp(a->allowed, b->allowed, (size_t)a->nallowed * sizeof *a->allowed)) ||
+        (a->npalette > 0 && memcmp(a->palette, b->palette, (size_t)a->npalette * sizeof *a->palette)))
+        return false;
     return true;
 }
 
