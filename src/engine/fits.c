@@ -68,8 +68,10 @@ static int fits_of(const img_problem *ip, const unsigned char *alive, int goal,
         const img_type *ty = &ip->types[t];
         const tsr_fit *f = &out[ty->piece];
         const char *name = pz->pieces[ty->piece].name;
-        if (ty->count_min > 0 && f->placements == 0)
-            return tsr_err_set(err, TSR_EINVAL, "piece %s fits nowhere on %s", name, board);
+        if (ty->count_min > 0 && f->placements == 0) /* colours may be why: say so */
+            return tsr_err_set(err, TSR_EINVAL, "piece %s fits nowhere on %s%s", name, board,
+                               ty->ocolor != NULL && ip->color != NULL
+                                   ? " with its colours (see the allowed colour pairs)" : "");
     }
     /* required cells that no placement of a piece allowed a copy covers */
     unsigned char *covered = calloc((size_t)(ip->ncells ? ip->ncells : 1), 1);
@@ -100,9 +102,10 @@ static int fits_of(const img_problem *ip, const unsigned char *alive, int goal,
     }
     free(covered);
     if (bare > 0)
-        return tsr_err_set(err, TSR_EINVAL, "%s %s%s on %s can be covered by no piece",
+        return tsr_err_set(err, TSR_EINVAL, "%s %s%s on %s can be covered by no piece%s",
                            bare == 1 ? "board cell" : "board cells", list,
-                           bare > 4 ? " and more" : "", board);
+                           bare > 4 ? " and more" : "", board,
+                           ip->color != NULL ? " of the colours allowed there" : "");
     /* last, as the plainer reasons above explain it when they hold */
     for (int t = 0; t < ip->ntypes; t++) {
         const img_type *ty = &ip->types[t];

@@ -202,6 +202,16 @@ START_TEST(colours_count_as_worked_out)
         for (int m = 0; m < 3; m++)
             ck_assert_msg(count(pz, (enum tsr_unique)m) == want[k].counts[m], "%s, mode %d: %lld",
                           want[k].problem, m, count(pz, (enum tsr_unique)m));
+        /* the placement diagnostics count what the colours leave: 4 on the
+         * checkerboard (each pair of cells one way), none bare, 8 on the
+         * neutral board (each pair of cells both ways) */
+        tsr_fit fit;
+        int rc = tsr_puzzle_fits(pz, NULL, 0, NULL, &fit, &err);
+        ck_assert_int_eq(fit.placements, k == 0 ? 4 : k == 1 ? 0 : 8);
+        ck_assert_int_eq(rc, k == 1 ? TSR_EINVAL : 0);
+        if (k == 1)
+            ck_assert_msg(strstr(err.msg, "piece D fits nowhere on this 2x2 board with its colours"),
+                          "%s", err.msg);
         tsr_puzzle_free(pz);
     }
     free(z);
