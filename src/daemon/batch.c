@@ -212,6 +212,40 @@ static bool same_set_under(const geo_mat *t, const tsr_cell *c, int n, tsr_cell 
     return memcmp(scratch, norm, (size_t)n * sizeof *norm) == 0;
 }
 
+/* The colour of board cell c (0 off a coloured board): a binary search of
+ * the board's cells sorted with their colours. */
+typedef struct colored_cell {
+    tsr_cell c;
+    int color;
+} colored_cell;
+
+static int colored_cmp(const void *a, const void *b)
+{
+    return geo_cell_cmp(&((const colored_cell *)a)->c, &((const colored_cell *)b)->c);
+}
+
+static int color_at(const colored_cell *v, int n, tsr_cell c)
+{
+    colored_cell key = {c, 0};
+    const colored_cell *hit = bsearch(&key, v, (size_t)n, sizeof key, colored_cmp);
+    return hit ? hit->color : 0;
+}
+
+/* Does t (with shift) keep the board's colouring?  A coloured board's
+ * symmetries are those that do (docs/puzzle-format.md, "Colours"), so a
+ * hole is not taken for another one on cells of other colours. */
+static bool keeps_colors(const tsr_puzzle *pz, const colored_cell *v, const geo_mat *t,
+                         tsr_cell shift)
+{
+    for (int i = 0; v != NULL && i < pz->ncells; i++) {
+        tsr_cell c = geo_apply(t, pz->cells[i]);
+        c = (tsr_cell){c.x + shift.x, c.y + shift.y, c.z + shift.z};
+        if (color_at(v, pz->ncells, c) != pz->colors[i])
+            return false;
+    }
+    return true;
+}
+
 static int board_symmetries(const tsr_puzzle *pz, const tsr_cell *fixed, int nfixed,
                             bool mirror, board_sym *out)
 {
@@ -226,11 +260,17 @@ static int board_symmetries(const tsr_puzzle *pz, const tsr_cell *fixed, int nfi
     tsr_cell *on = normal_copy(pz->optional, pz->noptional, &olo);
     tsr_cell *fn = normal_copy(fixed, nfixed, &flo);
     tsr_cell *scratch = malloc((size_t)big * sizeof *scratch);
+    colored_cell *colors = pz->colors ? malloc((size_t)pz->ncells * sizeof *colors) : NULL;
     out->n = 0;
-    if (bn == NULL || on == NULL || fn == NULL || scratch == NULL) {
-        free(bn), free(on), free(fn), free(scratch);
+    if (bn == NULL || on == NULL || fn == NULL || scratch == NULL ||
+        (pz->colors != NULL && colors == NULL)) {
+        free(bn), free(on), free(fn), free(scratch), free(colors);
         return TSR_ENOMEM;
     }
+    for (int i = 0; colors != NULL && i < pz->ncells; i++)
+        colors[i] = (colored_cell){pz->cells[i], pz->colors[i]};
+    if (colors != NULL)
+        qsort(colors, (size_t)pz->ncells, sizeof *colors, colored_cmp);
     for (int g = 0; g < GEO_NTRANSFORMS; g++) {
         const geo_mat *t = &all[g];
         bool proper = g < GEO_NPROPER;
@@ -256,12 +296,12 @@ static int board_symmetries(const tsr_puzzle *pz, const tsr_cell *fixed, int nfi
             c2 = (tsr_cell){c.x + shift.x, c.y + shift.y, c.z + shift.z};
             ok = has_cell(fn, nfixed, (tsr_cell){c2.x - flo.x, c2.y - flo.y, c2.z - flo.z});
         }
-        if (ok) {
+        if (ok && keeps_colors(pz, colors, t, shift)) {
             out->t[out->n] = *t;
             out->shift[out->n++] = shift;
         }
     }
-    free(bn), free(on), free(fn), free(scratch);
+    free(bn), free(on), free(fn), free(scratch), free(colors);
     return 0;
 }
 
@@ -384,13 +424,19 @@ static bool make_variants(jm_manager *m, json_t *body, const tsr_puzzle *pz,
         else
             snprintf(where, sizeof where, "(%d, %d, %d)", c.x, c.y, c.z);
         snprintf(name, sizeof name, "%s, hole at %s", base, where);
-        /* the board's cells and optional cells less the hole */
+        /* the board's cells (with their colours) and optional cells less the hole */
         json_t *vp = json_deep_copy(pj), *board = json_object();
-        json_t *cells = json_array(), *optional = json_array();
+        json_t *cells = json_array(), *optional = json_array(), *colors = json_array();
         for (int i = 0; i < pz->ncells; i++)
-            if (!has_cell(placed, nh, pz->cells[i]))
+            if (!has_cell(placed, nh, pz->cells[i])) {
                 json_array_append_new(cells, json_pack("[iii]", pz->cells[i].x, pz->cells[i].y,
                                                        pz->cells[i].z));
+                if (pz->colors != NULL)
+                    json_array_append_new(colors, json_integer(pz->colors[i]));
+            }
+        if (pz->colors != NULL)
+            json_object_set(board, "colors", colors);
+        json_decref(colors);
         for (int i = 0; i < pz->noptional; i++)
             json_array_append_new(optional, json_pack("[iii]", pz->optional[i].x,
                                                       pz->optional[i].y, pz->optional[i].z));
