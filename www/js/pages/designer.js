@@ -581,7 +581,12 @@ export function mount(root, params = {}) {
     load(v.puzzle);
     const problems = opened?.text === text ? burrToolsProblems(text) : [];
     const which = problems.length > 1 ? `, problem ${problem || 1} of ${problems.length}` : '';
-    result.textContent = `Opened ${fname}${which}.`;
+    // the designer draws no colours yet: say that they are left out
+    const pz = v.puzzle || {};
+    const coloured = pz.colors || pz.board?.colors || (pz.pieces || []).some((p) => p.colors);
+    result.textContent = coloured
+      ? `Opened ${fname}${which} without its colours and colour constraints, which the designer does not draw yet; submit the file itself to solve it with them.`
+      : `Opened ${fname}${which}.`;
     return true;
   }
   fileInput.addEventListener('change', async () => {
