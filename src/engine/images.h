@@ -59,7 +59,7 @@ typedef struct img_problem {
                                are neutral */
     uint64_t allow[TSR_MAX_COLORS + 1]; /* bit b of allow[p]: a piece cell of colour p
                                may sit on a board cell of colour b (the puzzle's rule,
-                               tabled; filled only when colours meet) */
+                               tsr_puzzle_color_allowed, tabled; filled when `color` is) */
     int ntypes;
     img_type *types;
     int ncopies;            /* mobile piece copies at their largest counts: the

@@ -55,13 +55,39 @@ static void transform_cells(const geo_mat *t, tsr_cell off, const tsr_cell *cell
     qsort(out, (size_t)n, sizeof *out, geo_cell_cmp);
 }
 
-/* The colour of cell c of fixed piece p (0 when it is neutral). */
-static int fixed_color(const tsr_piece *p, tsr_cell c)
+/* A cell with its colour, to compare coloured fixed pieces. */
+typedef struct sym_fc {
+    tsr_cell c;
+    int color;
+} sym_fc;
+
+static int fc_cmp(const void *a, const void *b)
 {
-    for (int i = 0; p->colors != NULL && i < p->ncells; i++)
-        if (p->cells[i].x == c.x && p->cells[i].y == c.y && p->cells[i].z == c.z)
-            return p->colors[i];
-    return 0;
+    return geo_cell_cmp(&((const sym_fc *)a)->c, &((const sym_fc *)b)->c);
+}
+
+/* Fixed piece pf under t (plus off) covers the cells of ph: do their
+ * colours agree cell by cell?  1 or 0, or TSR_ENOMEM.  Both sorted with
+ * their colours, as a fixed piece may have as many cells as the board. */
+static int fixed_colors_agree(const tsr_piece *pf, const tsr_piece *ph, const geo_mat *t,
+                              tsr_cell off)
+{
+    size_t n = (size_t)pf->ncells;
+    sym_fc *x = malloc(2 * n * sizeof *x), *y = x + n;
+    if (x == NULL)
+        return TSR_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        tsr_cell q = geo_apply(t, pf->cells[i]);
+        x[i] = (sym_fc){{q.x + off.x, q.y + off.y, q.z + off.z}, pf->colors ? pf->colors[i] : 0};
+        y[i] = (sym_fc){ph->cells[i], ph->colors ? ph->colors[i] : 0};
+    }
+    qsort(x, n, sizeof *x, fc_cmp);
+    qsort(y, n, sizeof *y, fc_cmp);
+    int agree = 1;
+    for (size_t i = 0; i < n && agree; i++)
+        agree = x[i].color == y[i].color;
+    free(x);
+    return agree;
 }
 
 /* Does transform t (with translation off) map the fixed pieces onto fixed
@@ -86,11 +112,11 @@ static int maps_fixed(const tsr_puzzle *pz, const geo_mat *t, tsr_cell off, tsr_
             memcpy(b, ph->cells, (size_t)ph->ncells * sizeof *b);
             qsort(b, (size_t)ph->ncells, sizeof *b, geo_cell_cmp);
             found = memcmp(a, b, (size_t)ph->ncells * sizeof *a) == 0;
-            /* coloured fixed pieces are rare and small: cell by cell */
-            for (int i = 0; found && (pf->colors || ph->colors) && i < pf->ncells; i++) {
-                tsr_cell q = geo_apply(t, pf->cells[i]);
-                q = (tsr_cell){q.x + off.x, q.y + off.y, q.z + off.z};
-                found = fixed_color(pf, pf->cells[i]) == fixed_color(ph, q);
+            if (found && (pf->colors != NULL || ph->colors != NULL)) {
+                int agree = fixed_colors_agree(pf, ph, t, off);
+                if (agree < 0)
+                    return agree;
+                found = agree == 1;
             }
         }
         if (!found)

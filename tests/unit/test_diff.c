@@ -1977,6 +1977,23 @@ static const struct {
      " {'name': 'B', 'cells': [[0,0,0],[1,0,0],[1,1,0],[0,0,1]], 'count': [0, 1]},"
      " {'name': 'L', 'cells': [[0,0,0],[1,0,0],[2,0,0],[0,1,0]], 'count': [0, 3]}]}",
      {16, 2, 1}},
+    /* two monominoes between fixed end cells of a 4x1 board: the reversal
+     * swaps the ends and identifies AB with BA when the ends have one
+     * colour, not when they differ (fixed pieces keep their colours) */
+    {"{'board': {'size': [4, 1]}, 'pieces': ["
+     " {'name': 'L', 'cells': [[0,0]], 'colors': [1], 'fixed': true},"
+     " {'name': 'R', 'cells': [[3,0]], 'colors': [1], 'fixed': true},"
+     " {'name': 'A', 'rows': ['#']}, {'name': 'B', 'rows': ['#']}]}",
+     {2, 1, 1}},
+    {"{'board': {'size': [4, 1]}, 'pieces': ["
+     " {'name': 'L', 'cells': [[0,0]], 'colors': [1], 'fixed': true},"
+     " {'name': 'R', 'cells': [[3,0]], 'colors': [2], 'fixed': true},"
+     " {'name': 'A', 'rows': ['#']}, {'name': 'B', 'rows': ['#']}]}",
+     {2, 2, 2}},
+    /* a domino with ends of colours 1 and 2 on a neutral 2x1 board: two
+     * placements on the same cells, one up to the half turn */
+    {"{'board': {'size': [2, 1]}, 'pieces': [{'name': 'D', 'rows': ['12']}]}",
+     {2, 1, 1}},
 };
 
 START_TEST(regression)
