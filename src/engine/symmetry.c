@@ -174,13 +174,21 @@ static int twin_ranks(const img_problem *ip, const tsr_stop *stop, unsigned long
  * twin; A2's is B2 when A1, A2 and B1, B2 are listed apart), whatever
  * their count ranges (a solution whose image breaks a range is no
  * solution, which sym_apply sees); -1 when there is none. */
+static inline int find_as(const img_problem *ip, int t, const int *cells,
+                          const unsigned char *colors, int n)
+{
+    /* a neutral piece has one image per cell set: the plain lookup */
+    return colors == NULL && ip->types[t].ocolor == NULL ? img_find(ip, t, cells, n)
+                                                         : img_find_colored(ip, t, cells, colors, n);
+}
+
 static int map_image(const img_problem *ip, const int *rank, int t, const int *cells,
                      const unsigned char *colors, int n)
 {
-    int i = img_find_colored(ip, t, cells, colors, n);
+    int i = find_as(ip, t, cells, colors, n);
     for (int u = 0, r = rank[t]; i < 0 && u < ip->ntypes; u++)
         if (u != t && ip->types[u].size == ip->types[t].size) {
-            int j = img_find_colored(ip, u, cells, colors, n);
+            int j = find_as(ip, u, cells, colors, n);
             if (j >= 0 && r-- == 0)
                 i = j;
         }
@@ -245,19 +253,18 @@ static void map_orientation(const img_problem *ip, const int *rank, const int *c
     for (int i = i0; i < end; i++) {
         map[i] = img_find_at(ip, u, o2, cm[img_cells_of(ip, i)[k]]);
         assert(map[i] >= 0); /* a translate of an image on free cells is an image */
-#ifndef NDEBUG
-        if (i == end - 1 && oc == NULL) { /* the last, the long way */
-            const int *c = img_cells_of(ip, i);
-            for (int j = 0; j < n; j++)
-                cells[j] = cm[c[j]];
-            qsort(cells, (size_t)n, sizeof *cells, int_cmp);
-            assert(map[i] == img_find(ip, u, cells, n));
-        }
-        /* a translate keeps its colouring: the image found has the colours
-         * of the first one */
-        assert(oc == NULL || memcmp(img_colors(ip, map[i]), img_colors(ip, j0), (size_t)n) == 0);
-#endif
     }
+#ifndef NDEBUG
+    if (oc == NULL) { /* the last, the long way */
+        const int *c = img_cells_of(ip, end - 1);
+        for (int j = 0; j < n; j++)
+            cells[j] = cm[c[j]];
+        qsort(cells, (size_t)n, sizeof *cells, int_cmp);
+        assert(map[end - 1] == img_find(ip, u, cells, n));
+    } else { /* a translate keeps its colouring */
+        assert(memcmp(img_colors(ip, map[end - 1]), img_colors(ip, j0), (size_t)n) == 0);
+    }
+#endif
 }
 
 /* Fill imgmap for element e and decide whether it is full: every image

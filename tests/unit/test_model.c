@@ -92,6 +92,69 @@ START_TEST(names_and_cells)
 }
 END_TEST
 
+/* Colours: the setters (all neutral is none; board colours stay parallel
+ * to cells added later), the rule, and what validation refuses. */
+START_TEST(colours)
+{
+    tsr_puzzle *pz = dominoes();
+    static const unsigned char none[4] = {0, 0, 0, 0}, board[4] = {1, 2, 2, 1}, d[2] = {1, 2};
+    ck_assert_int_eq(tsr_puzzle_set_board_colors(pz, none), 0);
+    ck_assert_ptr_null(pz->colors);
+    ck_assert(!tsr_puzzle_has_colors(pz));
+    ck_assert_int_eq(tsr_puzzle_set_board_colors(pz, board), 0);
+    ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, 0, d), 0);
+    ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, 1, d), TSR_EINVAL);
+    ck_assert(tsr_puzzle_has_colors(pz));
+    /* no pair: colours meet neutral cells only */
+    ck_assert(tsr_puzzle_color_allowed(pz, 0, 2) && tsr_puzzle_color_allowed(pz, 2, 0) &&
+              !tsr_puzzle_color_allowed(pz, 1, 1));
+    ck_assert_int_eq(tsr_puzzle_allow_colors(pz, 1, 1), 0);
+    ck_assert_int_eq(tsr_puzzle_allow_colors(pz, 1, 1), 0); /* once */
+    ck_assert_int_eq(pz->nallowed, 1);
+    ck_assert(tsr_puzzle_color_allowed(pz, 1, 1) && !tsr_puzzle_color_allowed(pz, 2, 2));
+    ck_assert_int_eq(tsr_puzzle_allow_colors(pz, 0, 1), TSR_EINVAL);
+    ck_assert_int_eq(tsr_puzzle_allow_colors(pz, 1, 64), TSR_EINVAL);
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_puzzle_validate(pz, NULL, &err), 0);
+    /* 40 more cells: the colours grow with them, neutral */
+    for (int x = 0; x < 40; x++)
+        ck_assert_int_eq(tsr_puzzle_add_board_cell(pz, (tsr_cell){x, 5, 0}), 0);
+    ck_assert_int_eq(pz->colors[3], 1);
+    for (int i = 4; i < pz->ncells; i++)
+        ck_assert_int_eq(pz->colors[i], 0);
+    tsr_puzzle_free(pz);
+
+    pz = dominoes();
+    ck_assert_int_eq(tsr_puzzle_set_board_colors(pz, board), 0);
+    pz->colors[2] = 64;
+    expect_invalid(pz, "board cell (0,1,0) has colour 64 (colours are 0 to 63)");
+    pz->colors[2] = 3;
+    uint32_t rgb[2] = {0xFF0000, 0x00FF00};
+    ck_assert_int_eq(tsr_puzzle_set_palette(pz, rgb, 2), 0);
+    expect_invalid(pz, "board cell (0,1,0) has colour 3 (colours are 0 to 2)");
+    pz->colors[2] = 2;
+    ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, 0, (const unsigned char[]){3, 0}), 0);
+    expect_invalid(pz, "piece 'D': cell (0,0,0) has colour 3 (colours are 0 to 2)");
+    ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, 0, NULL), 0);
+    ck_assert_int_eq(tsr_puzzle_allow_colors(pz, 1, 2), 0);
+    ck_assert_int_eq(tsr_puzzle_allow_colors(pz, 2, 1), 0);
+    pz->allowed[1] = pz->allowed[0];
+    expect_invalid(pz, "allowed colour pair (piece 1 on board 2) is listed twice");
+    pz->allowed[1] = (tsr_color_pair){3, 1};
+    expect_invalid(pz, "allowed colour pair 2 (piece 3 on board 1): colours are 1 to 2");
+    pz->nallowed = 1;
+    /* a fixed piece of colour 2 on the board's colour 1 at (0,0) */
+    tsr_cell at[1] = {{0, 0, 0}};
+    pz->pieces[0].count = pz->pieces[0].count_min = 1;
+    int f = tsr_puzzle_add_piece(pz, "F", at, 1, 1, true);
+    ck_assert_int_ge(f, 0);
+    ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, f, (const unsigned char[]){2}), 0);
+    expect_invalid(pz, "fixed piece 'F': its cell (0,0,0) of colour 2 may not sit on a board cell "
+                       "of colour 1");
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(options_defaults)
 {
     tsr_options o;
@@ -117,6 +180,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, fixed_piece_rules);
     tcase_add_test(tc, names_and_cells);
     tcase_add_test(tc, options_defaults);
+    tcase_add_test(tc, colours);
     suite_add_tcase(s, tc);
     return s;
 }
