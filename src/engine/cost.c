@@ -37,11 +37,17 @@
 #define COST_MAX_BOX 67108864.0               /* 2^26 cells: a 256 MB coordinate grid */
 
 /* Upper bound on the placements of piece `pc` on the board with bounding
- * box `ext`: orientation by orientation. */
+ * box `ext`: orientation by orientation (a coloured piece's coloured
+ * orientations, which may be more: colours only remove placements after
+ * that).  `cbuf` takes the colours; negative: TSR_ENOMEM. */
 static double piece_placements(const tsr_puzzle *pz, const tsr_piece *pc, const int ext[3],
-                               const int *allowed, int nallowed, tsr_cell *buf)
+                               const int *allowed, int nallowed, tsr_cell *buf,
+                               unsigned char *cbuf)
 {
-    int n = geo_orientations(pc->cells, pc->ncells, allowed, nallowed, buf);
+    int n = geo_orientations_colored(pc->cells, pc->colors, pc->ncells, allowed, nallowed, buf,
+                                     cbuf);
+    if (n < 0)
+        return n;
     double total = 0;
     for (int o = 0; o < n; o++) {
         const tsr_cell *sh = buf + (size_t)o * pc->ncells;
@@ -89,7 +95,8 @@ int tsr_solver_check(const tsr_puzzle *pz, const tsr_options *opt, int threads, 
     char *heur = malloc((size_t)copies + 2);
     double *angle = malloc(((size_t)copies + 2) * sizeof *angle);
     tsr_cell *buf = malloc((size_t)GEO_NTRANSFORMS * (size_t)maxcells * sizeof *buf);
-    if (heur == NULL || angle == NULL || buf == NULL)
+    unsigned char *cbuf = malloc((size_t)GEO_NTRANSFORMS * (size_t)maxcells);
+    if (heur == NULL || angle == NULL || buf == NULL || cbuf == NULL)
         rc = TSR_ENOMEM;
     if (rc == 0)
         rc = srch_parse_order(opt->order, (int)copies, heur, angle, err);
@@ -115,13 +122,18 @@ int tsr_solver_check(const tsr_puzzle *pz, const tsr_options *opt, int threads, 
         const tsr_piece *pc = &pz->pieces[i];
         if (pc->fixed)
             continue;
-        double n = piece_placements(pz, pc, ext, allowed, nallowed, buf);
+        double n = piece_placements(pz, pc, ext, allowed, nallowed, buf, cbuf);
+        if (n < 0) {
+            rc = (int)n;
+            break;
+        }
         cost->images += n;
         cost->image_cells += n * pc->ncells;
     }
     free(heur);
     free(angle);
     free(buf);
+    free(cbuf);
     if (rc)
         return rc;
     int group = tsr_puzzle_is_flat(pz) ? 8 : GEO_NTRANSFORMS;

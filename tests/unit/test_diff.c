@@ -1745,6 +1745,15 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
                 const cfg *c = &configs[k];
                 bool plain = c->fila == KEEP && c->order == NULL && c->nof == KEEP &&
                              c->volume == KEEP && c->vtrigger == KEEP;
+                if (mode == 0 && k == 0) { /* the door's bound holds the images made */
+                    tsr_cost cost;
+                    const char *at = strstr(tsr_solver_config(sv), "images=");
+                    int alive = 0, total = 0;
+                    if (tsr_solver_check(pz, &o, 1, &cost, &err) != 0 || at == NULL ||
+                        sscanf(at, "images=%d/%d", &alive, &total) != 2 || cost.images < total)
+                        snprintf(msg, sizeof msg, "tsr_solver_check bounds the images by %.0f, "
+                                 "but there are %d (%s)", cost.images, total, err.msg);
+                }
                 if (loose && mode == 0 && plain && c->red == RED_AUTO)
                     removed = images_removed(sv); /* comes first */
                 else if (loose && mode == 0 && plain && c->red == RED_OFF)
