@@ -73,6 +73,37 @@ static int orientations(const tsr_cell *cells, int n, enum tsr_rotations rot, bo
     return k;
 }
 
+/* Colours travel with the cells: a domino with ends 1 and 2 has twice the
+ * orientations of a plain one, each listing its colours in cell order; a
+ * cube coloured on one face has 6 where the plain cube has 1. */
+START_TEST(coloured_orientations)
+{
+    int a[GEO_NTRANSFORMS];
+    tsr_cell out[2 * GEO_NTRANSFORMS];
+    unsigned char col[2 * GEO_NTRANSFORMS];
+    const tsr_cell d[2] = {{0, 0, 0}, {1, 0, 0}};
+    const unsigned char dc[2] = {1, 2};
+    int na = geo_allowed_transforms(TSR_ROT_ONE_SIDED, false, a);
+    ck_assert_int_eq(geo_orientations(d, 2, a, na, out), 2);
+    ck_assert_int_eq(geo_orientations_colored(d, dc, 2, a, na, out, col), 4);
+    bool seen[2][2] = {{false}}; /* [vertical][colour 1 first] */
+    for (int o = 0; o < 4; o++) {
+        ck_assert(col[2 * o] + col[2 * o + 1] == 3);
+        seen[out[2 * o + 1].y == 1][col[2 * o] == 1] = true;
+    }
+    ck_assert(seen[0][0] && seen[0][1] && seen[1][0] && seen[1][1]);
+    ck_assert_int_eq(geo_orientations_colored(d, NULL, 2, a, na, out, col), 2);
+    tsr_cell cube[8], big[8 * GEO_NTRANSFORMS];
+    unsigned char cc[8], bigc[8 * GEO_NTRANSFORMS];
+    for (int i = 0; i < 8; i++) {
+        cube[i] = (tsr_cell){i & 1, (i >> 1) & 1, (i >> 2) & 1};
+        cc[i] = (unsigned char)(i & 4 ? 5 : 0); /* the top face */
+    }
+    na = geo_allowed_transforms(TSR_ROT_ALL, false, a);
+    ck_assert_int_eq(geo_orientations_colored(cube, cc, 8, a, na, big, bigc), 6);
+}
+END_TEST
+
 START_TEST(orientation_counts)
 {
     const tsr_cell F[5] = {{1, 0, 0}, {2, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 2, 0}};
@@ -345,6 +376,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, transforms_are_the_48_symmetries);
     tcase_add_test(tc, allowed_transform_counts);
     tcase_add_test(tc, orientation_counts);
+    tcase_add_test(tc, coloured_orientations);
     tcase_add_test(tc, normalize_sorts_and_translates);
     tcase_add_test(tc, lattice_groups);
     tcase_add_test(tc, lattice_adjacency);
