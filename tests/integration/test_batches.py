@@ -94,6 +94,26 @@ def every_position(d):
     check_eq(r.json.get("jobs"), 3, "up to symmetry (the default): corner, edge, centre")
 
 
+def coloured_variants(d):
+    """A coloured board's holes: up to the symmetries that keep its colouring
+    (docs/puzzle-format.md, "Colours"), and each member keeps the colours."""
+    board = {"name": "3x3, one coloured corner", "board": {"rows": ["1..", "...", "..."]},
+             "pieces": [{"name": "D", "rows": ["##"], "count": 4}]}
+    r = d.post("/api/v1/batches", {"puzzle": board, "variants": {"hole": "each-cell"}})
+    check(r.status == 201, "a coloured board's holes: 201", r.text, fatal=True)
+    # only the diagonal flip keeps colour 1 at (0, 0): 3 cells on the
+    # diagonal alone, 3 pairs across it
+    check_eq(r.json["jobs"], 6, "holes up to the symmetries that keep the colouring")
+    done = wait_batch(d, r.json["id"])
+    for m in done["members"]:
+        pz = d.get("/api/v1/jobs/%d/puzzle" % m["id"]).json
+        b = pz["board"]
+        colored = [c for c, k in zip(b["cells"], b.get("colors", [])) if k]
+        check_eq(len(b["cells"]), 8, "a member's board is the 3x3 less its hole")
+        check(colored == [[0, 0, 0]] or (colored == [] and "(0, 0)" in m["name"]),
+              "a member's board keeps the corner's colour", (m["name"], b))
+
+
 def job_list(d):
     centre = tlib.load_puzzle("pentominoes-8x8-center-hole.json")
     r = d.post("/api/v1/batches", {"name": "uniqueness", "jobs": [
@@ -201,6 +221,7 @@ def main(t):
     d = t.daemon(threads=2)
     bid, total = hole_variants(d)
     every_position(d)
+    coloured_variants(d)
     job_list(d)
     refusals(d)
     cli(d, bid, total)

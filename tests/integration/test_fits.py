@@ -10,7 +10,11 @@ and fits nowhere is a warning, not an error.  /validate's summary and
 /estimate give each piece's placements: on the 6x10 the X pentomino fits in
 (6-2)*(10-2) = 32 places and the I in 6*6 + 10*2 = 56 (counted by hand).
 The CLI says the same: `tessera solve` exits 2 with the message, and
-`tessera estimate --json` lists the pieces."""
+`tessera estimate --json` lists the pieces.  Colours (docs/puzzle-format.md,
+"Colours") count: on a checkerboard of colours 1 and 2, a domino with ends 1
+and 2 fits in 4 places when each end must sit on its own colour (2
+tilings, whose solutions give each domino's colours as it lies) and
+nowhere without the pairs, which the 422 says."""
 
 import json
 import os
@@ -36,8 +40,36 @@ OPTIONAL = {"name": "optional bar", "board": {"size": [6, 4]}, "pieces": [
     {"name": "I7", "rows": ["#######"], "count": [0, 1]}]}
 
 
+CHECKER = {"name": "coloured checkerboard", "board": {"rows": ["12", "21"]},
+           "pieces": [{"name": "D", "rows": ["12"], "count": 2}],
+           "colors": {"allow": [{"piece": 1, "board": 1}, {"piece": 2, "board": 2}]}}
+
+
+def colours(d):
+    r = d.post("/api/v1/validate", {"puzzle": CHECKER})
+    check_eq(r.status, 200, "coloured checkerboard: validate answers 200", r.text)
+    check_eq(r.json["summary"]["fits"]["pieces"][0]["placements"], 4,
+             "the domino fits where its colours may sit: 4 places")
+    bare = dict(CHECKER)
+    del bare["colors"]
+    r = d.post("/api/v1/validate", {"puzzle": bare})
+    check_error(r, 422, "piece D fits nowhere on this 2x2 board with its colours",
+                what="coloured dominoes without pairs")
+    r = d.post("/api/v1/jobs", {"puzzle": CHECKER, "options": {"unique": "raw"}})
+    check_eq(r.status, 201, "the coloured job is accepted", r.text)
+    job = d.wait_final(r.json["id"])
+    check_eq(job["solutions"], 2, "coloured checkerboard, raw: 2 tilings")
+    board = {(0, 0): 1, (1, 0): 2, (0, 1): 2, (1, 1): 1}
+    for s in d.all_solutions(job["id"]):
+        on = [(p["colors"][i], board[tuple(c[:2])]) for p in s["pieces"] for i, c in enumerate(p["cells"])]
+        check(all(a == b for a, b in on), "each domino's colours sit on their own colour", s)
+    pz = d.get("/api/v1/jobs/%d/puzzle" % job["id"]).json
+    check_eq(pz.get("colors"), CHECKER["colors"], "the stored puzzle keeps the allowed pairs")
+
+
 def main(t):
     d = t.daemon(threads=2)
+    colours(d)
     before = len(d.list_jobs())
     for path in ("/api/v1/validate", "/api/v1/jobs", "/api/v1/estimate"):
         r = d.post(path, {"puzzle": I6})
