@@ -211,6 +211,29 @@ START_TEST(lattice_groups)
 }
 END_TEST
 
+/* On every lattice a domino (a cell and its neighbour) can be turned onto
+ * itself with its cells swapped, so with its ends coloured 1 and 2 it has
+ * twice the orientations it has plain, and each keeps both colours. */
+START_TEST(lattice_coloured_dominoes)
+{
+    for (int id = 0; id < TSR_NLATTICES; id++) {
+        geo_lattice L;
+        geo_lattice_init(&L, (enum tsr_lattice)id);
+        tsr_cell d[2] = {{0, 0, 0}}, nb[GEO_MAX_NBR], out[2 * GEO_NTRANSFORMS];
+        unsigned char col[2 * GEO_NTRANSFORMS];
+        static const unsigned char dc[2] = {1, 2};
+        ck_assert(geo_lattice_has(&L, d[0]) && geo_lattice_neighbours(&L, d[0], nb) > 0);
+        d[1] = nb[0];
+        int a[GEO_NTRANSFORMS], na = geo_lattice_allowed(&L, TSR_ROT_ALL, false, a);
+        int plain = geo_lattice_orientations(&L, d, 2, a, na, out);
+        int coloured = geo_lattice_orientations_colored(&L, d, dc, 2, a, na, out, col);
+        ck_assert_msg(coloured == 2 * plain, "%s: %d coloured, %d plain", L.name, coloured, plain);
+        for (int o = 0; o < coloured; o++)
+            ck_assert(col[2 * o] + col[2 * o + 1] == 3 && col[2 * o] != col[2 * o + 1]);
+    }
+}
+END_TEST
+
 START_TEST(lattice_adjacency)
 {
     for (int id = 0; id < TSR_NLATTICES; id++) {
@@ -377,6 +400,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, allowed_transform_counts);
     tcase_add_test(tc, orientation_counts);
     tcase_add_test(tc, coloured_orientations);
+    tcase_add_test(tc, lattice_coloured_dominoes);
     tcase_add_test(tc, normalize_sorts_and_translates);
     tcase_add_test(tc, lattice_groups);
     tcase_add_test(tc, lattice_adjacency);
