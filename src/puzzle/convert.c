@@ -80,6 +80,9 @@ static int polycube_check(const tsr_puzzle *pz, tsr_err *err)
         return tsr_err_set(err, TSR_EUNSUPP, "%d optional board cell%s: a polycube definition "
                                              "describes exact covers, every cell filled",
                            pz->noptional, pz->noptional == 1 ? "" : "s");
+    if (tsr_puzzle_has_colors(pz))
+        return tsr_err_set(err, TSR_EUNSUPP, "colours: a polycube definition has no colours, "
+                                             "and without them the puzzle would be another one");
     for (int k = 0; k < pz->npieces; k++) {
         const tsr_piece *p = &pz->pieces[k];
         if (p->count_min != p->count)
