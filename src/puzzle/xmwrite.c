@@ -43,10 +43,13 @@
  * control characters but tab and line breaks in the description); sizes
  * are bounded by what xmpuzzle.c reads back (TSR_ETOOBIG over them).
  *
- * Colours are not in the model yet.  When they are, a voxel's colour
- * number goes after its state character (put_voxel), the palette into
- * <colors> and a problem's allowed pairs into <bitmap> (put_colours):
- * the places are marked "COLOURS".
+ * Colours (tessera/puzzle.h, docs/puzzle-format.md "Colours") are
+ * BurrTools' own: a voxel's colour number goes after its state character
+ * (put_voxel), as many <color> entries as the highest colour number used
+ * (the palette's, then XW_DEFAULT_RGB for colours it does not name), and
+ * the allowed pairs into <bitmap>, numbered from 0 as BurrTools stores
+ * them (<pair piece="P-1" result="B-1"/>).  A coloured piece's orientations
+ * are coloured shapes, which the orientation check compares.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,9 +131,13 @@ static int put_escaped(base_buf *b, const char *text)
 /* How many orientations of p the transforms t[0..n) give, counting only
  * those lying in the plane z = 0 when the puzzle is flat (no other fits a
  * flat board).  buf holds GEO_NTRANSFORMS * p->ncells cells. */
-static int orientations(const tsr_piece *p, const int *t, int n, bool flat, tsr_cell *buf)
+static int orientations(const tsr_piece *p, const int *t, int n, bool flat, tsr_cell *buf,
+                        unsigned char *cbuf)
 {
-    int k = geo_orientations(p->cells, p->ncells, t, n, buf), count = 0;
+    /* coloured shapes: a piece achiral as cells may be chiral in colour */
+    int k = geo_orientations_colored(p->cells, p->colors, p->ncells, t, n, buf, cbuf), count = 0;
+    if (k < 0)
+        return k;
     for (int i = 0; i < k; i++) {
         bool in_plane = true;
         for (int c = 0; c < p->ncells && in_plane; c++)
@@ -157,15 +164,24 @@ static int check_orientations(const tsr_puzzle *pz, tsr_err *err)
     for (int k = 0; k < pz->npieces; k++)
         most = pz->pieces[k].ncells > most ? pz->pieces[k].ncells : most;
     tsr_cell *buf = malloc((size_t)GEO_NTRANSFORMS * (size_t)most * sizeof *buf);
-    if (buf == NULL)
+    unsigned char *cbuf = malloc((size_t)GEO_NTRANSFORMS * (size_t)most);
+    if (buf == NULL || cbuf == NULL) {
+        free(buf);
+        free(cbuf);
         return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    }
     int rc = 0;
     for (int k = 0; k < pz->npieces && rc == 0; k++) {
         const tsr_piece *p = &pz->pieces[k];
         if (p->fixed)
             continue;
-        int m = orientations(p, mine, nm, flat, buf), b = orientations(p, burr, nb, flat, buf);
-        int u = orientations(p, both, nu, flat, buf);
+        int m = orientations(p, mine, nm, flat, buf, cbuf);
+        int b = orientations(p, burr, nb, flat, buf, cbuf);
+        int u = orientations(p, both, nu, flat, buf, cbuf);
+        if (m < 0 || b < 0 || u < 0) {
+            rc = tsr_err_set(err, TSR_ENOMEM, "out of memory");
+            break;
+        }
         if (m == u && b == u)
             continue;
         if (m > b)
@@ -181,6 +197,7 @@ static int check_orientations(const tsr_puzzle *pz, tsr_err *err)
                              m == 1 ? "" : "s", b);
     }
     free(buf);
+    free(cbuf);
     return rc;
 }
 
@@ -255,17 +272,20 @@ static long box_index(const xw_box *b, tsr_cell c)
 }
 
 /* One voxel: its state ('_' empty, '#' filled, '+' variable) and, for a
- * filled or variable one, its colour.  COLOURS: once cells have colours,
- * the colour number (1-based, none for neutral) is written here, after
- * the state character, as BurrTools' voxel_c::save writes it. */
-static int put_voxel(base_buf *b, char state)
+ * filled or variable one, its colour number (1-based, none for neutral)
+ * after the state character, as BurrTools' voxel_c::save writes it. */
+static int put_voxel(base_buf *b, char state, int color)
 {
-    return base_buf_add(b, &state, 1);
+    if (state == '_' || color == 0)
+        return base_buf_add(b, &state, 1);
+    return base_buf_printf(b, "%c%d", state, color);
 }
 
-/* <voxel ...>STATES</voxel>: grid[i] is voxel i's state, x fastest, then
- * y, then z, as BurrTools lists them. */
-static int put_shape(base_buf *b, const char *name, const xw_box *box, const char *grid)
+/* <voxel ...>STATES</voxel>: grid[i] is voxel i's state and col[i] its
+ * colour (col NULL: all neutral), x fastest, then y, then z, as BurrTools
+ * lists them. */
+static int put_shape(base_buf *b, const char *name, const xw_box *box, const char *grid,
+                     const unsigned char *col)
 {
     int rc = base_buf_printf(b, "    <voxel x=\"%ld\" y=\"%ld\" z=\"%ld\" name=\"", box->sx, box->sy,
                              box->sz);
@@ -275,7 +295,7 @@ static int put_shape(base_buf *b, const char *name, const xw_box *box, const cha
         rc = put_str(b, "\" type=\"0\">");
     long n = box->sx * box->sy * box->sz;
     for (long i = 0; i < n && rc == 0; i++)
-        rc = put_voxel(b, grid[i]);
+        rc = put_voxel(b, grid[i], col ? col[i] : 0);
     return rc == 0 ? put_str(b, "</voxel>\n") : rc;
 }
 
@@ -290,13 +310,20 @@ static int put_piece(base_buf *b, const tsr_piece *p, tsr_err *err)
         return rc;
     size_t n = (size_t)(box.sx * box.sy * box.sz);
     char *grid = malloc(n);
-    if (grid == NULL)
+    unsigned char *col = p->colors ? calloc(n, 1) : NULL;
+    if (grid == NULL || (p->colors && col == NULL)) {
+        free(grid);
         return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    }
     memset(grid, '_', n);
-    for (int i = 0; i < p->ncells; i++)
+    for (int i = 0; i < p->ncells; i++) {
         grid[box_index(&box, p->cells[i])] = '#';
-    rc = put_shape(b, p->name, &box, grid);
+        if (col != NULL)
+            col[box_index(&box, p->cells[i])] = p->colors[i];
+    }
+    rc = put_shape(b, p->name, &box, grid, col);
     free(grid);
+    free(col);
     return rc;
 }
 
@@ -310,11 +337,17 @@ static int put_board(base_buf *b, const tsr_puzzle *pz, tsr_err *err)
         return rc;
     size_t n = (size_t)(box.sx * box.sy * box.sz);
     char *grid = malloc(n);
-    if (grid == NULL)
+    unsigned char *col = pz->colors ? calloc(n, 1) : NULL;
+    if (grid == NULL || (pz->colors && col == NULL)) {
+        free(grid);
         return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    }
     memset(grid, '_', n);
-    for (int i = 0; i < pz->ncells; i++)
+    for (int i = 0; i < pz->ncells; i++) {
         grid[box_index(&box, pz->cells[i])] = '#';
+        if (col != NULL) /* a carved cell's colour is not written ('_') */
+            col[box_index(&box, pz->cells[i])] = pz->colors[i];
+    }
     for (int i = 0; i < pz->noptional; i++)
         grid[box_index(&box, pz->optional[i])] = '+';
     for (int k = 0; k < pz->npieces; k++)
@@ -329,23 +362,71 @@ static int put_board(base_buf *b, const tsr_puzzle *pz, tsr_err *err)
     bool left = false;
     for (size_t i = 0; i < n && !left; i++)
         left = grid[i] != '_';
-    rc = left ? put_shape(b, "Board", &box, grid)
+    rc = left ? put_shape(b, "Board", &box, grid, col)
               : tsr_err_set(err, TSR_EUNSUPP, "the fixed pieces cover the whole board: BurrTools' "
                                               "result shape would be empty");
     free(grid);
+    free(col);
     return rc;
 }
 
-/* COLOURS: the palette (<color red=".." green=".." blue=".."/> each)
- * once the model has one; none today. */
-static int put_colours(base_buf *b)
+/* Display colours for colour numbers the palette does not name (BurrTools
+ * shows every colour): distinct, then repeating. */
+static const uint32_t XW_DEFAULT_RGB[] = {0xE6194B, 0x3CB44B, 0x4363D8, 0xF58231, 0x911EB4,
+                                          0x46F0F0, 0xF032E6, 0xBCF60C, 0xFABEBE, 0x008080};
+
+/* The colour numbers the file uses: the palette's, and every colour on a
+ * board cell, a mobile piece's cell or in a pair (fixed pieces are carved
+ * out, their colours with them). */
+static int colours_used(const tsr_puzzle *pz)
 {
-    return put_str(b, "  <colors/>\n");
+    int most = pz->npalette;
+    for (int i = 0; pz->colors != NULL && i < pz->ncells; i++)
+        most = pz->colors[i] > most ? pz->colors[i] : most;
+    for (int k = 0; k < pz->npieces; k++)
+        for (int i = 0; !pz->pieces[k].fixed && pz->pieces[k].colors && i < pz->pieces[k].ncells;
+             i++)
+            most = pz->pieces[k].colors[i] > most ? pz->pieces[k].colors[i] : most;
+    for (int i = 0; i < pz->nallowed; i++) {
+        most = pz->allowed[i].piece > most ? pz->allowed[i].piece : most;
+        most = pz->allowed[i].board > most ? pz->allowed[i].board : most;
+    }
+    return most;
+}
+
+/* <colors>: one <color red=".." green=".." blue=".."/> per colour number. */
+static int put_colours(base_buf *b, const tsr_puzzle *pz)
+{
+    int n = colours_used(pz);
+    if (n == 0)
+        return put_str(b, "  <colors/>\n");
+    int rc = put_str(b, "  <colors>\n");
+    for (int i = 0; i < n && rc == 0; i++) {
+        uint32_t rgb = i < pz->npalette
+                           ? pz->palette[i]
+                           : XW_DEFAULT_RGB[i % (int)(sizeof XW_DEFAULT_RGB / sizeof *XW_DEFAULT_RGB)];
+        rc = base_buf_printf(b, "    <color red=\"%u\" green=\"%u\" blue=\"%u\"/>\n",
+                             (unsigned)(rgb >> 16 & 0xFF), (unsigned)(rgb >> 8 & 0xFF),
+                             (unsigned)(rgb & 0xFF));
+    }
+    return rc == 0 ? put_str(b, "  </colors>\n") : rc;
+}
+
+/* <bitmap>: the allowed pairs, colours counted from 0 as BurrTools stores
+ * them (problem_c::allowPlacement). */
+static int put_bitmap(base_buf *b, const tsr_puzzle *pz)
+{
+    if (pz->nallowed == 0)
+        return put_str(b, "      <bitmap/>\n");
+    int rc = put_str(b, "      <bitmap>\n");
+    for (int i = 0; i < pz->nallowed && rc == 0; i++)
+        rc = base_buf_printf(b, "        <pair piece=\"%d\" result=\"%d\"/>\n",
+                             pz->allowed[i].piece - 1, pz->allowed[i].board - 1);
+    return rc == 0 ? put_str(b, "      </bitmap>\n") : rc;
 }
 
 /* The problem: every mobile piece by its shape id, with its count or
- * range; the board is shape `result`.  COLOURS: a problem's allowed pairs
- * go into <bitmap> as <pair piece="C" result="D"/>. */
+ * range; the board is shape `result`; the allowed colour pairs. */
 static int put_problem(base_buf *b, const tsr_puzzle *pz, int result)
 {
     int rc = put_str(b, "    <problem");
@@ -370,10 +451,10 @@ static int put_problem(base_buf *b, const tsr_puzzle *pz, int result)
         id++;
     }
     if (rc == 0)
-        rc = base_buf_printf(b, "      </shapes>\n      <result id=\"%d\"/>\n      <bitmap/>\n"
-                                "    </problem>\n",
-                             result);
-    return rc;
+        rc = base_buf_printf(b, "      </shapes>\n      <result id=\"%d\"/>\n", result);
+    if (rc == 0)
+        rc = put_bitmap(b, pz);
+    return rc == 0 ? put_str(b, "    </problem>\n") : rc;
 }
 
 /* The whole document into b. */
@@ -382,7 +463,7 @@ static int build_xml(base_buf *b, const tsr_puzzle *pz, tsr_err *err)
     int rc = base_buf_printf(b, "<?xml version=\"1.0\"?>\n<puzzle version=\"2\">\n"
                                 "  <gridType type=\"0\"/>\n");
     if (rc == 0)
-        rc = put_colours(b);
+        rc = put_colours(b, pz);
     if (rc == 0)
         rc = base_buf_printf(b, "  <shapes>\n");
     int result = 0;

@@ -11,8 +11,9 @@
  *      tsr_puzzle_read_polycube must give back the same free volume, piece
  *      volume and number of mobile copies; tsr_write_xmpuzzle ->
  *      tsr_puzzle_read_xmpuzzle must give back the same free and optional
- *      cells and the same mobile pieces, in order, with their counts and
- *      ranges (fixed pieces carved out of the board),
+ *      cells and the same mobile pieces, in order, with their counts,
+ *      ranges and colours, and the same colour pairs (fixed pieces carved
+ *      out of the board),
  *   3. prepares a solver (tsr_solver_new) and, for small puzzles, runs a
  *      bounded search (limit 1, stopped by the progress callback after
  *      ~10 ms); every solution the engine reports is checked (it must cover
@@ -225,9 +226,27 @@ static void fuzz_roundtrip_polycube(const tsr_puzzle *pz)
     free(buf);
 }
 
+/* How many of the n colours (NULL: all neutral) are each colour. */
+static void fuzz_color_tally(const unsigned char *col, int n, int tally[TSR_MAX_COLORS + 1])
+{
+    memset(tally, 0, (TSR_MAX_COLORS + 1) * sizeof *tally);
+    for (int i = 0; i < n; i++)
+        tally[col ? col[i] : 0]++;
+}
+
+/* The same colours, counted (a BurrTools file moves shapes to the origin). */
+static bool fuzz_same_tally(const unsigned char *a, const unsigned char *b, int n)
+{
+    int ta[TSR_MAX_COLORS + 1], tb[TSR_MAX_COLORS + 1];
+    fuzz_color_tally(a, n, ta);
+    fuzz_color_tally(b, n, tb);
+    return memcmp(ta, tb, sizeof ta) == 0;
+}
+
 /* What a BurrTools file keeps: the mobile pieces in order, their sizes,
- * counts and ranges, and the free and optional cells (fixed pieces become
- * holes). */
+ * counts, ranges and colours, the free and optional cells (fixed pieces
+ * become holes), the board's colours when no fixed piece carves it, and
+ * the allowed colour pairs. */
 static bool fuzz_same_burrtools(const tsr_puzzle *a, const tsr_puzzle *b)
 {
     if (tsr_puzzle_free_volume(a) != tsr_puzzle_free_volume(b) || a->noptional != b->noptional ||
@@ -242,10 +261,16 @@ static bool fuzz_same_burrtools(const tsr_puzzle *a, const tsr_puzzle *b)
             return false;
         const tsr_piece *q = &b->pieces[k++];
         if (strcmp(p->name, q->name) != 0 || p->ncells != q->ncells || p->count != q->count ||
-            p->count_min != q->count_min || q->fixed)
+            p->count_min != q->count_min || q->fixed ||
+            !fuzz_same_tally(p->colors, q->colors, p->ncells))
             return false;
     }
-    return k == b->npieces;
+    if (k != b->npieces || a->nallowed != b->nallowed ||
+        (a->nallowed > 0 &&
+         memcmp(a->allowed, b->allowed, (size_t)a->nallowed * sizeof *a->allowed) != 0))
+        return false;
+    bool carved = k != a->npieces; /* fixed pieces: the board loses cells */
+    return carved || (a->ncells == b->ncells && fuzz_same_tally(a->colors, b->colors, a->ncells));
 }
 
 static void fuzz_roundtrip_xmpuzzle(const tsr_puzzle *pz)

@@ -285,6 +285,75 @@ START_TEST(what_burrtools_cannot_express_is_refused)
 }
 END_TEST
 
+/* Colours go out as BurrTools' own (docs/puzzle-format.md, "Colours"):
+ * read back, the board and the pieces have their colours, the problem its
+ * pairs, the file as many colours as used (the palette's), and the
+ * counts are the same.  BurrTools' assembler counts such files alike
+ * (`make check-burrtools`: 42 for this one, 84 for DraculasDentalDesaster
+ * read and written back). */
+static const char COLOURED[] =
+    "{\"colors\": {\"allow\": [{\"piece\": 1, \"board\": 1},"
+    " {\"piece\": 2, \"board\": 1}]},"
+    " \"board\": {\"layers\": [[\"12\", \"21\"], [\"21\", \"12\"], [\"12\", \"21\"]]},"
+    " \"pieces\": [{\"name\": \"D\", \"rows\": [\"1#\"], \"count\": 3},"
+    " {\"name\": \"L\", \"rows\": [\"##\", \"#.\"], \"count\": 2}]}";
+
+START_TEST(colours_round_trip)
+{
+    tsr_puzzle *pz = NULL;
+    tsr_err err = {{0}};
+    ck_assert_msg(tsr_puzzle_read_json(COLOURED, strlen(COLOURED), "c.json", &pz, NULL, &err) == 0,
+                  "%s", err.msg);
+    tsr_puzzle *back = round_trip(pz);
+    assert_same_model(pz, back);
+    /* the board at the origin as it was: cell by cell the same colours */
+    ck_assert_ptr_nonnull(back->colors);
+    for (int i = 0; i < pz->ncells; i++)
+        for (int j = 0; j < back->ncells; j++)
+            if (memcmp(&pz->cells[i], &back->cells[j], sizeof pz->cells[i]) == 0)
+                ck_assert_int_eq(back->colors[j], pz->colors[i]);
+    /* D's one coloured cell (its own box, the same place), L neutral */
+    ck_assert_ptr_nonnull(back->pieces[0].colors);
+    ck_assert_int_eq(back->pieces[0].colors[0] + back->pieces[0].colors[1], 1);
+    ck_assert_ptr_null(back->pieces[1].colors);
+    ck_assert_int_eq(back->nallowed, 2);
+    ck_assert_mem_eq(back->allowed, pz->allowed, 2 * sizeof *pz->allowed);
+    /* colours 1 and 2 used and no palette: BurrTools gets display colours */
+    ck_assert_int_eq(back->npalette, 2);
+    ck_assert_uint_ne(back->palette[0], back->palette[1]);
+    /* a palette goes out as it is */
+    uint32_t rgb[2] = {0xFF0000u, 0x0000FFu};
+    ck_assert_int_eq(tsr_puzzle_set_palette(pz, rgb, 2), 0);
+    tsr_puzzle_free(back);
+    back = round_trip(pz);
+    ck_assert_int_eq(back->npalette, 2);
+    ck_assert_mem_eq(back->palette, rgb, sizeof rgb);
+    static const long long want[3] = {336, 84, 42};
+    for (int m = 0; m < 3; m++) {
+        ck_assert_int_eq(count(pz, (enum tsr_unique)m), want[m]);
+        ck_assert_int_eq(count(back, (enum tsr_unique)m), want[m]);
+    }
+    tsr_puzzle_free(back);
+    tsr_puzzle_free(pz);
+    /* a tripod is its own mirror image, but not with its arms coloured 1,
+     * 2, 3: "mirror" would place its mirror image, which BurrTools never does */
+    static const tsr_cell tripod[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    static const unsigned char arms[4] = {0, 1, 2, 3};
+    pz = tsr_puzzle_new();
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(tsr_puzzle_add_board_cell(pz, (tsr_cell){i & 1, i >> 1 & 1, i >> 2}), 0);
+    ck_assert_int_eq(tsr_puzzle_add_piece(pz, "T", tripod, 4, 2, false), 0);
+    pz->mirror = true;
+    char *buf = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(write_xm(pz, true, &buf, &len, &err), 0); /* neutral: mirror changes nothing */
+    free(buf);
+    ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, 0, arms), 0);
+    assert_refused(pz, TSR_EUNSUPP, "piece T: \"mirror\": true lets it be placed as its mirror image");
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(rules_that_change_nothing_are_written)
 {
     /* the V-tromino and the domino are their own mirror images */
@@ -377,6 +446,7 @@ Suite *test_suite(void)
                         (int)(sizeof trips / sizeof trips[0]));
     tcase_add_test(tc, names_are_escaped);
     tcase_add_test(tc, what_burrtools_cannot_express_is_refused);
+    tcase_add_test(tc, colours_round_trip);
     tcase_add_test(tc, rules_that_change_nothing_are_written);
     tcase_add_test(tc, convert_formats_and_refusals);
     suite_add_tcase(s, tc);
