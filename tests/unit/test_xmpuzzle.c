@@ -136,7 +136,9 @@ END_TEST
  *    dominoes: each of the 2 tilings has each domino either way round, 8
  *    tilings; the square's symmetries keep the two across and turn them
  *    down, and within the across ones identify LL with RR and LR with RL
- *    (L: colour 1 on the left): 8 / 2 / 2. */
+ *    (L: colour 1 on the left): 8 / 2 / 2.
+ * BurrTools' own assembler (tests/burrtools/load, built from its source)
+ * counts this file's problems 1, 0 and 2 assemblies: the rotations counts. */
 static const char COLOURS[] =
     "<?xml version=\"1.0\"?>\n"
     "<puzzle version=\"2\">\n"
