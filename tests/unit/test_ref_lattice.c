@@ -20,14 +20,21 @@
  *     Soma cube; each class count also by Burnside's lemma (the average
  *     number of tilings each symmetry fixes), which checks that
  *     self-symmetric solutions are counted right;
+ *   - the fixtures in tests/fixtures/lattices/ (Puzzle JSON for the engine,
+ *     read with jansson): each file's expected counts are the reference's;
  *   - the random-puzzle generator: on every lattice, in every option, the
  *     cut is one of the reference's tilings, and the counts obey Burnside.
  *
  * Two long puzzles, the diamond ring and pentominoes 6x10 (about 25 s of
- * CPU together), run only with TSR_REF_LONG=1; the rest takes about 10 s
- * (the hexagon of side 4 about 6 of them).
+ * CPU together, the ring's fixture too), run only with TSR_REF_LONG=1; the
+ * rest takes about 20 s (the hexagon of side 4, twice, 11 of them).
+ * tests/fixtures/lattices/polysolve/README.md compares the same counts with
+ * polysolve's and cross-checks the reference's raw counts against it on
+ * random puzzles (one-sided, translations only, copies, ranges).
  */
 #include <check.h>
+#include <dirent.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -614,6 +621,86 @@ START_TEST(small_hand_counts)
 }
 END_TEST
 
+/* ---- the fixtures ------------------------------------------------------------------ */
+
+/* Every Puzzle JSON in tests/fixtures/lattices/ (the files the engine will
+ * be tested on) has the expected counts the reference finds.  Files whose
+ * raw count passes 200,000 run with TSR_REF_LONG=1. */
+static ref_cell json_cell(json_t *c)
+{
+    ck_assert(json_is_array(c) && (json_array_size(c) == 2 || json_array_size(c) == 3));
+    ref_cell r = {(int)json_integer_value(json_array_get(c, 0)), (int)json_integer_value(json_array_get(c, 1)), 0};
+    if (json_array_size(c) == 3)
+        r.z = (int)json_integer_value(json_array_get(c, 2));
+    return r;
+}
+
+static void check_fixture(const char *path)
+{
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    ck_assert_msg(doc != NULL, "%s: %s", path, err.text);
+    const char *lat = json_string_value(json_object_get(doc, "lattice"));
+    ck_assert_ptr_nonnull(lat);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "rotations")), "all");
+    json_t *exp = json_object_get(doc, "expected");
+    long long want[3] = {json_integer_value(json_object_get(exp, "raw")),
+                         json_integer_value(json_object_get(exp, "rotations")),
+                         json_integer_value(json_object_get(exp, "mirror"))};
+    if (want[REF_RAW] > 200000 && !long_tests()) {
+        json_decref(doc);
+        return;
+    }
+    static puzzle p;
+    static ref_cell cells[REF_MAXP][REF_MAXPC];
+    memset(&p, 0, sizeof p);
+    p.L = strcmp(lat, "triangular") == 0 ? REF_TRIANGULAR : REF_HEXAGONAL;
+    ck_assert(strcmp(lat, "triangular") == 0 || strcmp(lat, "hexagonal") == 0);
+    json_t *board = json_object_get(json_object_get(doc, "board"), "cells"), *v;
+    size_t i, j;
+    json_array_foreach(board, i, v)
+        add(&p, json_cell(v));
+    json_array_foreach(json_object_get(doc, "pieces"), i, v) {
+        json_t *pc = json_object_get(v, "cells"), *c;
+        ck_assert(json_object_get(v, "count") == NULL);
+        ck_assert_int_le(json_array_size(pc), REF_MAXPC);
+        json_array_foreach(pc, j, c)
+            cells[i][j] = json_cell(c);
+        p.pieces[p.np++] = (ref_piece){json_string_value(json_object_get(v, "name")), cells[i], (int)json_array_size(pc), 1, 1, false};
+    }
+    ref_puzzle pz = {p.L, REF_FREE, false, p.board, p.n, NULL, 0, p.pieces, p.np};
+    ref_result *R = ref_solve(&pz, 2000000, 4000000000LL);
+    ck_assert_ptr_nonnull(R);
+    ck_assert(ref_complete(R));
+    for (int m = REF_RAW; m <= REF_MIRROR; m++)
+        ck_assert_msg(ref_count(R, m) == want[m], "%s: mode %d: the reference counts %lld, the file expects %lld",
+                      path, m, ref_count(R, m), want[m]);
+    fprintf(stderr, "%s: %lld %lld %lld\n", strrchr(path, '/') + 1, want[0], want[1], want[2]);
+    ref_free(R);
+    json_decref(doc);
+}
+
+START_TEST(fixtures)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/fixtures/lattices", TSR_SRCDIR);
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "%s", dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        check_fixture(path);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 8);
+}
+END_TEST
+
 /* ---- the generator ------------------------------------------------------------------ */
 
 /* The cut must be one of the reference's tilings. */
@@ -723,6 +810,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, pentominoes_3x20);
     tcase_add_test(tc, pentominoes_6x10);
     tcase_add_test(tc, soma_cube);
+    tcase_add_test(tc, fixtures);
     suite_add_tcase(s, tc);
     tc = tcase_create("generator");
     tcase_set_timeout(tc, 600);
