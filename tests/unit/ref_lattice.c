@@ -814,7 +814,7 @@ static bool prepare(ref_result *R, const ref_puzzle *pz)
 ref_result *ref_solve(const ref_puzzle *pz, long max_tilings, long long max_nodes)
 {
     if (pz->nboard < 1 || pz->nboard > REF_MAXB || pz->npieces < 1 || pz->npieces > REF_MAXP ||
-        (plane(pz->lattice) && pz->lattice != REF_TRIANGULAR && pz->lattice != REF_HEXAGONAL))
+        pz->lattice < REF_CUBIC || pz->lattice > REF_HEXAGONAL)
         return NULL;
     ref_result *R = calloc(1, sizeof *R);
     if (R == NULL)

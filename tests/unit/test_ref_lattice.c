@@ -621,6 +621,121 @@ START_TEST(small_hand_counts)
 }
 END_TEST
 
+/* One-sided tetrahexes: the 7 and the mirror images of J, P and S, turned
+ * but never flipped.  Raw counts from polysolve ("rotate", one copy of
+ * each: where it is sound): 246 in the 10x4 parallelogram, 8 in the
+ * diamond ring.  A flip of the board turns J into J', so the classes test
+ * the relabelling on a plane lattice; Burnside checks them. */
+START_TEST(one_sided_tetrahexes)
+{
+    static shape mirror[3];
+    static puzzle p, q;
+    int k = 0;
+    for (int i = 0; i < 7; i++) {
+        const char *n = tetrahexes[i].name;
+        if (strcmp(n, "J") && strcmp(n, "P") && strcmp(n, "S"))
+            continue;
+        mirror[k] = tetrahexes[i];
+        mirror[k].name = n[0] == 'J' ? "J'" : n[0] == 'P' ? "P'" : "S'";
+        for (int j = 0; j < mirror[k].n; j++)
+            mirror[k].c[j] = ref_transform(REF_HEXAGONAL, 6, tetrahexes[i].c[j]);
+        ck_assert(!congruent(REF_HEXAGONAL, REF_ONE_SIDED, &mirror[k], &tetrahexes[i]));
+        ck_assert(congruent(REF_HEXAGONAL, REF_FREE, &mirror[k], &tetrahexes[i]));
+        k++;
+    }
+    parallelogram(&p, REF_HEXAGONAL, 10, 4);
+    add_pieces(&p, tetrahexes, 7);
+    add_pieces(&p, mirror, 3);
+    expect(&p, REF_ONE_SIDED, 246, 123, 123, 2);
+    q.L = REF_HEXAGONAL;
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 7; x++)
+            if (!(x >= 2 && x < 5 && y >= 2 && y < 5))
+                add(&q, (ref_cell){x, y, 0});
+    add_pieces(&q, tetrahexes, 7);
+    add_pieces(&q, mirror, 3);
+    expect(&q, REF_ONE_SIDED, 8, 2, 2, 4);
+}
+END_TEST
+
+/* Options by hand.  Fixed piece: in a 3x2 rectangle a domino fixed on the
+ * left column leaves a 2x2 square to 2 dominoes, 2 ways (rows, columns);
+ * the only symmetries that keep the fixed piece in place map each to
+ * itself: 2 classes.  Optional cells: a row of 3 hexagons, the
+ * ends optional, one dihex: 2 ways, one class (the row's flip).  Ranges:
+ * monominoes [0, 4] and dominoes [0, 2] tile the 2x2 square in 7 ways (all
+ * monominoes; a domino in 4 places; two dominoes, 2 ways), 3 classes.
+ * Mirror twins apart: two screw tetracubes A1, A2 and their mirrors B1,
+ * B2 listed as separate pieces in a 2x2x4 box: BurrTools' 288 assemblies,
+ * 36 up to rotations, 21 up to reflections (docs/puzzle-format.md). */
+START_TEST(options_by_hand)
+{
+    static const ref_cell domino[] = {{0, 0, 0}, {1, 0, 0}}, mono[] = {{0, 0, 0}};
+    static const ref_cell fixed_dom[] = {{0, 0, 0}, {0, 1, 0}};
+    static puzzle p;
+    p.L = REF_CUBIC;
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 3; x++)
+            add(&p, (ref_cell){x, y, 0});
+    p.pieces[p.np++] = (ref_piece){"F", fixed_dom, 2, 1, 1, true};
+    p.pieces[p.np++] = (ref_piece){"D", domino, 2, 2, 2, false};
+    ref_puzzle pz = {p.L, REF_FREE, false, p.board, p.n, NULL, 0, p.pieces, p.np};
+    ref_result *R = ref_solve(&pz, 1000, 100000);
+    ck_assert(R && ref_complete(R));
+    ck_assert_int_eq(ref_count(R, REF_RAW), 2);
+    ck_assert_int_eq(ref_count(R, REF_ROTATIONS), 2);
+    ck_assert_int_eq(ref_count(R, REF_MIRROR), 2);
+    /* board order as listed: the row y = 0, then y = 1; F is placement 0 */
+    int rows[6] = {0, 1, 1, 0, 2, 2}, columns[6] = {0, 1, 2, 0, 1, 2}, bent[6] = {0, 1, 2, 0, 2, 1};
+    int piece_of[3] = {0, 1, 1};
+    long a = ref_find(R, rows, piece_of), b = ref_find(R, columns, piece_of);
+    ck_assert(a >= 0 && b >= 0 && a != b);
+    ck_assert_int_eq(ref_find(R, bent, piece_of), -1);  /* not dominoes */
+    int wrong_piece[3] = {1, 1, 1};
+    ck_assert_int_eq(ref_find(R, rows, wrong_piece), -1); /* F is no mobile domino */
+    ref_free(R);
+
+    static const ref_cell row[] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}}, ends[] = {{0, 0, 0}, {2, 0, 0}};
+    static const ref_piece dihex_piece[] = {{"I2", domino, 2, 1, 1, false}};
+    ref_puzzle oz = {REF_HEXAGONAL, REF_FREE, false, row, 3, ends, 2, dihex_piece, 1};
+    R = ref_solve(&oz, 1000, 100000);
+    ck_assert(R && ref_complete(R));
+    ck_assert_int_eq(ref_count(R, REF_RAW), 2);
+    ck_assert_int_eq(ref_count(R, REF_MIRROR), 1);
+    ref_free(R);
+
+    static const ref_cell square[] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
+    static const ref_piece mixed[] = {{"M", mono, 1, 0, 4, false}, {"D", domino, 2, 0, 2, false}};
+    ref_puzzle rz = {REF_CUBIC, REF_FREE, false, square, 4, NULL, 0, mixed, 2};
+    R = ref_solve(&rz, 1000, 100000);
+    ck_assert(R && ref_complete(R));
+    ck_assert_int_eq(ref_count(R, REF_RAW), 7);
+    ck_assert_int_eq(ref_count(R, REF_ROTATIONS), 3);
+    ck_assert_int_eq(ref_count(R, REF_MIRROR), 3);
+    ref_free(R);
+
+    static const ref_cell screw_a[] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {1, 1, 1}};
+    static ref_cell screw_b[4];
+    for (int i = 0; i < 4; i++)
+        screw_b[i] = (ref_cell){-screw_a[i].x, screw_a[i].y, screw_a[i].z};
+    static ref_cell box[16];
+    int n = 0;
+    for (int z = 0; z < 4; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 2; x++)
+                box[n++] = (ref_cell){x, y, z};
+    ref_piece screws[4] = {{"A1", screw_a, 4, 1, 1, false}, {"A2", screw_a, 4, 1, 1, false},
+                           {"B1", screw_b, 4, 1, 1, false}, {"B2", screw_b, 4, 1, 1, false}};
+    ref_puzzle sz = {REF_CUBIC, REF_FREE, false, box, 16, NULL, 0, screws, 4};
+    R = ref_solve(&sz, 10000, 10000000);
+    ck_assert(R && ref_complete(R));
+    ck_assert_int_eq(ref_count(R, REF_RAW), 288);
+    ck_assert_int_eq(ref_count(R, REF_ROTATIONS), 36);
+    ck_assert_int_eq(ref_count(R, REF_MIRROR), 21);
+    ref_free(R);
+}
+END_TEST
+
 /* ---- the fixtures ------------------------------------------------------------------ */
 
 /* Every Puzzle JSON in tests/fixtures/lattices/ (the files the engine will
@@ -797,6 +912,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, polyform_counts);
     tcase_add_test(tc, piece_names);
     tcase_add_test(tc, small_hand_counts);
+    tcase_add_test(tc, options_by_hand);
     suite_add_tcase(s, tc);
     tc = tcase_create("puzzles");
     tcase_set_timeout(tc, 600);
@@ -810,6 +926,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, pentominoes_3x20);
     tcase_add_test(tc, pentominoes_6x10);
     tcase_add_test(tc, soma_cube);
+    tcase_add_test(tc, one_sided_tetrahexes);
     tcase_add_test(tc, fixtures);
     suite_add_tcase(s, tc);
     tc = tcase_create("generator");
