@@ -1094,6 +1094,26 @@ static int gen_cut(enum ref_lattice L, rng *r, const cellset *s, int min, int ma
     }
 }
 
+/* Does transform k map the cells onto themselves, after the translation
+ * *d? */
+static bool board_symmetry(enum ref_lattice L, const ref_cell *c, int n, int k, ref_cell *d)
+{
+    ref_cell lo = c[0], tlo = ref_transform(L, k, c[0]);
+    for (int i = 1; i < n; i++) {
+        ref_cell t = ref_transform(L, k, c[i]);
+        if (ref_cell_cmp(L, c[i], lo) < 0)
+            lo = c[i];
+        if (ref_cell_cmp(L, t, tlo) < 0)
+            tlo = t;
+    }
+    if (!translation(L, tlo, lo, d))
+        return false;
+    for (int i = 0; i < n; i++)
+        if (find_cell(c, n, shift(ref_transform(L, k, c[i]), *d)) < 0)
+            return false;
+    return true;
+}
+
 void ref_generate(uint64_t seed, const ref_gen_opts *o, ref_gen *g)
 {
     rng r;
@@ -1133,12 +1153,17 @@ void ref_generate(uint64_t seed, const ref_gen_opts *o, ref_gen *g)
     int xf[48], nxf = ref_motions(L, o->motion, o->mirror, xf);
     for (int p = 0; p < np; p++)
         ref_canonical(L, xf, nxf, pc[p], psize[p], canon[p]);
+    /* some cut pieces stay where they are, fixed */
+    bool fixed[REF_MAXB] = {false};
+    for (int f = 0; f < o->fixed && np > 1; f++)
+        fixed[rnd(&r, np)] = true;
     /* pieces: equal shapes merged into one piece with a count, or apart */
     int npieces = 0, count[REF_MAXP], shape_of[REF_MAXP];
     for (int p = 0; p < np; p++) {
         int e = -1;
-        for (int q = 0; q < npieces && o->merge && e < 0; q++)
-            if (psize[shape_of[q]] == psize[p] && shape_cmp(L, canon[shape_of[q]], canon[p], psize[p]) == 0)
+        for (int q = 0; q < npieces && o->merge && !fixed[p] && e < 0; q++)
+            if (!fixed[shape_of[q]] && psize[shape_of[q]] == psize[p] &&
+                shape_cmp(L, canon[shape_of[q]], canon[p], psize[p]) == 0)
                 e = q;
         if (e < 0) {
             if (npieces == REF_MAXP) /* too many: a smaller cut next time */
@@ -1155,10 +1180,10 @@ void ref_generate(uint64_t seed, const ref_gen_opts *o, ref_gen *g)
         int p = shape_of[e], n = psize[p], k = xf[rnd(&r, nxf)];
         ref_cell d = {between(&r, -3, 3), between(&r, -3, 3), 0};
         for (int i = 0; i < n; i++)
-            g->piece_cells[e][i] = shift(ref_transform(L, k, pc[p][i]), d);
-        snprintf(g->names[e], sizeof g->names[e], "p%d", e);
-        g->pieces[e] = (ref_piece){g->names[e], g->piece_cells[e], n, count[e], count[e], false};
-        if (o->ranges && rnd(&r, 2)) {
+            g->piece_cells[e][i] = fixed[p] ? pc[p][i] : shift(ref_transform(L, k, pc[p][i]), d);
+        snprintf(g->names[e], sizeof g->names[e], "%s%d", fixed[p] ? "f" : "p", e);
+        g->pieces[e] = (ref_piece){g->names[e], g->piece_cells[e], n, count[e], count[e], fixed[p]};
+        if (o->ranges && !fixed[p] && rnd(&r, 2)) {
             g->pieces[e].min = rnd(&r, count[e] + 1);
             g->pieces[e].max = count[e] + rnd(&r, 2);
         }
@@ -1175,11 +1200,24 @@ void ref_generate(uint64_t seed, const ref_gen_opts *o, ref_gen *g)
     g->ncut = np;
     memcpy(g->board, s.c, sizeof *s.c * (size_t)s.n);
     memcpy(g->cut_owner, owner, sizeof *owner * (size_t)s.n);
+    /* optional cells, never under a fixed piece; maybe closed under the
+     * board's symmetries, so that the symmetries survive them */
     int nopt = 0;
     for (int k = 0; k < o->optional && nopt < s.n; k++) {
-        ref_cell c = s.c[rnd(&r, s.n)];
-        if (find_cell(g->optional, nopt, c) < 0)
-            g->optional[nopt++] = c;
+        int i = rnd(&r, s.n);
+        if (!fixed[owner[i]] && find_cell(g->optional, nopt, s.c[i]) < 0)
+            g->optional[nopt++] = s.c[i];
+    }
+    for (int k = 1; k < ref_ntransforms(L) && o->optional_symmetric && nopt > 0; k++) {
+        ref_cell d;
+        if (!board_symmetry(L, s.c, s.n, k, &d))
+            continue;
+        for (int j = 0, m = nopt; j < m; j++) {
+            ref_cell c = shift(ref_transform(L, k, g->optional[j]), d);
+            int i = find_cell(s.c, s.n, c);
+            if (i >= 0 && !fixed[owner[i]] && find_cell(g->optional, nopt, c) < 0)
+                g->optional[nopt++] = c;
+        }
     }
     g->pz = (ref_puzzle){L, o->motion, o->mirror, g->board, s.n, g->optional, nopt, g->pieces, npieces};
 }

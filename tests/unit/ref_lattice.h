@@ -128,15 +128,20 @@ enum ref_board_kind { REF_BOARD_PARALLELOGRAM, REF_BOARD_HEXAGON, REF_BOARD_BLOB
 
 typedef struct ref_gen_opts {
     enum ref_lattice lattice;
-    enum ref_board_kind board;
-    int min_cells, max_cells;   /* board size (for blobs; shapes pick their own, capped) */
-    int min_piece, max_piece;   /* cut pieces' sizes */
+    enum ref_board_kind board;  /* parallelogram (a box on the cubic lattice, flat or not),
+                                 * regular hexagon (a square on the cubic lattice), random
+                                 * blob, or a blob closed under a random transform */
+    int min_cells, max_cells;   /* board size (hexagons: the largest that fits) */
+    int min_piece, max_piece;   /* cut pieces' sizes (a piece stuck smaller usually joins a
+                                 * neighbour); keep max_cells / min_piece under REF_MAXP */
     enum ref_motion motion;
     bool mirror;
     int holes;                  /* cells removed from the board before the cut */
     bool merge;                 /* equal pieces become one piece with a count */
-    bool ranges;                /* some counts become ranges, maybe an extra piece from 0 */
-    int optional;               /* board cells made optional */
+    bool ranges;                /* some counts become ranges, maybe an extra dihex-like piece from 0 */
+    int optional;               /* board cells made optional (at most; never under a fixed piece) */
+    bool optional_symmetric;    /* the optional set closed under the board's symmetries */
+    int fixed;                  /* cut pieces left in place as fixed pieces (at most) */
 } ref_gen_opts;
 
 typedef struct ref_gen {

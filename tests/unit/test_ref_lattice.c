@@ -838,7 +838,7 @@ static void check_cut(const ref_gen *g, const ref_result *R)
 START_TEST(generator)
 {
     static const enum ref_lattice lat[3] = {REF_TRIANGULAR, REF_HEXAGONAL, REF_CUBIC};
-    int done = 0, with_sym = 0, with_twins = 0;
+    int done = 0, with_sym = 0, with_twins = 0, with_fixed = 0, with_optional = 0;
     for (int l = 0; l < 3; l++)
         for (int k = 0; k < 60; k++) {
             ref_gen_opts o = {
@@ -853,7 +853,9 @@ START_TEST(generator)
                 .holes = k % 5 == 1 ? 2 : 0,
                 .merge = k % 3 != 0,
                 .ranges = k % 6 == 5,
-                .optional = k % 8 == 2 ? 2 : 0,
+                .optional = k % 8 == 2 || k % 8 == 5 ? 2 : 0,
+                .optional_symmetric = k % 8 == 5,
+                .fixed = k % 9 == 4 ? 1 + k % 2 : 0,
             };
             if (o.board == REF_BOARD_HEXAGON)
                 o.max_cells = 24;
@@ -885,19 +887,26 @@ START_TEST(generator)
                         if (u >= 0)
                             ck_assert_int_eq(ref_class(R, u, m), ref_class(R, t, m));
                     }
-            if (g.pz.noptional == 0 && o.motion == REF_FREE && !o.ranges)
+            bool has_fixed = false;
+            for (int e = 0; e < g.pz.npieces; e++)
+                has_fixed |= g.pz.pieces[e].fixed;
+            if (g.pz.noptional == 0 && o.motion == REF_FREE && !o.ranges && !has_fixed)
                 check_burnside(R, REF_MIRROR);
+            with_fixed += has_fixed;
+            with_optional += g.pz.noptional > 0;
             with_sym += ref_nsymmetries(R, REF_MIRROR) > 1;
             for (int e = 0; e < g.pz.npieces; e++)
                 with_twins += g.pz.pieces[e].max > 1;
             done++;
             ref_free(R);
         }
-    fprintf(stderr, "generator: %d puzzles checked, %d with board symmetries, %d pieces with copies\n", done,
-            with_sym, with_twins);
+    fprintf(stderr, "generator: %d puzzles checked, %d with board symmetries, %d pieces with copies, "
+            "%d with fixed pieces, %d with optional cells\n", done, with_sym, with_twins, with_fixed, with_optional);
     ck_assert_int_ge(done, 150);
     ck_assert_int_ge(with_sym, 40);
     ck_assert_int_ge(with_twins, 20);
+    ck_assert_int_ge(with_fixed, 10);
+    ck_assert_int_ge(with_optional, 20);
 }
 END_TEST
 
