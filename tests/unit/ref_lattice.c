@@ -475,6 +475,8 @@ static uint64_t key_hash(const uint8_t *k, int len)
 
 static long key_find(const ref_result *R, const uint8_t *key)
 {
+    if (R->htsize == 0) /* no tiling yet */
+        return -1;
     int len = 2 * R->n;
     long mask = R->htsize - 1;
     for (long h = (long)(key_hash(key, len) & (uint64_t)mask);; h = (h + 1) & mask) {

@@ -694,6 +694,15 @@ START_TEST(options_by_hand)
     int wrong_piece[3] = {1, 1, 1};
     ck_assert_int_eq(ref_find(R, rows, wrong_piece), -1); /* F is no mobile domino */
     ref_free(R);
+    static const ref_cell three[] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
+    static const ref_piece one_domino[] = {{"D", domino, 2, 1, 1, false}};
+    ref_puzzle nz = {REF_CUBIC, REF_FREE, false, three, 3, NULL, 0, one_domino, 1};
+    R = ref_solve(&nz, 1000, 100000); /* no tiling at all: lookups still answer */
+    ck_assert(R && ref_complete(R));
+    ck_assert_int_eq(ref_count(R, REF_RAW), 0);
+    int partial[3] = {0, 0, -1}, one[1] = {0};
+    ck_assert_int_eq(ref_find(R, partial, one), -1);
+    ref_free(R);
 
     static const ref_cell row[] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}}, ends[] = {{0, 0, 0}, {2, 0, 0}};
     static const ref_piece dihex_piece[] = {{"I2", domino, 2, 1, 1, false}};
