@@ -1116,6 +1116,56 @@ static bool board_symmetry(enum ref_lattice L, const ref_cell *c, int n, int k, 
     return true;
 }
 
+/* Double a cut region: add its image under a random involution (a flip,
+ * or a half turn) moved beside it, with the cut carried over.  The board
+ * gets that symmetry and every piece a mirror image or a turned copy: the
+ * relabelling of twins and chiral pairs is what this tests. */
+static void gen_double(enum ref_lattice L, rng *r, cellset *s, int *owner, int *np)
+{
+    int cand[48], nc = 0;
+    bool flat = true;
+    for (int i = 0; i < s->n; i++)
+        flat &= s->c[i].z == 0;
+    for (int k = 1; k < ref_ntransforms(L); k++) {
+        ref_cell e = {1, 2, 3}, t = ref_transform(L, k, ref_transform(L, k, e));
+        if (L == REF_CUBIC && !(t.x == e.x && t.y == e.y && t.z == e.z))
+            continue; /* not an involution */
+        if (L == REF_CUBIC && flat && ref_transform(L, k, (ref_cell){0, 0, 1}).z != 1)
+            continue; /* leaves the plane */
+        if (L != REF_CUBIC && k != 3 && k < 6)
+            continue; /* plane lattices: the half turn and the flips */
+        cand[nc++] = k;
+    }
+    int k = cand[rnd(r, nc)], best = -1;
+    ref_cell d = {0, 0, 0}, img[REF_MAXB];
+    for (int i = 0; i < s->n; i++)
+        img[i] = ref_transform(L, k, s->c[i]);
+    int span = 14, dz = L == REF_CUBIC && !flat ? 6 : 0;
+    for (int x = -span; x <= span; x++)
+        for (int y = -span; y <= span; y++)
+            for (int z = -dz; z <= dz; z++) {
+                ref_cell t = {x, y, z};
+                bool ok = true;
+                /* c -> T(c) + t must be an involution (so the doubled board
+                 * is symmetric), and the image must miss the region */
+                for (int i = 0; i < s->n && ok; i++) {
+                    ref_cell back = shift(ref_transform(L, k, shift(img[i], t)), t);
+                    ok = same_cell(back, s->c[i]) && find_cell(s->c, s->n, shift(img[i], t)) < 0;
+                }
+                if (ok && (best < 0 || abs(x) + abs(y) + abs(z) < best)) {
+                    best = abs(x) + abs(y) + abs(z);
+                    d = t;
+                }
+            }
+    if (best < 0 || 2 * s->n > REF_MAXB)
+        return; /* no room: the region stays as it is */
+    for (int i = 0, n = s->n; i < n; i++) {
+        owner[n + i] = owner[i] + *np;
+        s->c[s->n++] = shift(img[i], d);
+    }
+    *np *= 2;
+}
+
 void ref_generate(uint64_t seed, const ref_gen_opts *o, ref_gen *g)
 {
     rng r;
@@ -1141,6 +1191,10 @@ void ref_generate(uint64_t seed, const ref_gen_opts *o, ref_gen *g)
     case REF_BOARD_SYMMETRIC_BLOB:
         gen_symmetric(L, &r, lo, hi, &s);
         break;
+    case REF_BOARD_DOUBLED:
+    default:
+        gen_blob(L, &r, between(&r, (lo + 1) / 2, hi / 2 > 1 ? hi / 2 : 1), &s);
+        break;
     }
     for (int h = 0; h < o->holes && s.n > 4; h++) {
         int i = rnd(&r, s.n);
@@ -1148,6 +1202,8 @@ void ref_generate(uint64_t seed, const ref_gen_opts *o, ref_gen *g)
     }
     /* the cut, each piece's cells (shifted to the origin later) */
     int owner[REF_MAXB], np = gen_cut(L, &r, &s, o->min_piece, o->max_piece, owner);
+    if (o->board == REF_BOARD_DOUBLED)
+        gen_double(L, &r, &s, owner, &np);
     int psize[REF_MAXB] = {0};
     ref_cell pc[REF_MAXB][REF_MAXPC], canon[REF_MAXB][REF_MAXPC];
     for (int i = 0; i < s.n; i++)

@@ -129,13 +129,21 @@ bool ref_connected(enum ref_lattice L, const ref_cell *c, int n);
 
 /* ---- random puzzles ------------------------------------------------------------- */
 
-enum ref_board_kind { REF_BOARD_PARALLELOGRAM, REF_BOARD_HEXAGON, REF_BOARD_BLOB, REF_BOARD_SYMMETRIC_BLOB };
+enum ref_board_kind {
+    REF_BOARD_PARALLELOGRAM,
+    REF_BOARD_HEXAGON,
+    REF_BOARD_BLOB,
+    REF_BOARD_SYMMETRIC_BLOB,
+    REF_BOARD_DOUBLED,          /* a cut blob and its image under a flip or a half turn beside it */
+    REF_BOARD_KINDS
+};
 
 typedef struct ref_gen_opts {
     enum ref_lattice lattice;
     enum ref_board_kind board;  /* parallelogram (a box on the cubic lattice, flat or not),
                                  * regular hexagon (a square on the cubic lattice), random
-                                 * blob, or a blob closed under a random transform */
+                                 * blob, a blob closed under a random transform, or a cut
+                                 * blob doubled by a flip or a half turn (pieces in pairs) */
     int min_cells, max_cells;   /* board size (hexagons: the largest that fits) */
     int min_piece, max_piece;   /* cut pieces' sizes (a piece stuck smaller usually joins a
                                  * neighbour); keep max_cells / min_piece under REF_MAXP */

@@ -846,12 +846,12 @@ static void check_cut(const ref_gen *g, const ref_result *R)
 START_TEST(generator)
 {
     static const enum ref_lattice lat[3] = {REF_TRIANGULAR, REF_HEXAGONAL, REF_CUBIC};
-    int done = 0, with_sym = 0, with_twins = 0, with_fixed = 0, with_optional = 0;
+    int done = 0, with_sym = 0, with_twins = 0, with_fixed = 0, with_optional = 0, doubled = 0;
     for (int l = 0; l < 3; l++)
         for (int k = 0; k < 60; k++) {
             ref_gen_opts o = {
                 .lattice = lat[l],
-                .board = (enum ref_board_kind)(k % 4),
+                .board = (enum ref_board_kind)(k % REF_BOARD_KINDS),
                 .min_cells = 6,
                 .max_cells = 24,
                 .min_piece = 2 + k % 2,
@@ -898,9 +898,17 @@ START_TEST(generator)
             bool has_fixed = false;
             for (int e = 0; e < g.pz.npieces; e++)
                 has_fixed |= g.pz.pieces[e].fixed;
+            /* Burnside needs every image of a tiling to be a tiling: free
+             * pieces, exact counts, no fixed piece or optional cell; and on
+             * the cubic lattice reflections only when pieces may reflect */
             if (g.pz.noptional == 0 && o.motion == REF_FREE && !o.ranges && !has_fixed)
-                check_burnside(R, REF_MIRROR);
+                check_burnside(R, g.pz.lattice != REF_CUBIC || o.mirror ? REF_MIRROR : REF_ROTATIONS);
             with_fixed += has_fixed;
+            if (o.board == REF_BOARD_DOUBLED && g.pz.noptional == 0) { /* the doubling's symmetry */
+                ck_assert_int_eq(g.ncut % 2, 0);
+                ck_assert_int_ge(ref_nsymmetries(R, REF_MIRROR), 2);
+                doubled++;
+            }
             with_optional += g.pz.noptional > 0;
             with_sym += ref_nsymmetries(R, REF_MIRROR) > 1;
             for (int e = 0; e < g.pz.npieces; e++)
@@ -909,12 +917,14 @@ START_TEST(generator)
             ref_free(R);
         }
     fprintf(stderr, "generator: %d puzzles checked, %d with board symmetries, %d pieces with copies, "
-            "%d with fixed pieces, %d with optional cells\n", done, with_sym, with_twins, with_fixed, with_optional);
+            "%d with fixed pieces, %d with optional cells, %d doubled\n", done, with_sym, with_twins, with_fixed,
+            with_optional, doubled);
     ck_assert_int_ge(done, 150);
     ck_assert_int_ge(with_sym, 40);
     ck_assert_int_ge(with_twins, 20);
     ck_assert_int_ge(with_fixed, 10);
     ck_assert_int_ge(with_optional, 20);
+    ck_assert_int_ge(doubled, 20);
 }
 END_TEST
 
