@@ -32,6 +32,15 @@
  * (the twin of the same rank, as tests/unit/test_diff.c's header says), so
  * a reflected solution is the same solution when its pieces match the
  * puzzle's within their counts.
+ *
+ * From a differential test (a tsr_puzzle on any lattice): board cells and
+ * piece cells copy over as they are (tsr_cell and ref_cell are both x, y,
+ * z); a piece's count range is min..max, `fixed` as it is; "rotations"
+ * all / one-sided / none is REF_FREE / REF_ONE_SIDED / REF_NONE and
+ * "mirror" is `mirror`.  Then ref_solve, ref_count per mode, and per
+ * reported solution ref_find (is it a raw tiling?) and ref_class (is its
+ * class new?), as test_diff.c does with its own reference.  Single-threaded
+ * (the first call fills a static table).
  */
 #ifndef REF_LATTICE_H
 #define REF_LATTICE_H
