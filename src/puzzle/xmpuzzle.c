@@ -141,6 +141,20 @@ static bool attr_int(xm_reader *r, const char **atts, const char *elem, const ch
     return true;
 }
 
+/* A name cut to fit `size` bytes (expat hands UTF-8): never in the middle
+ * of a character, which would make the puzzle unwritable as JSON. */
+static void copy_name(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size) {
+        n = size - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--; /* src[n] continues a character: cut before its start */
+    }
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static void on_start(void *ctx, const char *el, const char **atts)
 {
     xm_reader *r = ctx;
@@ -196,7 +210,7 @@ static void on_start(void *ctx, const char *el, const char **atts)
         }
         const char *name = attr(atts, "name");
         if (name != NULL)
-            snprintf(s->name, sizeof s->name, "%s", name);
+            copy_name(s->name, sizeof s->name, name);
         r->text_to = s;
     } else if (r->depth == 2 && strcmp(el, "problems") == 0) {
         r->in_problems = true;
@@ -215,7 +229,7 @@ static void on_start(void *ctx, const char *el, const char **atts)
         p->result = -1;
         const char *name = attr(atts, "name");
         if (name != NULL)
-            snprintf(p->name, sizeof p->name, "%s", name);
+            copy_name(p->name, sizeof p->name, name);
     } else if (r->depth == 4 && r->nproblems > 0 && strcmp(el, "shapes") == 0) {
         r->in_problem_shapes = true;
     } else if (r->depth == 5 && r->in_problem_shapes && strcmp(el, "shape") == 0) {

@@ -272,6 +272,41 @@ START_TEST(problems_by_number_and_name)
 }
 END_TEST
 
+/* A long name in another script is cut where a character starts, so the
+ * puzzle it names can still be written as JSON. */
+START_TEST(long_names_cut_between_characters)
+{
+    char name[200] = "a", *xml = strdup(SOMA);
+    ck_assert_ptr_nonnull(xml);
+    for (int i = 0; i < 45; i++)
+        strcat(name, "\xc3\xa9"); /* 'a' and 45 e-acutes: 91 bytes, 64 would end mid-character */
+    const char *at = strstr(xml, "name=\"V\"");
+    ck_assert_ptr_nonnull(at);
+    char *big = malloc(strlen(xml) + sizeof name);
+    ck_assert_ptr_nonnull(big);
+    sprintf(big, "%.*sname=\"%s\"%s", (int)(at - xml), xml, name, at + strlen("name=\"V\""));
+    tsr_puzzle *pz = NULL;
+    tsr_err err = {{0}};
+    ck_assert_msg(tsr_puzzle_read_xmpuzzle(big, strlen(big), "long.xmpuzzle", NULL, &pz, &err) == 0,
+                  "%s", err.msg);
+    const char *got = NULL;
+    for (int i = 0; i < pz->npieces; i++)
+        if (pz->pieces[i].name[0] == 'a')
+            got = pz->pieces[i].name;
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(strlen(got), 63); /* 'a' and 31 whole characters of TSR_MAX_NAME's 64 bytes */
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    ck_assert_int_eq(tsr_write_puzzle_json(f, pz), 0);
+    fclose(f);
+    free(out);
+    tsr_puzzle_free(pz);
+    free(big);
+    free(xml);
+}
+END_TEST
+
 /* The part of SOMA after its <shapes> block, swapped for `problems`. */
 static char *with_problems(const char *problems)
 {
@@ -433,6 +468,7 @@ Suite *test_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, soma_counts_as_published);
     tcase_add_test(tc, problems_by_number_and_name);
+    tcase_add_test(tc, long_names_cut_between_characters);
     tcase_add_test(tc, colours_count_as_worked_out);
     tcase_add_test(tc, burrtools_examples_count_as_recorded);
     tcase_add_loop_test(tc, hostile_input_is_refused_by_name, 0, (int)(sizeof bad / sizeof bad[0]));
