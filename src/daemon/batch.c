@@ -214,27 +214,17 @@ static bool same_set_under(const geo_mat *t, const tsr_cell *c, int n, tsr_cell 
 
 /* The colour of board cell c (0 off a coloured board): a binary search of
  * the board's cells sorted with their colours. */
-typedef struct colored_cell {
-    tsr_cell c;
-    int color;
-} colored_cell;
-
-static int colored_cmp(const void *a, const void *b)
+static int color_at(const geo_ccell *v, int n, tsr_cell c)
 {
-    return geo_cell_cmp(&((const colored_cell *)a)->c, &((const colored_cell *)b)->c);
-}
-
-static int color_at(const colored_cell *v, int n, tsr_cell c)
-{
-    colored_cell key = {c, 0};
-    const colored_cell *hit = bsearch(&key, v, (size_t)n, sizeof key, colored_cmp);
+    geo_ccell key = {c, 0};
+    const geo_ccell *hit = bsearch(&key, v, (size_t)n, sizeof key, geo_ccell_cmp);
     return hit ? hit->color : 0;
 }
 
 /* Does t (with shift) keep the board's colouring?  A coloured board's
  * symmetries are those that do (docs/puzzle-format.md, "Colours"), so a
  * hole is not taken for another one on cells of other colours. */
-static bool keeps_colors(const tsr_puzzle *pz, const colored_cell *v, const geo_mat *t,
+static bool keeps_colors(const tsr_puzzle *pz, const geo_ccell *v, const geo_mat *t,
                          tsr_cell shift)
 {
     for (int i = 0; v != NULL && i < pz->ncells; i++) {
@@ -260,7 +250,7 @@ static int board_symmetries(const tsr_puzzle *pz, const tsr_cell *fixed, int nfi
     tsr_cell *on = normal_copy(pz->optional, pz->noptional, &olo);
     tsr_cell *fn = normal_copy(fixed, nfixed, &flo);
     tsr_cell *scratch = malloc((size_t)big * sizeof *scratch);
-    colored_cell *colors = pz->colors ? malloc((size_t)pz->ncells * sizeof *colors) : NULL;
+    geo_ccell *colors = pz->colors ? malloc((size_t)pz->ncells * sizeof *colors) : NULL;
     out->n = 0;
     if (bn == NULL || on == NULL || fn == NULL || scratch == NULL ||
         (pz->colors != NULL && colors == NULL)) {
@@ -268,9 +258,9 @@ static int board_symmetries(const tsr_puzzle *pz, const tsr_cell *fixed, int nfi
         return TSR_ENOMEM;
     }
     for (int i = 0; colors != NULL && i < pz->ncells; i++)
-        colors[i] = (colored_cell){pz->cells[i], pz->colors[i]};
+        colors[i] = (geo_ccell){pz->cells[i], pz->colors[i]};
     if (colors != NULL)
-        qsort(colors, (size_t)pz->ncells, sizeof *colors, colored_cmp);
+        qsort(colors, (size_t)pz->ncells, sizeof *colors, geo_ccell_cmp);
     for (int g = 0; g < GEO_NTRANSFORMS; g++) {
         const geo_mat *t = &all[g];
         bool proper = g < GEO_NPROPER;

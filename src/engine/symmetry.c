@@ -55,16 +55,6 @@ static void transform_cells(const geo_mat *t, tsr_cell off, const tsr_cell *cell
     qsort(out, (size_t)n, sizeof *out, geo_cell_cmp);
 }
 
-/* A cell with its colour, to compare coloured fixed pieces. */
-typedef struct sym_fc {
-    tsr_cell c;
-    int color;
-} sym_fc;
-
-static int fc_cmp(const void *a, const void *b)
-{
-    return geo_cell_cmp(&((const sym_fc *)a)->c, &((const sym_fc *)b)->c);
-}
 
 /* Fixed piece pf under t (plus off) covers the cells of ph: do their
  * colours agree cell by cell?  1 or 0, or TSR_ENOMEM.  Both sorted with
@@ -73,16 +63,16 @@ static int fixed_colors_agree(const tsr_piece *pf, const tsr_piece *ph, const ge
                               tsr_cell off)
 {
     size_t n = (size_t)pf->ncells;
-    sym_fc *x = malloc(2 * n * sizeof *x), *y = x + n;
+    geo_ccell *x = malloc(2 * n * sizeof *x), *y = x + n;
     if (x == NULL)
         return TSR_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         tsr_cell q = geo_apply(t, pf->cells[i]);
-        x[i] = (sym_fc){{q.x + off.x, q.y + off.y, q.z + off.z}, pf->colors ? pf->colors[i] : 0};
-        y[i] = (sym_fc){ph->cells[i], ph->colors ? ph->colors[i] : 0};
+        x[i] = (geo_ccell){{q.x + off.x, q.y + off.y, q.z + off.z}, pf->colors ? pf->colors[i] : 0};
+        y[i] = (geo_ccell){ph->cells[i], ph->colors ? ph->colors[i] : 0};
     }
-    qsort(x, n, sizeof *x, fc_cmp);
-    qsort(y, n, sizeof *y, fc_cmp);
+    qsort(x, n, sizeof *x, geo_ccell_cmp);
+    qsort(y, n, sizeof *y, geo_ccell_cmp);
     int agree = 1;
     for (size_t i = 0; i < n && agree; i++)
         agree = x[i].color == y[i].color;

@@ -65,6 +65,11 @@ int geo_cell_cmp(const void *a, const void *b)
     return 0;
 }
 
+int geo_ccell_cmp(const void *a, const void *b)
+{
+    return geo_cell_cmp(&((const geo_ccell *)a)->c, &((const geo_ccell *)b)->c);
+}
+
 tsr_cell geo_min_corner(const tsr_cell *cells, int n)
 {
     tsr_cell lo = cells[0];

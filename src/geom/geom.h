@@ -49,6 +49,14 @@ geo_mat geo_compose(const geo_mat *a, const geo_mat *b);
 /* Order cells by z, then y, then x (the "reading order" used everywhere). */
 int geo_cell_cmp(const void *a, const void *b);
 
+/* A cell with a colour (0: neutral), and their order by the cell alone
+ * (geo_cell_cmp), for qsort and bsearch over coloured cells. */
+typedef struct geo_ccell {
+    tsr_cell c;
+    int color;
+} geo_ccell;
+int geo_ccell_cmp(const void *a, const void *b);
+
 /* Translate so that the minimum x, y and z are 0, then sort: two cell sets
  * are translates of each other iff their normalised forms are equal. */
 void geo_normalize(tsr_cell *cells, int n);

@@ -356,15 +356,6 @@ static bool color_ok(const tsr_puzzle *pz, int c)
     return c <= TSR_MAX_COLORS && (pz->npalette == 0 || c <= pz->npalette);
 }
 
-typedef struct colored_cell {
-    tsr_cell c;
-    int color;
-} colored_cell;
-
-static int colored_cell_cmp(const void *a, const void *b)
-{
-    return geo_cell_cmp(&((const colored_cell *)a)->c, &((const colored_cell *)b)->c);
-}
 
 /* Colours: numbers in range on the board and the pieces, pairs in range
  * and listed once, and each coloured fixed piece's cells allowed on the
@@ -401,19 +392,19 @@ static int check_colors(const tsr_puzzle *pz, const char *what, tsr_err *err)
         fixed_colored |= pz->pieces[k].fixed && pz->pieces[k].colors != NULL;
     if (pz->colors == NULL || !fixed_colored)
         return 0; /* a neutral side allows everything */
-    colored_cell *board = malloc((size_t)pz->ncells * sizeof *board);
+    geo_ccell *board = malloc((size_t)pz->ncells * sizeof *board);
     if (board == NULL)
         return TSR_ENOMEM;
     for (int i = 0; i < pz->ncells; i++)
-        board[i] = (colored_cell){pz->cells[i], pz->colors[i]};
-    qsort(board, (size_t)pz->ncells, sizeof *board, colored_cell_cmp);
+        board[i] = (geo_ccell){pz->cells[i], pz->colors[i]};
+    qsort(board, (size_t)pz->ncells, sizeof *board, geo_ccell_cmp);
     int rc = 0;
     for (int k = 0; rc == 0 && k < pz->npieces; k++) {
         const tsr_piece *p = &pz->pieces[k];
         for (int i = 0; rc == 0 && p->fixed && p->colors != NULL && i < p->ncells; i++) {
-            colored_cell key = {p->cells[i], 0};
-            const colored_cell *at = bsearch(&key, board, (size_t)pz->ncells, sizeof *board,
-                                             colored_cell_cmp);
+            geo_ccell key = {p->cells[i], 0};
+            const geo_ccell *at = bsearch(&key, board, (size_t)pz->ncells, sizeof *board,
+                                             geo_ccell_cmp);
             if (at != NULL && !tsr_puzzle_color_allowed(pz, p->colors[i], at->color))
                 rc = tsr_err_set(err, TSR_EINVAL, "%s%sfixed piece '%s': its cell (%d,%d,%d) of "
                                  "colour %d may not sit on a board cell of colour %d", PREFIX,
