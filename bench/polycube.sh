@@ -3,7 +3,9 @@
 #
 # Usage: bench/polycube.sh TESSERA SRCDIR POLYCUBE [RUNS]
 # POLYCUBE is a polycube binary (1.2.1 from github.com/bpasanek/puzzlecode,
-# folder polycube/, built beside this checkout with
+# folder polycube/: unpack its polycube.tgz beside this checkout, install
+# Debian's libboost-program-options-dev, libboost-graph-dev and
+# libboost-regex-dev, and in its src/ run
 #   make CXXFLAGS="-O3 -march=native -DDSFMT_MEXP=19937" LDFLAGS=""
 # ).  For each puzzle the two solvers run in turn, Tessera then polycube,
 # RUNS times (3 by default, BENCH_RUNS overrides), each on one thread; the
