@@ -700,7 +700,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     if (rc == 0 && !s->ip->exact)
         rc = loose_options(&s->opt, err);
     if (rc == 0)
-        rc = sym_build(s->ip, stop, &s->g);
+        rc = sym_build(s->ip, s->opt.unique, stop, &s->g);
     int *cands = NULL, ncands = 0;
     if (rc == 0) {
         s->mode_mask = sym_mode_mask(s->g, s->opt.unique);

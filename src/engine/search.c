@@ -632,7 +632,7 @@ int srch_walk_init(srch_walk *w, const tsr_solver *s)
     w->hidden = malloc(ni * sizeof *w->hidden);
     w->rows = malloc(ni * sizeof *w->rows);
     w->sol = malloc(nc * sizeof *w->sol);
-    w->scratch = malloc((nc + (size_t)ip->ntypes) * sizeof *w->scratch);
+    w->scratch = malloc((2 * nc + (size_t)ip->ntypes) * sizeof *w->scratch);
     if (!w->d || (s->plan.maxp > 0 && !w->f) || !w->vol || (lpar && !w->lpar) || !w->path || !w->hidden || !w->rows ||
         !w->sol || !w->scratch)
         return TSR_ENOMEM;

@@ -41,6 +41,7 @@ void sym_free(sym_group *g)
     free(g->fixtype);
     free(g->imgmap);
     free(g->mult);
+    free(g->rlclass);
     free(g);
 }
 
@@ -132,16 +133,19 @@ static bool same_orientation(const img_type *a, int o, const img_type *b, int p)
 /* Twins are types with the same allowed orientations: identical pieces
  * listed as separate entries (A1 and A2), which a transform may send to
  * the separate entries of their mirror image (B1 and B2).  rank[t] is the
- * number of twins of t listed before it.  All types share the allowed
+ * number of twins of t listed before it and head[t] the first of them (t
+ * itself when none).  All types share the allowed
  * transforms, so their orientations are orbits of one group: two types are
  * twins exactly when one's first orientation is among the other's.  An
  * orientation is a coloured shape: pieces of one shape coloured apart are
  * no twins.  Returns 0 or TSR_ECANCELED. */
-static int twin_ranks(const img_problem *ip, const tsr_stop *stop, unsigned long *work, int *rank)
+static int twin_ranks(const img_problem *ip, const tsr_stop *stop, unsigned long *work, int *rank,
+                      int *head)
 {
     for (int t = 0; t < ip->ntypes; t++) {
         const img_type *a = &ip->types[t];
         rank[t] = 0;
+        head[t] = t;
         for (int u = 0; u < t; u++) {
             const img_type *b = &ip->types[u];
             if (b->size != a->size || b->norient != a->norient)
@@ -151,7 +155,8 @@ static int twin_ranks(const img_problem *ip, const tsr_stop *stop, unsigned long
             bool twin = false;
             for (int o = 0; o < b->norient && !twin; o++)
                 twin = same_orientation(a, 0, b, o);
-            rank[t] += twin;
+            if (twin && rank[t]++ == 0)
+                head[t] = u;
         }
     }
     return 0;
@@ -195,6 +200,26 @@ static int cc_cmp(const void *a, const void *b)
     return int_cmp(&((const sym_cc *)a)->cell, &((const sym_cc *)b)->cell);
 }
 
+/* The cell ids ic[0..n) (with the colours oc, or NULL) under the cell map
+ * cm, sorted into `cells` with their colours into `colors` (cc scratch). */
+static void map_cells(const int *cm, const int *ic, int n, const unsigned char *oc, int *cells,
+                      sym_cc *cc, unsigned char *colors)
+{
+    if (oc != NULL) {
+        for (int j = 0; j < n; j++)
+            cc[j] = (sym_cc){cm[ic[j]], oc[j]};
+        qsort(cc, (size_t)n, sizeof *cc, cc_cmp);
+        for (int j = 0; j < n; j++) {
+            cells[j] = cc[j].cell;
+            colors[j] = (unsigned char)cc[j].color;
+        }
+    } else {
+        for (int j = 0; j < n; j++)
+            cells[j] = cm[ic[j]];
+        qsort(cells, (size_t)n, sizeof *cells, int_cmp);
+    }
+}
+
 /* Where element e sends the images of type t in orientation o, into
  * map[]: -1 for all of them, or for each the image of the same cells.
  * The images of (t, o) are translates of one shape, and e is a rigid map
@@ -222,17 +247,7 @@ static void map_orientation(const img_problem *ip, const int *rank, const int *c
         if (cells[j] < cells[k])
             k = j;
     const unsigned char *oc = ty->ocolor ? ty->ocolor + (size_t)o * (size_t)n : NULL;
-    if (oc != NULL) {
-        for (int j = 0; j < n; j++)
-            cc[j] = (sym_cc){cells[j], oc[j]};
-        qsort(cc, (size_t)n, sizeof *cc, cc_cmp);
-        for (int j = 0; j < n; j++) {
-            cells[j] = cc[j].cell;
-            colors[j] = (unsigned char)cc[j].color;
-        }
-    } else {
-        qsort(cells, (size_t)n, sizeof *cells, int_cmp);
-    }
+    map_cells(cm, ic, n, oc, cells, cc, colors);
     int j0 = map_image(ip, rank, t, cells, oc ? colors : NULL, n);
     if (j0 < 0) {
         for (int i = i0; i < end; i++)
@@ -255,6 +270,104 @@ static void map_orientation(const img_problem *ip, const int *rank, const int *c
         assert(memcmp(img_colors(ip, map[end - 1]), img_colors(ip, j0), (size_t)n) == 0);
     }
 #endif
+}
+
+/* Is element e in the group of counting mode `mode`? */
+static bool in_mode(const sym_group *g, enum tsr_unique mode, int e)
+{
+    return e == 0 || (mode == TSR_UNIQUE_ROTATIONS && g->proper[e]) || mode == TSR_UNIQUE_MIRROR;
+}
+
+/* Find the twins listed unevenly (symmetry.h) under the elements of the
+ * mode's group: a class (head[] names each type's first twin) that some
+ * element sends to a class of another number of entries.  When there are
+ * any, mark the classes on both sides in g->rlclass with rank 0 (a
+ * transform then sends their images to the first entry with the new
+ * shape), keep only the mode's elements in G, and set g->flip to an
+ * element that changes classes.  The relabelling needs every element to
+ * change all chiral classes or none (true of reflections for free pieces
+ * and of turning a flat board over for one-sided ones); else (pieces
+ * turned only about z in a box whose symmetries lay some on their side)
+ * the rank rule stays.  tgt: n * ntypes scratch.  0 or TSR_ENOMEM. */
+static int relabel_classes(const img_problem *ip, sym_group *g, enum tsr_unique mode,
+                           const int *head, int *rank, int *cells, sym_cc *cc,
+                           unsigned char *colors)
+{
+    int nt = ip->ntypes, nc = ip->ncells;
+    size_t nn = (size_t)(nt ? nt : 1);
+    int *size = calloc(nn, sizeof *size), *tgt = malloc((size_t)g->n * nn * sizeof *tgt);
+    bool *uneven = calloc(nn, sizeof *uneven), *chiral = calloc(nn, sizeof *chiral);
+    int rc = size && tgt && uneven && chiral ? 0 : TSR_ENOMEM;
+    bool any = false;
+    for (int t = 0; rc == 0 && t < nt; t++)
+        size[head[t]]++;
+    /* where each element in the mode sends each class */
+    for (int e = 1; rc == 0 && e < g->n; e++) {
+        const int *cm = g->cellmap + (size_t)e * (size_t)nc;
+        for (int h = 0; h < nt; h++) {
+            const img_type *ty = &ip->types[h];
+            int *to = &tgt[(size_t)e * nn + (size_t)h];
+            *to = h;
+            if (head[h] != h || ty->nimages == 0 || !in_mode(g, mode, e))
+                continue;
+            const unsigned char *oc = img_colors(ip, ty->first);
+            map_cells(cm, img_cells_of(ip, ty->first), ty->size, oc, cells, cc, colors);
+            const unsigned char *col = oc ? colors : NULL;
+            if (find_as(ip, h, cells, col, ty->size) >= 0)
+                continue; /* its own class */
+            *to = -1;
+            for (int u = 0; u < nt && *to < 0; u++)
+                if (ip->types[u].size == ty->size && find_as(ip, u, cells, col, ty->size) >= 0)
+                    *to = head[u];
+            chiral[h] = true;
+            if (*to >= 0 && size[*to] != size[h])
+                uneven[h] = uneven[*to] = any = true;
+        }
+    }
+    int flip = -1;
+    for (int e = 1; rc == 0 && any && e < g->n; e++) {
+        int changed = 0, nchiral = 0;
+        for (int h = 0; h < nt; h++) {
+            nchiral += chiral[h];
+            changed += chiral[h] && tgt[(size_t)e * nn + (size_t)h] != h;
+        }
+        if (changed > 0 && changed < nchiral)
+            any = false; /* no one flip: the rank rule, which relates what it can */
+        if (changed > 0 && flip < 0)
+            flip = e;
+    }
+    if (rc == 0 && any) {
+        g->rlclass = malloc(nn * sizeof *g->rlclass);
+        if (g->rlclass == NULL)
+            rc = TSR_ENOMEM;
+    }
+    if (rc == 0 && any) {
+        for (int t = 0; t < nt; t++) {
+            g->rlclass[t] = uneven[head[t]] ? head[t] : -1;
+            if (uneven[head[t]])
+                rank[t] = 0;
+        }
+        /* G becomes the mode's group: its classes are the mode's */
+        int k = 0;
+        for (int e = 0; e < g->n; e++) {
+            if (!in_mode(g, mode, e))
+                continue;
+            if (e == flip)
+                g->flip = k;
+            g->tf[k] = g->tf[e];
+            g->proper[k] = g->proper[e];
+            memmove(g->cellmap + (size_t)k * (size_t)nc, g->cellmap + (size_t)e * (size_t)nc,
+                    (size_t)nc * sizeof *g->cellmap);
+            k++;
+        }
+        g->n = k;
+        g->relabel = true;
+    }
+    free(size);
+    free(tgt);
+    free(uneven);
+    free(chiral);
+    return rc;
 }
 
 /* Fill imgmap for element e and decide whether it is full: every image
@@ -309,7 +422,8 @@ static int map_images(const img_problem *ip, const int *rank, sym_group *g, int 
     return 0;
 }
 
-int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
+int sym_build(const img_problem *ip, enum tsr_unique mode, const tsr_stop *stop,
+              sym_group **out)
 {
     const tsr_puzzle *pz = ip->pz;
     int nc = ip->ncells, nt = ip->ntypes, ni = ip->nimages;
@@ -376,12 +490,14 @@ int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out)
     g->fixtype = malloc((size_t)g->n * (size_t)(nt ? nt : 1) * sizeof(int));
     g->mult = malloc((size_t)g->n * (size_t)g->n * sizeof(int));
     int *comp = malloc((size_t)(nc ? nc : 1) * sizeof *comp);
-    int *rank = malloc((size_t)(nt ? nt : 1) * sizeof *rank);
+    int *rank = malloc(2 * (size_t)(nt ? nt : 1) * sizeof *rank), *head = rank + nt;
     if (rc == 0 && (g->imgmap == NULL || g->fixtype == NULL || g->mult == NULL || comp == NULL ||
                     rank == NULL))
         rc = TSR_ENOMEM;
     if (rc == 0)
-        rc = twin_ranks(ip, stop, &work, rank);
+        rc = twin_ranks(ip, stop, &work, rank, head);
+    if (rc == 0 && mode != TSR_UNIQUE_RAW)
+        rc = relabel_classes(ip, g, mode, head, rank, cells, cc, colors);
     for (int e = 0; e < g->n && rc == 0; e++)
         rc = map_images(ip, rank, g, e, cells, cc, colors, stop, &work);
     free(rank);
@@ -496,6 +612,14 @@ int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char 
         if (want < 0)
             return tsr_err_set(err, TSR_EINVAL,
                                "redundancy filter: '%s' is not the name of a mobile piece", spec);
+        if (g->relabel && g->rlclass[want] >= 0)
+            return tsr_err_set(err, TSR_EINVAL,
+                               "redundancy filter: piece '%s' and its mirror image (as this "
+                               "board's symmetries turn it) are listed in different numbers of "
+                               "entries, so counting up to %s relabels them; choose another "
+                               "piece or 'off'",
+                               spec, g->flip >= 0 && !g->proper[g->flip] ? "reflections"
+                                                                         : "rotations");
         if (ip->types[want].count != 1)
             return tsr_err_set(err, TSR_EINVAL,
                                "redundancy filter: piece '%s' may have %d copies; it must be unique",
@@ -512,8 +636,9 @@ int sym_filter_candidates(const img_problem *ip, const sym_group *g, const char 
     unsigned long work = 0;
     for (int t = 0; t < ip->ntypes; t++) {
         const img_type *ty = &ip->types[t];
-        if ((want >= 0 && t != want) || ty->count != 1 || ty->nimages == 0)
-            continue;
+        if ((want >= 0 && t != want) || ty->count != 1 || ty->nimages == 0 ||
+            (g->relabel && g->rlclass[t] >= 0))
+            continue; /* a relabelled entry's placement moves: it constrains nothing */
         bool sure = ty->count_min == 1;
         if (best_sure && !sure)
             continue;
@@ -573,10 +698,90 @@ static bool findable(const unsigned char *keep, const int *sol, int n)
     return true;
 }
 
+/* The image of the same cells as image i in type u (a twin of i's type). */
+static int as_twin(const img_problem *ip, int u, int i)
+{
+    int j = ip->img_type[i] == u ? i
+                                 : find_as(ip, u, img_cells_of(ip, i), img_colors(ip, i),
+                                           ip->types[u].size);
+    assert(j >= 0); /* twins have the same coloured placements */
+    return j;
+}
+
+/* Put the images of each relabelling class among ids[0..n) in canonical
+ * labelling (symmetry.h); false when a class's placements cannot be
+ * labelled within its entries' counts.  tmp holds n ints. */
+static bool canon_labels(const img_problem *ip, const sym_group *g, int *ids, int n, int *tmp)
+{
+    const int *rl = g->rlclass;
+    for (int h = 0; h < ip->ntypes; h++) {
+        if (rl[h] != h)
+            continue;
+        int k = 0, need = 0;
+        for (int i = 0; i < n; i++)
+            if (rl[ip->img_type[ids[i]]] == h)
+                tmp[k++] = as_twin(ip, h, ids[i]);
+        for (int u = h; u < ip->ntypes; u++)
+            need += rl[u] == h ? ip->types[u].count_min : 0;
+        sym_sort(tmp, k);
+        int j = 0, slot = 0;
+        for (int u = h; u < ip->ntypes; u++) {
+            if (rl[u] != h)
+                continue;
+            need -= ip->types[u].count_min;
+            int q = k - j - need < ip->types[u].count ? k - j - need : ip->types[u].count;
+            if (q < ip->types[u].count_min)
+                return false;
+            for (int r = 0; r < q; r++, j++) {
+                while (rl[ip->img_type[ids[slot]]] != h)
+                    slot++;
+                ids[slot++] = as_twin(ip, u, tmp[j]);
+            }
+        }
+        if (j != k)
+            return false; /* more placements than the entries take */
+    }
+    return true;
+}
+
+/* Element e's image of sol into out (unsorted), canonically labelled;
+ * false when it is no solution.  tally: ntypes ints, tmp: n. */
+static bool relabelled_image(const img_problem *ip, const sym_group *g, int e, const int *sol,
+                             int n, int *out, int *tally, int *tmp)
+{
+    const int *map = g->imgmap + (size_t)e * ip->nimages;
+    for (int i = 0; i < n; i++)
+        if ((out[i] = map[sol[i]]) < 0)
+            return false;
+    if (!canon_labels(ip, g, out, n, tmp))
+        return false;
+    if (g->full[e])
+        return true;
+    memset(tally, 0, (size_t)ip->ntypes * sizeof *tally);
+    for (int i = 0; i < n; i++)
+        tally[ip->img_type[out[i]]]++;
+    for (int t = 0; t < ip->ntypes; t++)
+        if (g->rlclass[t] < 0 && (tally[t] < ip->types[t].count_min || tally[t] > ip->types[t].count))
+            return false;
+    return true;
+}
+
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
                 const int *sol, int n, int *scratch)
 {
     int *tally = scratch + n;
+    int *tmp = tally + ip->ntypes;
+    if (g->relabel && relabelled_image(ip, g, g->flip, sol, n, scratch, tally, tmp)) {
+        /* matchable: canonically labelled, and the smallest such member */
+        memcpy(scratch, sol, (size_t)n * sizeof *sol);
+        if (!canon_labels(ip, g, scratch, n, tmp) || set_cmp(scratch, sol, n) != 0)
+            return false;
+        for (int e = 1; e < g->n; e++)
+            if (relabelled_image(ip, g, e, sol, n, scratch, tally, tmp) &&
+                set_cmp(scratch, sol, n) < 0 && (keep == NULL || findable(keep, scratch, n)))
+                return false;
+        return true;
+    }
     for (int e = 1; e < g->n; e++)
         if (map_solution(ip, g, e, sol, n, scratch, tally) && set_cmp(scratch, sol, n) < 0 &&
             (keep == NULL || findable(keep, scratch, n)))
@@ -587,6 +792,13 @@ bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *
 int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,
                int nsol, int *out)
 {
+    if (g->relabel) { /* mirror mode: the accepted solution stands for its class */
+        if (out != NULL) {
+            memcpy(out, sol, (size_t)nsol * sizeof *sol);
+            sym_sort(out, nsol);
+        }
+        return 1;
+    }
     int n = g->n, nc = nsol;
     int *all = malloc((size_t)n * (size_t)(nc ? nc : 1) * sizeof *all); /* nc = 0: the empty solution */
     int *tally = malloc((size_t)(ip->ntypes ? ip->ntypes : 1) * sizeof *tally);

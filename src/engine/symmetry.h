@@ -41,6 +41,34 @@
  * and the reporting modes expand an accepted solution into the class members
  * that are canonical in the mode's subgroup (just the identity for raw, the
  * proper rotations for rotations).
+ *
+ * Twins listed unevenly.  When a chiral piece and its mirror image are
+ * listed in different numbers of entries (A with count 2 against B1 and
+ * B2), no entry of one side can be paired with one of the other, so the
+ * rank rule sends B2's images nowhere.  A mode whose group holds a
+ * transform that mirrors the pieces (a reflection in mirror mode; turning
+ * a flat board over, a rotation, for one-sided pieces) then takes the
+ * mirrored solution to be the same whatever entries its mirrored pieces
+ * take within their counts; following that rule there and back, two
+ * solutions that differ only in which entries of one shape sit where are
+ * the same too.  So the entries of such a shape and of its mirror image
+ * form relabelling classes: G keeps only the mode's elements (its classes
+ * are the mode's, and expanding a class gives itself), a transform sends
+ * their images to the first entry that has the new shape, and a solution
+ * whose mirrored image fits the counts (a "matchable" one; all of a
+ * class's members are, or none) is put in canonical labelling: the class's
+ * placements, ordered by their image in the class's first entry, fill its
+ * entries in order, each as full as the later entries' minimums allow.
+ * Such a solution is accepted when it is canonically labelled and its key
+ * is the smallest among the canonically labelled images the filtered
+ * search can find (the filter never constrains a relabelled entry, whose
+ * placement the relabelling moves); every class has such a member by the
+ * argument above.  Other solutions keep the rank rule (they have no valid
+ * mirrored image), and so do modes without such a transform (raw counts
+ * and rotations in space tell the entries apart) and groups in which one
+ * transform mirrors some chiral shapes and not others (pieces turned only
+ * about z in a box whose symmetries lay some on their side): no single
+ * flip relates all of a solution's pieces there.
  */
 #ifndef TSR_SYMMETRY_H
 #define TSR_SYMMETRY_H
@@ -60,11 +88,17 @@ typedef struct sym_group {
     int *fixtype;                 /* n * ntypes: the type all images of a type go to under
                                      a full element, else -1 */
     int *mult;                    /* n * n: index of (a after b) at [a * n + b] */
+    bool relabel;                 /* twins listed unevenly, relabelled in the mode */
+    int flip;                     /* with relabel: an element that changes chiral classes */
+    int *rlclass;                 /* ntypes: first entry of a type's relabelling class,
+                                     -1 outside them (NULL when !relabel) */
 } sym_group;
 
-/* The group of the compiled puzzle: 0, TSR_ENOMEM, or TSR_ECANCELED when
- * `stop` (may be NULL) asks to stop. */
-int sym_build(const img_problem *ip, const tsr_stop *stop, sym_group **out);
+/* The group of the compiled puzzle for counting mode `mode` (which decides
+ * how unevenly listed twins map, above): 0, TSR_ENOMEM, or TSR_ECANCELED
+ * when `stop` (may be NULL) asks to stop. */
+int sym_build(const img_problem *ip, enum tsr_unique mode, const tsr_stop *stop,
+              sym_group **out);
 void sym_free(sym_group *g);
 
 /* Bitmask of the group elements that belong to a uniqueness mode's group. */
@@ -88,7 +122,7 @@ int sym_filter_keep(const img_problem *ip, const sym_group *g, int t, const tsr_
                     unsigned char *keep);
 
 /* Whether the search should accept `sol` (sorted, n ids), given the
- * filter's keep flags (NULL = no filter).  `scratch` holds n + ntypes ints. */
+ * filter's keep flags (NULL = no filter).  `scratch` holds 2n + ntypes ints. */
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
                 const int *sol, int n, int *scratch);
 

@@ -8,9 +8,9 @@
  * symmetry may swap them), symmetric cuts (a random half cut into pieces,
  * then mirrored or given a half turn beside itself, so that pieces come in
  * mirror-image or congruent pairs), larger boards, loose puzzles, mirror
- * twins and coloured puzzles, described below) draws its puzzles
- * from a fixed seed with its own xorshift generator, so every run tests the
- * same ~1030 puzzles.  A board is cut into random connected pieces by growing
+ * twins, coloured puzzles and twins listed unevenly, described below)
+ * draws its puzzles from a fixed seed with its own xorshift generator, so
+ * every run tests the same ~1080 puzzles.  A board is cut into random connected pieces by growing
  * each piece by a random flood from an unassigned cell, so the cut itself is
  * a solution (checked).  Mobile pieces are then turned by a random allowed
  * orientation and moved; pieces of equal shape are usually merged into one
@@ -37,6 +37,16 @@
  * B1, B2), whatever their count ranges; the image is equivalent when
  * its key is a raw tiling.  Symmetries of a loose board must map optional
  * cells to optional cells.
+ *
+ * Uneven family: a quarter (2x4, or 2x2x2) cut into tetrominoes, turned
+ * half round beside itself and the whole mirrored beside itself, so that
+ * every shape comes twice and its mirror image twice; each shape's two
+ * copies become one entry or two at random, and only draws where a chiral
+ * shape and its mirror image are listed in different numbers of entries
+ * are kept (A x2 against B1, B2; a half are loosened as below).  There a
+ * mode whose symmetries mirror the pieces relabels (symmetry.h): the
+ * reference unions a tiling with every labelling of its mirrored image in
+ * which a region of such a shape takes any entry of its new shape.
  *
  * Loose family: a random board is cut as above, then some cells off the
  * fixed pieces become optional, a few entries get count
@@ -274,6 +284,12 @@ typedef struct ref {
     int nsym, nproper;
     int cmap[48][MAXB];
     signed char relab[48][MAXE][MAXOR];
+    signed char relab0[48][MAXE][MAXOR]; /* the first entry with the new shape */
+    int head[MAXE];             /* first twin of each entry */
+    bool uneven[MAXE];          /* twins listed unevenly against the mirror side */
+    bool any_uneven;
+    bool relabel_on[2];         /* rotations, mirror: a symmetry of the mode turns them */
+    bool mixed[2];              /* ... but not all chiral shapes alike: the rank rule */
     /* raw tilings */
     int nt, cap;
     rplace *til;                /* nt * ncop */
@@ -283,6 +299,7 @@ typedef struct ref {
     int htsize;
     int *cls[2];                /* class representative: rotations, mirror */
     long long counts[3];
+    long long paired;           /* mirror classes by the rank rule alone */
     long nodes, maxnodes;
     bool overflow;
     int color_cut;              /* placements the colours removed */
@@ -534,16 +551,143 @@ static void ref_symmetries(ref *R, const xform all[48])
                  * same rank among the others that do as e among its twins,
                  * whatever the count ranges (an image out of range is no
                  * raw tiling, so it joins no class) */
-                int to = has_shape(R, e, sh, shc) ? e : -1;
+                int to = has_shape(R, e, sh, shc) ? e : -1, to0 = to;
                 for (int b = 0, r = twin_rank(R, e); b < R->ne && to < 0; b++)
                     if (R->size[b] == R->size[e] && has_shape(R, b, sh, shc) && r-- == 0)
                         to = b;
+                for (int b = 0; b < R->ne && to0 < 0; b++)
+                    if (R->size[b] == R->size[e] && has_shape(R, b, sh, shc))
+                        to0 = b;
                 R->relab[s][e][o] = (signed char)to;
+                R->relab0[s][e][o] = (signed char)to0;
             }
         if (k < 24)
             R->nproper++;
         R->nsym++;
     }
+}
+
+/* Twins listed unevenly: an entry's shape whose entries (it and its
+ * twins) are more or fewer than the entries of the shape a board
+ * symmetry turns it into (A x2 against B1 and B2).  A mode whose
+ * symmetries include one that turns pieces into their mirror images then
+ * lets such a region take any entry of its new shape (the engine's rule,
+ * in symmetry.h, which this reaches by a different road: every labelling
+ * of the turned tiling joins its class).  When a symmetry of the mode
+ * turns some chiral shapes but not others, the rank rule stays. */
+static void ref_uneven(ref *R)
+{
+    int size[MAXE] = {0};
+    bool chiral[MAXE] = {false};
+    for (int e = 0; e < R->ne; e++) {
+        R->head[e] = e;
+        for (int b = 0; b < e && R->head[e] == e; b++)
+            if (R->size[b] == R->size[e] && R->norient[b] == R->norient[e] &&
+                has_shape(R, b, R->orient[e][0], R->ocol[e][0]))
+                R->head[e] = b;
+        size[R->head[e]]++;
+    }
+    for (int s = 1; s < R->nsym; s++)
+        for (int e = 0; e < R->ne; e++) {
+            int to = R->relab0[s][e][0], h = R->head[e];
+            if (to >= 0 && R->head[to] == h)
+                continue;
+            chiral[h] = true;
+            if (to >= 0 && size[R->head[to]] != size[h])
+                for (int b = 0; b < R->ne; b++)
+                    if (R->head[b] == h || R->head[b] == R->head[to])
+                        R->uneven[b] = R->any_uneven = true;
+        }
+    for (int s = 1; s < R->nsym && R->any_uneven; s++) {
+        int changed = 0, nchiral = 0;
+        for (int e = 0; e < R->ne; e++) {
+            if (R->head[e] != e || !chiral[e])
+                continue;
+            int to = R->relab0[s][e][0];
+            nchiral++;
+            changed += to < 0 || R->head[to] != e;
+        }
+        for (int m = s < R->nproper ? 0 : 1; m < 2 && changed > 0; m++)
+            R->relabel_on[m] = true;
+        for (int m = s < R->nproper ? 0 : 1; m < 2 && changed > 0 && changed < nchiral; m++)
+            R->mixed[m] = true;
+    }
+    for (int m = 0; m < 2; m++)
+        R->relabel_on[m] &= !R->mixed[m];
+}
+
+/* Union tiling t with every labelling of its image under symmetry s in
+ * which a region of an unevenly listed entry turned into the other shape
+ * takes any entry of that shape, and the others the rank rule's. */
+static void ref_union_relabelled(const ref *R, int *par, int t, int s)
+{
+    int lab[MAXB], choice[MAXB], nchoice[MAXB], alt[MAXB][MAXE];
+    uint64_t mask[MAXB], fixm[MAXFIX];
+    uint8_t key[KEYW * MAXB], col[MAXB], tcol[MAXB];
+    const rplace *til = R->til + (size_t)t * R->ncop;
+    int np = R->tlen[t];
+    for (int i = 0; i < np; i++) {
+        int e = til[i].entry, o = til[i].orient;
+        nchoice[i] = 0;
+        choice[i] = 0;
+        int to = R->relab0[s][e][o];
+        if (R->uneven[e] && to >= 0 && R->head[to] != R->head[e]) { /* turned over */
+            for (int b = 0; b < R->ne; b++)
+                if (R->head[b] == R->head[to])
+                    alt[i][nchoice[i]++] = b;
+        } else if (R->relab[s][e][o] >= 0) {
+            alt[i][nchoice[i]++] = R->relab[s][e][o];
+        }
+        if (nchoice[i] == 0)
+            return;
+        mask[i] = map_mask(R, s, til[i].mask);
+    }
+    for (int f = 0; f < R->nfix; f++)
+        fixm[f] = map_mask(R, s, R->fixmask[f]);
+    tiling_colors(R, til, np, col);
+    for (int c = 0; c < R->n; c++)
+        tcol[R->cmap[s][c]] = col[c];
+    for (;;) {
+        for (int i = 0; i < np; i++)
+            lab[i] = alt[i][choice[i]];
+        make_key(R, np, lab, mask, fixm, tcol, key);
+        int u = ref_find(R, key);
+        if (u >= 0)
+            par[uf_find(par, t)] = uf_find(par, u);
+        int i = 0;
+        while (i < np && ++choice[i] == nchoice[i])
+            choice[i++] = 0;
+        if (i == np)
+            return;
+    }
+}
+
+/* Classes of the raw tilings under the symmetries 0..end-1, relabelled
+ * or by the rank rule, into cls (a representative per tiling); returns
+ * how many. */
+static long long ref_classes(const ref *R, int end, bool relabel, int *cls)
+{
+    int *par = malloc((size_t)(R->nt + 1) * sizeof *par);
+    ck_assert_ptr_nonnull(par);
+    for (int t = 0; t < R->nt; t++)
+        par[t] = t;
+    for (int t = 0; t < R->nt; t++)
+        for (int s = 1; s < end; s++) {
+            if (relabel) {
+                ref_union_relabelled(R, par, t, s);
+                continue;
+            }
+            int u = ref_image(R, t, s);
+            if (u >= 0)
+                par[uf_find(par, t)] = uf_find(par, u);
+        }
+    long long nc = 0;
+    for (int t = 0; t < R->nt; t++) {
+        cls[t] = uf_find(par, t);
+        nc += cls[t] == t;
+    }
+    free(par);
+    return nc;
 }
 
 /* Enumerate the puzzle's raw tilings and count the classes.  Returns NULL
@@ -644,6 +788,7 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
     }
     R->first[R->n] = R->npl;
     ref_symmetries(R, all);
+    ref_uneven(R);
     /* enumerate */
     R->til = malloc((size_t)cap * (size_t)(R->ncop + 1) * sizeof *R->til);
     R->tlen = malloc((size_t)cap * sizeof *R->tlen);
@@ -661,30 +806,28 @@ static ref *ref_solve(const tsr_puzzle *pz, int cap, long maxnodes)
     ref_rec(R, R->fixedmask, stack, 0, left);
     if (R->overflow)
         return R;
-    /* classes: union over the proper symmetries, then over all of them */
-    int *par = malloc((size_t)(R->nt + 1) * sizeof *par);
+    /* classes: under the proper symmetries, then under all of them (by
+     * the rank rule too: the classes the engine reports in other modes) */
     R->cls[0] = malloc((size_t)(R->nt + 1) * sizeof(int));
     R->cls[1] = malloc((size_t)(R->nt + 1) * sizeof(int));
-    ck_assert(par && R->cls[0] && R->cls[1]);
-    for (int t = 0; t < R->nt; t++)
-        par[t] = t;
+    ck_assert(R->cls[0] && R->cls[1]);
     R->counts[TSR_UNIQUE_RAW] = R->nt;
-    for (int pass = 0; pass < 2; pass++) {
-        for (int t = 0; t < R->nt; t++)
-            for (int s = pass ? R->nproper : 1; s < (pass ? R->nsym : R->nproper); s++) {
-                int u = ref_image(R, t, s);
-                if (u >= 0)
-                    par[uf_find(par, t)] = uf_find(par, u);
-            }
-        long long nc = 0;
-        for (int t = 0; t < R->nt; t++) {
-            R->cls[pass][t] = uf_find(par, t);
-            nc += R->cls[pass][t] == t;
-        }
-        R->counts[pass + 1] = nc;
-    }
-    free(par);
+    R->counts[TSR_UNIQUE_ROTATIONS] = ref_classes(R, R->nproper, R->relabel_on[0], R->cls[0]);
+    R->paired = ref_classes(R, R->nsym, false, R->cls[1]);
+    R->counts[TSR_UNIQUE_MIRROR] =
+        R->relabel_on[1] ? ref_classes(R, R->nsym, true, R->cls[1]) : R->paired;
     return R;
+}
+
+/* The classes a run in `mode` reports (tsr_stats.classes): the mirror
+ * classes by the rank rule, or the mode's own where it relabels. */
+static long long ref_reported_classes(const ref *R, int mode)
+{
+    if (mode == TSR_UNIQUE_MIRROR)
+        return R->counts[TSR_UNIQUE_MIRROR];
+    if (mode == TSR_UNIQUE_ROTATIONS && R->relabel_on[0])
+        return R->counts[TSR_UNIQUE_ROTATIONS];
+    return R->paired;
 }
 
 /* ---- puzzle generation ----------------------------------------------------------- */
@@ -1038,11 +1181,11 @@ static void check_cut_found(const ref *R, const gen *g, const tsr_puzzle *pz, co
 
 enum family {
     F_RECT2D, F_HOLES2D, F_REGION2D, F_BOX3D, F_BLOB3D, F_SAME, F_FIXED, F_SYM, F_LARGE, F_LOOSE,
-    F_TWINS, F_COLOURS, NFAMILY
+    F_TWINS, F_COLOURS, F_UNEVEN, NFAMILY
 };
 static const char *const family_names[NFAMILY] = {"rect2d", "holes2d", "region2d",  "box3d", "blob3d",
                                                   "same-shape", "fixed", "symmetric", "large",
-                                                  "loose", "twins", "colours"};
+                                                  "loose", "twins", "colours", "uneven"};
 
 static enum tsr_rotations rand_rot(rng *r, bool dims3)
 {
@@ -1360,6 +1503,13 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
             maxsz = dims3 ? 5 : 4;
             go.pmerge = 20; /* equal shapes mostly apart, or split in two */
             break;
+        case F_UNEVEN: /* a quarter cut, turned beside itself, then mirrored */
+            dims3 = rnd(&r, 4) == 0; /* quarters that hold two chiral tetrominoes */
+            gen_box(&g, 2, dims3 ? 2 : 4, dims3 ? 2 : 1);
+            minsz = 4; /* chiral pieces have four cells or more */
+            maxsz = 4;
+            go.pmerge = 50; /* a shape together, its mirror image apart: uneven */
+            break;
         case F_COLOURS: /* a blob, a box, or a half doubled: coloured below */
             dims3 = rnd(&r, 3) == 0;
             colour_kind = rnd(&r, 4);
@@ -1403,6 +1553,10 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
             gen_double(&g, rnd(&r, 2));
         if (fam == F_TWINS)
             gen_double(&g, false);
+        if (fam == F_UNEVEN) { /* every shape twice, and its mirror image twice */
+            gen_double(&g, true);
+            gen_double(&g, false);
+        }
         enum tsr_rotations rot = rand_rot(&r, g.dims3);
 
         bool mirror = rnd(&r, 4) == 0;
@@ -1410,7 +1564,7 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
             rot = TSR_ROT_ONE_SIDED; /* mirror-image pieces are distinct */
         if (fam == F_SYM && rnd(&r, 3))
             mirror = false;
-        if (fam == F_TWINS) { /* twins distinct, the board's mirrors relating them */
+        if (fam == F_TWINS || fam == F_UNEVEN) { /* twins distinct, the board's mirrors relating them */
             rot = g.dims3 ? TSR_ROT_ALL : TSR_ROT_ONE_SIDED;
             mirror = false;
         }
@@ -1446,7 +1600,7 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
                                  0);
             tsr_puzzle_free(tz);
         }
-        if (fam == F_LOOSE || (fam == F_TWINS && rnd(&r, 2)) || (fam == F_COLOURS && rnd(&r, 4) == 0))
+        if (fam == F_LOOSE || ((fam == F_TWINS || fam == F_UNEVEN) && rnd(&r, 2)) || (fam == F_COLOURS && rnd(&r, 4) == 0))
             make_loose(pz, &r); /* twins of unequal ranges among them */
         if (fam == F_COLOURS) {
             extra_pairs(pz, &r);
@@ -1457,7 +1611,7 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
         snprintf(name, sizeof name, "diff-%s-%d", family_names[fam], index);
         ck_assert_int_eq(tsr_puzzle_set_name(pz, name), 0);
         ref *R = ref_solve(pz, REF_CAP, REF_NODES);
-        bool ok = R && !R->overflow && R->nt > 0;
+        bool ok = R && !R->overflow && R->nt > 0 && (fam != F_UNEVEN || R->any_uneven);
         if (R && !R->overflow && fam != F_SAME) {
             ck_assert_msg(R->nt > 0, "reference found no tiling of a cut board");
             check_cut_found(R, &g, pz, piece_of_cut);
@@ -1575,7 +1729,8 @@ static bool make_options(int k, const ref *R, enum tsr_unique mode, tsr_options 
     } else if (c->red == RED_FIRST || c->red == RED_LAST) {
         int pick = -1;
         for (int e = 0; e < R->ne; e++)
-            if (R->count[e] == 1 && (pick < 0 || c->red == RED_LAST))
+            if (R->count[e] == 1 && (pick < 0 || c->red == RED_LAST) &&
+                !(mode > 0 && R->relabel_on[mode - 1] && R->uneven[e])) /* refused: relabelled */
                 pick = e;
         if (pick < 0)
             return false;
@@ -1774,9 +1929,9 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
                 else if (st.solutions != (uint64_t)ec.n)
                     snprintf(msg, sizeof msg, "stats.solutions %llu, callbacks %lld",
                              (unsigned long long)st.solutions, ec.n);
-                else if (st.classes != (uint64_t)R->counts[TSR_UNIQUE_MIRROR])
+                else if (st.classes != (uint64_t)ref_reported_classes(R, mode))
                     snprintf(msg, sizeof msg, "stats.classes %llu, expected %lld (mirror classes)",
-                             (unsigned long long)st.classes, R->counts[TSR_UNIQUE_MIRROR]);
+                             (unsigned long long)st.classes, ref_reported_classes(R, mode));
                 else if (st.stopped)
                     snprintf(msg, sizeof msg, "run reported stopped");
                 if (loose && mode == 0 && c->fila == 0 && c->red == RED_AUTO && c->order == NULL) {
@@ -1831,7 +1986,7 @@ static long env_long(const char *name, long dflt)
 
 static int puzzles_per_family(enum family f)
 {
-    static const int full[NFAMILY] = {80, 50, 50, 80, 40, 50, 60, 80, 40, 300, 80, 120};
+    static const int full[NFAMILY] = {80, 50, 50, 80, 40, 50, 60, 80, 40, 300, 80, 120, 50};
     if (env_long("TSR_DIFF_QUICK", 0))
         return 6;
     long n = env_long("TSR_DIFF_COUNT", 0);
@@ -1846,7 +2001,7 @@ START_TEST(family)
         return; /* hunting in one family */
     uint64_t seed = (uint64_t)env_long("TSR_DIFF_SEED", 0);
     int n = puzzles_per_family(fam), bad = 0, failed_puzzles = 0;
-    int color_cut = 0, color_twins = 0, symmetric = 0;
+    int color_cut = 0, color_twins = 0, symmetric = 0, uneven = 0, relabelled = 0;
     loose_filtered = loose_vfilter = loose_vtrigger = loose_parity = 0;
     long long totals[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
@@ -1863,11 +2018,17 @@ START_TEST(family)
         color_cut += R->color_cut > 0;
         color_twins += R->color_twins;
         symmetric += R->counts[TSR_UNIQUE_MIRROR] < R->counts[TSR_UNIQUE_RAW];
+        uneven += R->any_uneven;
+        relabelled += R->counts[TSR_UNIQUE_MIRROR] < R->paired;
         ref_free(R);
         tsr_puzzle_free(pz);
     }
     fprintf(stderr, "%s: %d puzzles, %lld/%lld/%lld raw/rotations/mirror solutions, %d failing\n",
             family_names[fam], n, totals[0], totals[1], totals[2], failed_puzzles);
+    if (uneven > 0)
+        fprintf(stderr,
+                "%s: twins listed unevenly in %d puzzles; relabelling joined classes in %d\n",
+                family_names[fam], uneven, relabelled);
     if (fam == F_COLOURS)
         fprintf(stderr,
                 "%s: colours removed placements in %d puzzles, told apart two orientations on "
@@ -1977,6 +2138,23 @@ static const struct {
      " {'name': 'B1', 'cells': [[0,0,0],[1,0,0],[1,1,0],[0,0,1]]},"
      " {'name': 'B2', 'cells': [[0,0,0],[1,0,0],[1,1,0],[0,0,1]]}]}",
      {288, 36, 21}},
+    /* the screws again, A twice as one entry against B1 and B2: listed
+     * unevenly, so a reflected solution is the same whichever of B1 and
+     * B2 each mirrored A becomes, and mirror counts the classes of A x2,
+     * B x2 (7, as BurrTools does for that form); it once related no
+     * reflection at all (18, the rotations count) */
+    {"{'board': {'size': [2, 2, 4]}, 'pieces': ["
+     " {'name': 'A', 'cells': [[0,0,0],[1,0,0],[1,1,0],[1,1,1]], 'count': 2},"
+     " {'name': 'B1', 'cells': [[0,0,0],[1,0,0],[1,1,0],[0,0,1]]},"
+     " {'name': 'B2', 'cells': [[0,0,0],[1,0,0],[1,1,0],[0,0,1]]}]}",
+     {144, 18, 7}},
+    /* one-sided L twice against J1 and J2 on a 4x4 board: turning the flat
+     * board over is a rotation that mirrors them, so rotations relabels
+     * too: one class, as L x2, J x2 has (the rank rule made 2) */
+    {"{'board': {'size': [4, 4]}, 'rotations': 'one-sided', 'pieces': ["
+     " {'name': 'L', 'rows': ['#.', '#.', '##'], 'count': 2},"
+     " {'name': 'J1', 'rows': ['.#', '.#', '##']}, {'name': 'J2', 'rows': ['.#', '.#', '##']}]}",
+     {8, 1, 1}},
     /* mirror-image screws of unequal ranges (A 0-2, B 0-1) and L-tetracubes
      * (0-3) in a 2x2x3 box: the two classes up to rotations are each
      * other's mirror image (twins of unequal ranges were once never
