@@ -93,6 +93,7 @@ typedef struct tsr_puzzle {
     int noptional;
     tsr_piece *pieces;
     int npieces;
+    enum tsr_lattice lattice;     /* default TSR_LATTICE_CUBIC (0); every cell is on it */
     enum tsr_rotations rotations; /* default TSR_ROT_ALL */
     bool mirror;                  /* also allow reflected pieces */
     long long expected[3];        /* published solution counts, indexed by

@@ -14,6 +14,7 @@
  * and a puzzle that slips through simply has no solution.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,8 @@ long tsr_puzzle_free_volume(const tsr_puzzle *pz)
 
 bool tsr_puzzle_is_flat(const tsr_puzzle *pz)
 {
+    if (pz->lattice != TSR_LATTICE_CUBIC)
+        return true; /* the plane lattices: z tells a triangle's kind */
     for (int i = 0; i < pz->ncells; i++)
         if (pz->cells[i].z != 0)
             return false;
@@ -503,6 +506,28 @@ static int check_volume(const tsr_puzzle *pz, const char *what, tsr_err *err)
     return 0;
 }
 
+/* The first cell (board, optional or piece) that is not on lattice L, into
+ * *c; returns whose it is ("the board", or "piece 'X'" written into who),
+ * or NULL when all are on it. */
+static const char *off_lattice(const tsr_puzzle *pz, const geo_lattice *L, tsr_cell *c,
+                               char *who, size_t size)
+{
+    for (int i = 0; i < pz->ncells; i++)
+        if (!geo_lattice_has(L, *c = pz->cells[i]))
+            return "the board";
+    for (int i = 0; i < pz->noptional; i++)
+        if (!geo_lattice_has(L, *c = pz->optional[i]))
+            return "the board's optional cells";
+    for (int p = 0; p < pz->npieces; p++)
+        for (int i = 0; i < pz->pieces[p].ncells; i++)
+            if (!geo_lattice_has(L, *c = pz->pieces[p].cells[i])) {
+                snprintf(who, size, "piece '%s'",
+                         pz->pieces[p].name ? pz->pieces[p].name : "?");
+                return who;
+            }
+    return NULL;
+}
+
 int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err)
 {
     if (pz->ncells <= 0)
@@ -516,6 +541,19 @@ int tsr_puzzle_validate(const tsr_puzzle *pz, const char *what, tsr_err *err)
         return tsr_err_set(err, TSR_ETOOBIG, "%s%sthe puzzle has %d pieces (limit %d)",
                            PREFIX, pz->npieces, TSR_MAX_PIECES);
 
+    if ((int)pz->lattice < 0 || (int)pz->lattice >= TSR_NLATTICES)
+        return tsr_err_set(err, TSR_EINVAL, "%s%sunknown lattice %d", PREFIX, (int)pz->lattice);
+    geo_lattice L;
+    geo_lattice_init(&L, pz->lattice);
+    tsr_cell off;
+    char who[TSR_MAX_NAME + 16];
+    const char *whose = off_lattice(pz, &L, &off, who, sizeof who);
+    if (whose != NULL)
+        return tsr_err_set(err, TSR_EINVAL, "%s%s%s has cell (%d,%d,%d), which is not a cell of "
+                           "the %s lattice (%s)", PREFIX, whose, off.x, off.y, off.z, L.name,
+                           pz->lattice == TSR_LATTICE_HEXAGONAL
+                               ? "its cells are [x, y]"
+                               : "its cells are [x, y, z] with z 0 (up) or 1 (down)");
     tsr_cell *board = sorted_copy(pz->cells, pz->ncells);
     if (board == NULL)
         return TSR_ENOMEM;
