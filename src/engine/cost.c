@@ -40,12 +40,13 @@
  * box `ext`: orientation by orientation (a coloured piece's coloured
  * orientations, which may be more: colours only remove placements after
  * that).  `cbuf` takes the colours; negative: TSR_ENOMEM. */
-static double piece_placements(const tsr_puzzle *pz, const tsr_piece *pc, const int ext[3],
+static double piece_placements(const tsr_puzzle *pz, const geo_lattice *L, const tsr_piece *pc,
+                               const int ext[3],
                                const int *allowed, int nallowed, tsr_cell *buf,
                                unsigned char *cbuf)
 {
-    int n = geo_orientations_colored(pc->cells, pc->colors, pc->ncells, allowed, nallowed, buf,
-                                     cbuf);
+    int n = geo_lattice_orientations_colored(L, pc->cells, pc->colors, pc->ncells, allowed,
+                                             nallowed, buf, cbuf);
     if (n < 0)
         return n;
     double total = 0;
@@ -116,13 +117,15 @@ int tsr_solver_check(const tsr_puzzle *pz, const tsr_options *opt, int threads, 
                          "the board spans %d x %d x %d cells (from (%d,%d,%d) to (%d,%d,%d)); "
                          "its bounding box may hold at most %.0f",
                          ext[0], ext[1], ext[2], lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, COST_MAX_BOX);
+    geo_lattice L;
+    geo_lattice_init(&L, pz->lattice);
     int allowed[GEO_NTRANSFORMS];
-    int nallowed = geo_allowed_transforms(pz->rotations, pz->mirror, allowed);
+    int nallowed = geo_lattice_allowed(&L, pz->rotations, pz->mirror, allowed);
     for (int i = 0; rc == 0 && i < pz->npieces; i++) {
         const tsr_piece *pc = &pz->pieces[i];
         if (pc->fixed)
             continue;
-        double n = piece_placements(pz, pc, ext, allowed, nallowed, buf, cbuf);
+        double n = piece_placements(pz, &L, pc, ext, allowed, nallowed, buf, cbuf);
         if (n < 0) {
             rc = (int)n;
             break;
@@ -136,7 +139,8 @@ int tsr_solver_check(const tsr_puzzle *pz, const tsr_options *opt, int threads, 
     free(cbuf);
     if (rc)
         return rc;
-    int group = tsr_puzzle_is_flat(pz) ? 8 : GEO_NTRANSFORMS;
+    int group = L.id != TSR_LATTICE_CUBIC ? L.ntransforms
+                : tsr_puzzle_is_flat(pz) ? 8 : GEO_NTRANSFORMS;
     int matrices = (threads > 0 ? threads : 1) + 1;
     double nodes = cost->image_cells + cost->images + pz->ncells + pz->npieces;
     cost->bytes = COST_BASE_BYTES + COST_THREAD_BYTES * matrices + 4.0 * box +

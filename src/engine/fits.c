@@ -96,7 +96,8 @@ static int fits_of(const img_problem *ip, const unsigned char *alive, int goal,
             if (bare > 1)
                 used += (size_t)snprintf(list + used, sizeof list - used, ", ");
             if (used < sizeof list)
-                used += (size_t)cell_words(&ip->cells[c], ip->dims == 2, list + used,
+                used += (size_t)cell_words(&ip->cells[c], ip->dims == 2 && ip->L.nkinds == 1,
+                                           list + used,
                                            sizeof list - used);
         }
     }

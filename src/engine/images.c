@@ -134,6 +134,7 @@ void img_free(img_problem *ip)
     free(ip->color);
     free(ip->optional);
     free(ip->nbr);
+    free(ip->ccolor);
     free(ip->grid);
     free(ip->img_type);
     free(ip->img_off);
@@ -216,15 +217,17 @@ static int compile_cells(img_problem *ip, const tsr_stop *stop, tsr_err *err)
             ip->optional[img_cell_at(ip, pz->optional[i])] = 1; /* validated: a free cell */
     }
     ip->nbr = malloc((size_t)(n > 0 ? n : 1) * 6 * sizeof *ip->nbr);
-    if (ip->nbr == NULL)
+    ip->ccolor = malloc((size_t)(n > 0 ? n : 1));
+    if (ip->nbr == NULL || ip->ccolor == NULL)
         return TSR_ENOMEM;
-    static const int dir[6][3] = {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    for (int c = 0; c < n; c++)
-        for (int k = 0; k < 6; k++) {
-            tsr_cell q = {ip->cells[c].x + dir[k][0], ip->cells[c].y + dir[k][1],
-                          ip->cells[c].z + dir[k][2]};
-            ip->nbr[c * 6 + k] = img_cell_at(ip, q);
-        }
+    for (int c = 0; c < n; c++) {
+        tsr_cell q[GEO_MAX_NBR];
+        int k = geo_lattice_neighbours(&ip->L, ip->cells[c], q);
+        for (int j = 0; j < 6; j++)
+            ip->nbr[c * 6 + j] = j < k ? img_cell_at(ip, q[j]) : -1;
+        int col = geo_lattice_colour(&ip->L, ip->cells[c]);
+        ip->ccolor[c] = (signed char)(col < 0 ? 0 : col ? -1 : 1);
+    }
     return 0;
 }
 
@@ -246,7 +249,7 @@ static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop,
 {
     const tsr_puzzle *pz = ip->pz;
     int allowed[GEO_NTRANSFORMS];
-    int nallowed = geo_allowed_transforms(pz->rotations, pz->mirror, allowed);
+    int nallowed = geo_lattice_allowed(&ip->L, pz->rotations, pz->mirror, allowed);
     ip->types = calloc((size_t)pz->npieces, sizeof *ip->types);
     if (ip->types == NULL)
         return TSR_ENOMEM;
@@ -273,8 +276,8 @@ static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop,
             ip->ntypes++; /* so that img_free frees what it has */
             break;
         }
-        t->norient = geo_orientations_colored(pc->cells, pc->colors, pc->ncells, allowed,
-                                              nallowed, t->orient, t->ocolor);
+        t->norient = geo_lattice_orientations_colored(&ip->L, pc->cells, pc->colors, pc->ncells,
+                                                      allowed, nallowed, t->orient, t->ocolor);
         /* the colour test runs only where colours meet: a neutral piece or
          * a neutral board keeps every placement */
         const unsigned char *bcol = pc->colors != NULL ? ip->color : NULL;
@@ -286,8 +289,10 @@ static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop,
             break;
         }
         int black = 0;
-        for (int k = 0; k < pc->ncells; k++)
-            black += ((pc->cells[k].x + pc->cells[k].y + pc->cells[k].z) & 1) ? -1 : 1;
+        for (int k = 0; k < pc->ncells; k++) {
+            int col = geo_lattice_colour(&ip->L, pc->cells[k]);
+            black += col < 0 ? 0 : col ? -1 : 1;
+        }
         t->parity = abs(black);
         t->first = (int)type.n;
         ip->ncopies += pc->count;
@@ -304,6 +309,8 @@ static int compile_types(img_problem *ip, long max_images, const tsr_stop *stop,
                     break;
                 }
                 tsr_cell base = ip->cells[a];
+                if (ip->L.translate == 2 && base.z != shape[0].z)
+                    continue; /* a triangle's kind is not translated */
                 int k;
                 for (k = 0; k < t->size; k++) {
                     tsr_cell q = {base.x + shape[k].x - shape[0].x, base.y + shape[k].y - shape[0].y,
@@ -374,6 +381,7 @@ int img_compile(const tsr_puzzle *pz, long max_images, const tsr_stop *stop, img
     if (ip == NULL)
         return TSR_ENOMEM;
     ip->pz = pz;
+    geo_lattice_init(&ip->L, pz->lattice);
     ip->dims = tsr_puzzle_is_flat(pz) ? 2 : 3;
     ip->exact = tsr_puzzle_is_exact(pz);
     int rc = compile_cells(ip, stop, err);

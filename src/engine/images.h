@@ -39,7 +39,8 @@ typedef struct img_type {
     int first, nimages; /* its images are first .. first+nimages-1 */
     int *ofirst;      /* norient + 1: orientation o's images are ofirst[o] ..
                          ofirst[o+1]-1, in ascending order of their first cell */
-    int parity;       /* |black - white| cells in the checkerboard colouring */
+    int parity;       /* |black - white| cells in the lattice's 2-colouring (up and
+                         down triangles; 0 on hexagons) */
     unsigned char *ocolor; /* norient * size: the colours of each orientation's
                               cells, in their order (so of each image's cells,
                               ascending); NULL when the piece is neutral */
@@ -47,12 +48,16 @@ typedef struct img_type {
 
 typedef struct img_problem {
     const tsr_puzzle *pz;
-    int dims;               /* 2 when the puzzle is flat, else 3 */
+    geo_lattice L;          /* the puzzle's lattice: transforms, neighbours, colouring */
+    int dims;               /* 2 when the puzzle is flat (plane lattices are), else 3 */
     int ncells;             /* free cells, optional ones included */
     tsr_cell *cells;        /* ncells coordinates in reading order */
     unsigned char *optional; /* ncells flags: 1 for an optional cell; NULL when none is */
     bool exact;             /* every count fixed and no optional cell */
-    int *nbr;               /* ncells * 6 neighbour ids (-x,-y,-z,+x,+y,+z), -1 none */
+    int *nbr;               /* ncells * 6 neighbour ids, -1 none: on cubes -x,-y,-z,
+                               +x,+y,+z; else the descriptor's order, -1 padded */
+    signed char *ccolor;    /* ncells: the lattice's 2-colouring as +1 / -1, 0 on a
+                               lattice without one (hexagons) */
     tsr_cell lo, hi;        /* bounding box of the whole board */
     int *grid;              /* box -> free cell id, -1 off the board or fixed */
     unsigned char *color;   /* ncells board colours of the free cells; NULL when all
@@ -130,11 +135,11 @@ static inline const int *img_cells_of(const img_problem *ip, int i)
     return ip->img_cells + ip->img_off[i];
 }
 
-/* Checkerboard colour of a free cell: +1 or -1. */
+/* The 2-colouring of a free cell: +1 or -1 (checkerboard on cubes, up or
+ * down on triangles), 0 everywhere on a lattice without one. */
 static inline int img_color(const img_problem *ip, int c)
 {
-    const tsr_cell *p = &ip->cells[c];
-    return ((p->x + p->y + p->z) & 1) ? -1 : 1;
+    return ip->ccolor[c];
 }
 
 /* Signed parity of an image: sum of its cells' colours. */

@@ -616,7 +616,9 @@ static int build_plan(tsr_solver *s, tsr_err *err)
     }
     free(order_of);
     compute_rank(ip, fila_order ? fila_order : 'f', fila_angle, frank);
-    if (fila_order == 0 || fila_order == 'f') {
+    /* box numbering shifts by a stride per axis: cubes only (a triangle's
+     * neighbours depend on its kind, a hexagon has six directions) */
+    if ((fila_order == 0 || fila_order == 'f') && ip->L.id == TSR_LATTICE_CUBIC) {
         int ax[3], ext[3];
         f_axes(ip, ax, ext);
         long box = (long)ext[0] * ext[1] * ext[2];

@@ -438,7 +438,7 @@ int sym_build(const img_problem *ip, enum tsr_unique mode, const tsr_stop *stop,
     sym_cc *cc = malloc(most * sizeof *cc);
     unsigned char *colors = malloc(most);
     if (g != NULL)
-        g->cellmap = malloc((size_t)GEO_NTRANSFORMS * (size_t)(nc ? nc : 1) * sizeof(int));
+        g->cellmap = malloc((size_t)ip->L.ntransforms * (size_t)(nc ? nc : 1) * sizeof(int));
     if (g == NULL || a == NULL || b == NULL || cells == NULL || cc == NULL || colors == NULL ||
         g->cellmap == NULL) {
         free(a);
@@ -449,17 +449,18 @@ int sym_build(const img_problem *ip, enum tsr_unique mode, const tsr_stop *stop,
         sym_free(g);
         return TSR_ENOMEM;
     }
-    geo_mat T[GEO_NTRANSFORMS];
-    geo_transforms(T);
+    const geo_mat *T = ip->L.map;
     tsr_cell lo = geo_min_corner(pz->cells, pz->ncells);
     unsigned long work = 0;
     int rc = 0;
-    for (int k = 0; k < GEO_NTRANSFORMS; k++) {
-        /* translation that puts the transformed board back on its box */
+    for (int k = 0; k < ip->L.ntransforms; k++) {
+        /* translation that puts the transformed board back on its box (a
+         * triangle's kind is no coordinate to translate: the transform
+         * keeps it right) */
         for (int i = 0; i < pz->ncells; i++)
             a[i] = geo_apply(&T[k], pz->cells[i]);
         tsr_cell tlo = geo_min_corner(a, pz->ncells);
-        tsr_cell off = {lo.x - tlo.x, lo.y - tlo.y, lo.z - tlo.z};
+        tsr_cell off = {lo.x - tlo.x, lo.y - tlo.y, ip->L.translate == 3 ? lo.z - tlo.z : 0};
         int *cm = g->cellmap + (size_t)g->n * nc;
         bool ok = true;
         for (int c = 0; c < nc && ok; c++) {
@@ -480,7 +481,7 @@ int sym_build(const img_problem *ip, enum tsr_unique mode, const tsr_stop *stop,
                 ok = false; /* acts exactly like an element we have (proper ones come first) */
         if (ok) {
             g->tf[g->n] = k;
-            g->proper[g->n] = k < GEO_NPROPER;
+            g->proper[g->n] = k < ip->L.nmotions;
             g->n++;
         }
     }
