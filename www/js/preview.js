@@ -9,6 +9,7 @@ import { h, clear } from './dom.js';
 import { colorMap } from './colors.js';
 import { drawTiling, drawLayers, elide } from './render2d.js';
 import { Viewer3D } from './render3d.js';
+import { latticeOf, isPlane, geometry } from './lattice.js';
 
 /** Legend of piece names with their colour swatches (long names elided,
  *  whole in the tooltip; fixed pieces hatched). */
@@ -22,8 +23,10 @@ export function legend(puzzlePieces) {
       p.fixed ? h('span', { class: 'muted', text: ' (fixed)' }) : null)));
 }
 
-/** Names of the pieces whose cells are not all connected face to face. */
-export function disconnectedPieces(puzzlePieces) {
+/** Names of the pieces whose cells are not all connected face to face
+ *  (side to side on the triangular and hexagonal lattices). */
+export function disconnectedPieces(puzzlePieces, lattice = 'cubic') {
+  if (isPlane(lattice)) return disconnectedPlane(puzzlePieces, geometry(lattice));
   const out = [];
   for (const p of puzzlePieces || []) {
     const cells = p.cells || [];
@@ -44,11 +47,31 @@ export function disconnectedPieces(puzzlePieces) {
   return out;
 }
 
+function disconnectedPlane(puzzlePieces, geom) {
+  const out = [];
+  for (const p of puzzlePieces || []) {
+    const cells = (p.cells || []).map(geom.cell);
+    if (cells.length < 2) continue;
+    const all = new Set(cells.map(geom.key));
+    const seen = new Set([geom.key(cells[0])]);
+    const todo = [cells[0]];
+    while (todo.length) {
+      for (const n of geom.neighbours(todo.pop())) {
+        const k = geom.key(n);
+        if (all.has(k) && !seen.has(k)) { seen.add(k); todo.push(n); }
+      }
+    }
+    if (seen.size < all.size) out.push(p.name);
+  }
+  return out;
+}
+
 /**
  * Renders the preview into `area`; returns { destroy() } for 3D viewers.
  * puzzle: {board: {cells}, pieces: [{name, cells, count, fixed}]}, dims: 2|3
  */
 export function renderPreview(area, puzzle, dims) {
+  const lattice = latticeOf(puzzle); // triangles and hexagons are drawn as such
   const cm = colorMap(puzzle.pieces);
   const board = puzzle.board?.cells || [];
   const fixed = puzzle.pieces.filter((p) => p.fixed).map((p) => ({ name: p.name, color: cm.color(p.name), cells: p.cells, fixed: true }));
@@ -56,7 +79,7 @@ export function renderPreview(area, puzzle, dims) {
 
   const boardFig = h('figure', { class: 'preview-board' });
   if (dims === 2) {
-    boardFig.append(drawTiling(fixed, { board, cell: 28, label: 'The board' }));
+    boardFig.append(drawTiling(fixed, { board, cell: 28, label: 'The board', lattice }));
   } else {
     boardFig.append(drawLayers(fixed, { board, cell: 22 }));
   }
@@ -67,7 +90,7 @@ export function renderPreview(area, puzzle, dims) {
     const piece = { name: p.name, color: cm.color(p.name), cells: p.cells, fixed: p.fixed };
     const item = h('li', { class: 'piece-card', title: p.name });
     if (dims === 2) {
-      item.append(drawTiling([piece], { cell: 14, labels: false, label: `Piece ${p.name}` }));
+      item.append(drawTiling([piece], { cell: 14, labels: false, label: `Piece ${p.name}`, lattice }));
     } else {
       const canvas = h('canvas', { class: 'piece-3d', role: 'img', tabindex: 0, 'aria-label': `Piece ${p.name} in 3D; drag or use the arrow keys to turn it` });
       item.append(canvas);

@@ -1,11 +1,14 @@
-// render2d.js — SVG drawing of 2D tilings (y grows downward, like the text
-// output): coloured cells, thick borders between pieces, names at centroids
-// (long ones elided, the whole name in the tooltip), fixed pieces hatched,
-// pieces faded on request (the comparison), plus layer views of 3D puzzles
-// and small piece thumbnails.
+// render2d.js — SVG drawing of 2D tilings: coloured cells, thick borders
+// between pieces, names at centroids (long ones elided, the whole name in
+// the tooltip), fixed pieces hatched, pieces faded on request (the
+// comparison), plus layer views of 3D puzzles and small piece thumbnails.
+// Squares are drawn y down, like the text output, as rects; triangles and
+// hexagons (opts.lattice) as polygons, y up as Polyform Puzzler draws them,
+// their geometry from lattice.js.
 
 import { s, h } from './dom.js';
 import { BOARD_FILL, BOARD_STROKE, textColorFor } from './colors.js';
+import { geometry, isPlane, screenBounds, insidePolygon } from './lattice.js';
 
 // piece names in a face where l and I, O and 0 differ (the one-sided
 // pentominoes are named I and l): a monospace one, also in exported SVGs
@@ -61,6 +64,7 @@ function labelSpot(cells) {
  * dim: true (drawn faded, as unchanged pieces of a comparison).
  */
 export function drawTiling(pieces, opts = {}) {
+  if (isPlane(opts.lattice)) return drawPlane(pieces, opts);
   const cell = opts.cell || 32;
   const pad = opts.pad ?? 3;
   const board = opts.board || [];
@@ -153,6 +157,130 @@ export function drawTiling(pieces, opts = {}) {
       const size = Math.min(cell * 0.55, (cell * 1.6) / Math.max(1, len));
       groups[i].append(s('text', {
         x: px(lx), y: py(ly), 'text-anchor': 'middle', 'dominant-baseline': 'central',
+        'font-size': size.toFixed(1), 'font-weight': 600, fill: textColorFor(p.color),
+        'pointer-events': 'none', text,
+      }));
+    });
+  }
+  return svg;
+}
+
+/** The drawing's frame, shared by both kinds of drawing. */
+function tilingSvg(W, H, opts) {
+  const svg = s('svg', {
+    xmlns: 'http://www.w3.org/2000/svg',
+    viewBox: `0 0 ${W} ${H}`,
+    width: W, height: H,
+    role: 'img',
+    'aria-label': opts.label || 'Puzzle drawing',
+    class: 'tiling',
+    'font-family': FONT,
+  });
+  if (opts.maxWidth) svg.style.maxWidth = `${opts.maxWidth}px`;
+  return svg;
+}
+
+/** Where a piece's name goes on a plane lattice: the centre of its cells
+ *  when a label-sized box around it lies inside the piece, else the centre
+ *  of the cell nearest to it (screen units). */
+function planeLabelSpot(geom, cells) {
+  const centres = cells.map((c) => geom.centre(c));
+  const cx = centres.reduce((a, p) => a + p[0], 0) / centres.length;
+  const cy = centres.reduce((a, p) => a + p[1], 0) / centres.length;
+  const polys = cells.map((c) => geom.polygon(c));
+  const inPiece = (X, Y) => polys.some((p) => insidePolygon(p, X, Y));
+  const m = 0.22 * geom.scale;
+  if ([[0, 0], [-m, -m], [m, -m], [-m, m], [m, m]].every(([dx, dy]) => inPiece(cx + dx, cy + dy))) return [cx, cy];
+  let best = centres[0], bd = Infinity;
+  for (const p of centres) {
+    const d = (p[0] - cx) ** 2 + (p[1] - cy) ** 2;
+    if (d < bd) { bd = d; best = p; }
+  }
+  return best;
+}
+
+/**
+ * drawTiling on the triangular and hexagonal lattices (opts.lattice): the
+ * same drawing with polygons; each cell's polygon carries data-x, data-y
+ * and data-z.  opts.cell is the size of a square of about a cell's area.
+ */
+function drawPlane(pieces, opts) {
+  const geom = geometry(opts.lattice);
+  const cell = opts.cell || 32;
+  const pad = opts.pad ?? 3;
+  const board = (opts.board || []).map(geom.cell);
+  const placed = pieces.map((p) => ({ ...p, cells: p.cells.map(geom.cell) }));
+  const b = screenBounds(geom, [board, ...placed.map((p) => p.cells)]);
+  const W = +((b.maxX - b.minX) * cell + 2 * pad).toFixed(2);
+  const H = +((b.maxY - b.minY) * cell + 2 * pad).toFixed(2);
+  const pt = ([X, Y]) => `${((X - b.minX) * cell + pad).toFixed(2)} ${((Y - b.minY) * cell + pad).toFixed(2)}`;
+  const points = (c) => geom.polygon(c).map(pt).join(' ');
+  const poly = (c, extra = {}) => s('polygon', { points: points(c), 'data-x': c[0], 'data-y': c[1], 'data-z': c[2], ...extra });
+  const svg = tilingSvg(W, H, opts);
+  svg.dataset.lattice = geom.id;
+
+  // owner: key → piece index (or -1 for an uncovered board cell)
+  const owner = new Map();
+  const cellOf = new Map();
+  for (const c of board) { owner.set(geom.key(c), -1); cellOf.set(geom.key(c), c); }
+  placed.forEach((p, i) => { for (const c of p.cells) { owner.set(geom.key(c), i); cellOf.set(geom.key(c), c); } });
+
+  if (board.length) {
+    const g = s('g', { class: 'board', fill: BOARD_FILL });
+    for (const c of board) if (owner.get(geom.key(c)) === -1) g.append(poly(c));
+    svg.append(g);
+  }
+  let hatch = null;
+  if (placed.some((p) => p.fixed)) {
+    hatch = `hatch-${++hatchSeq}`;
+    const step = Math.max(4, cell / 4);
+    svg.append(s('defs', {}, s('pattern', {
+      id: hatch, patternUnits: 'userSpaceOnUse', width: step, height: step, patternTransform: 'rotate(45)',
+    }, s('line', { x1: 0, y1: 0, x2: 0, y2: step, stroke: '#4a525c', 'stroke-width': Math.max(1, step / 4), 'stroke-opacity': 0.55 }))));
+  }
+  const groups = placed.map((p) => {
+    const g = s('g', {
+      'data-piece': p.name, fill: p.color, 'data-fixed': p.fixed ? '1' : null,
+      'data-dim': p.dim ? '1' : null, opacity: p.dim ? 0.22 : null,
+    });
+    g.append(s('title', { text: p.fixed ? `${p.name} (fixed)` : p.name }));
+    // a hairline of the cell's own colour closes the seams between polygons
+    for (const c of p.cells) g.append(poly(c, { stroke: p.color, 'stroke-width': 0.5 }));
+    if (hatch && p.fixed) for (const c of p.cells) g.append(s('polygon', { points: points(c), fill: `url(#${hatch})` }));
+    svg.append(g);
+    return g;
+  });
+
+  // Sides: thin inside a piece, thick between pieces and at the outside;
+  // a side between two cells is drawn once, from the cell whose key is less.
+  let thin = '', thick = '', boardEdge = '';
+  for (const [k, o] of owner) {
+    const c = cellOf.get(k);
+    for (const side of geom.sides(c)) {
+      const nk = geom.key(side.n);
+      const n = owner.has(nk) ? owner.get(nk) : undefined;
+      if (n !== undefined && nk < k) continue;
+      const seg = `M${pt(side.a)}L${pt(side.b)}`;
+      if (n === o) { if (o === -1) boardEdge += seg; else thin += seg; }
+      else if (o === -1 && n === undefined) boardEdge += seg;
+      else thick += seg;
+    }
+  }
+  const sw = Math.max(1.5, cell / 12);
+  if (boardEdge) svg.append(s('path', { d: boardEdge, stroke: BOARD_STROKE, 'stroke-width': 1, fill: 'none' }));
+  if (thin) svg.append(s('path', { d: thin, stroke: '#000', 'stroke-opacity': 0.18, 'stroke-width': 1, fill: 'none' }));
+  if (thick) svg.append(s('path', { d: thick, stroke: '#1b1f24', 'stroke-width': sw, 'stroke-linecap': 'round', 'stroke-linejoin': 'round', fill: 'none' }));
+
+  if (opts.labels !== false) {
+    placed.forEach((p, i) => {
+      if (!p.cells.length) return;
+      const [lx, ly] = planeLabelSpot(geom, p.cells);
+      const text = elide(p.name, MAX_LABEL);
+      const len = [...text].length;
+      const size = Math.min(cell * 0.5, (cell * 1.4) / Math.max(1, len));
+      groups[i].append(s('text', {
+        x: ((lx - b.minX) * cell + pad).toFixed(2), y: ((ly - b.minY) * cell + pad).toFixed(2),
+        'text-anchor': 'middle', 'dominant-baseline': 'central',
         'font-size': size.toFixed(1), 'font-weight': 600, fill: textColorFor(p.color),
         'pointer-events': 'none', text,
       }));

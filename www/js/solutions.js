@@ -25,6 +25,7 @@ import { fmtInt } from './format.js';
 import { drawTiling, drawLayers, svgToString, svgToPng, elide } from './render2d.js';
 import { Viewer3D } from './render3d.js';
 import { legend } from './preview.js';
+import { latticeOf, widthUnits } from './lattice.js';
 
 const PAGE = 50;          // solutions per request of the single view
 const GALLERY_PAGE = 24;  // thumbnails per gallery page
@@ -48,6 +49,7 @@ export function solutionBrowser({ id, job, puzzle, colors, params, onError }) {
   const ctx = {
     id, want, puzzle, cm: colors, onError, solutionAt, go, hashOf,
     dims: job.puzzle?.dimensions === 3 ? 3 : 2,
+    lattice: latticeOf(puzzle), // cubic, triangular or hexagonal: how 2D drawings draw a cell
     job: () => current,
     total: () => current?.stored ?? 0,
     alive: () => !destroyed,
@@ -248,9 +250,8 @@ function drawing2d(ctx, { view, exportsRow, legendWrap, baseName }) {
   function draw(s) {
     const pieces = ctx.pieces(s);
     const label = `Solution ${s.seq} of ${ctx.total()}`;
-    const xs = s.pieces.flatMap((p) => p.cells.map((c) => c[0]));
-    const cols = Math.max(...xs) - Math.min(...xs) + 1;
-    const svg = drawTiling(pieces, { cell: Math.max(24, Math.min(64, Math.floor(1100 / cols))), label });
+    const cols = widthUnits(ctx.lattice, s.pieces.flatMap((p) => p.cells));
+    const svg = drawTiling(pieces, { cell: Math.max(24, Math.min(64, Math.floor(1100 / cols))), label, lattice: ctx.lattice });
     svg.setAttribute('data-testid', 'solution-svg');
     clear(svgHolder).append(svg);
   }
@@ -457,7 +458,7 @@ function galleryView(ctx) {
         type: 'button', class: 'gallery-item', 'data-testid': 'gallery-item', 'data-n': String(s.seq),
         'aria-label': `Open solution ${s.seq}`, onclick: () => ctx.go({ view: 'solution', n: s.seq }),
       });
-      if (ctx.dims === 2) item.append(drawTiling(pieces, { cell: 12, labels: false, pad: 1, label: `Solution ${s.seq}` }));
+      if (ctx.dims === 2) item.append(drawTiling(pieces, { cell: 12, labels: false, pad: 1, label: `Solution ${s.seq}`, lattice: ctx.lattice }));
       else {
         const c = h('canvas', { class: 'thumb-3d', role: 'img', 'aria-label': `Solution ${s.seq} in 3D` });
         item.append(c);
@@ -526,9 +527,8 @@ function compareView(ctx) {
   function figure(s, pieces, testid) {
     const fig = h('figure', { class: 'compare-side', 'data-testid': testid });
     if (ctx.dims === 2) {
-      const xs = s.pieces.flatMap((p) => p.cells.map((c) => c[0]));
-      const cols = Math.max(...xs) - Math.min(...xs) + 1;
-      fig.append(drawTiling(pieces, { cell: Math.max(16, Math.min(40, Math.floor(560 / cols))), label: `Solution ${s.seq}` }));
+      const cols = widthUnits(ctx.lattice, s.pieces.flatMap((p) => p.cells));
+      fig.append(drawTiling(pieces, { cell: Math.max(16, Math.min(40, Math.floor(560 / cols))), label: `Solution ${s.seq}`, lattice: ctx.lattice }));
     } else fig.append(drawLayers(pieces, { cell: 22, board: ctx.puzzle?.board?.cells || [] }));
     fig.append(h('figcaption', {}, h('a', { href: ctx.hashOf({ view: 'solution', n: s.seq }), text: `Solution ${fmtInt(s.seq)}` })));
     return fig;

@@ -13,6 +13,7 @@ import { h, clear } from '../dom.js';
 import { api, postJSON } from '../api.js';
 import { fmtInt } from '../format.js';
 import { renderPreview, legend, disconnectedPieces, readPuzzleFile, burrToolsProblems, problemChooser } from '../preview.js';
+import { latticeOf } from '../lattice.js';
 import { pathSteps, parseWithOffsets, offsetOf, lineOf } from '../jsonpos.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
 
@@ -236,7 +237,7 @@ export function mount(root) {
       renderSummary(res);
       preview = renderPreview(area, res.puzzle, res.summary?.dimensions === 3 ? 3 : 2);
       area.prepend(legend(res.puzzle.pieces));
-      const loose = disconnectedPieces(res.puzzle.pieces);
+      const loose = disconnectedPieces(res.puzzle.pieces, latticeOf(res.puzzle));
       showWarning(loose.length ? `Warning: the cells of ${loose.length === 1 ? 'piece' : 'pieces'} ${loose.map((n) => `"${n}"`).join(', ')} are not all connected (side to side). The puzzle can be solved as it is, but such a piece is rarely meant.` : '');
       setBusy(false, '');
     } catch (e) {
