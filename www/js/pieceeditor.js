@@ -1,12 +1,15 @@
 // pieceeditor.js — the designer's piece editor: a piece drawn in layers
-// (up to 8 x 8 x 8 cells), or an existing one opened for editing; turned
-// about the vertical axis, tipped over, mirrored, shifted; every change
-// undoable; saved as a new piece or over the one opened.  And a small
-// isometric drawing of a piece, so that a 3D piece in a list reads as one
-// piece rather than as loose slices.
+// (up to 8 x 8 x 8 cells), or on triangles or hexagons in a parallelogram
+// of up to 8 x 8 (setLattice; lattice.js draws it, y up), or an existing
+// one opened for editing; turned (a quarter turn, or a sixth on the plane
+// lattices), tipped over, mirrored, shifted; every change undoable; saved
+// as a new piece or over the one opened.  And a small isometric drawing
+// of a piece, so that a 3D piece in a list reads as one piece rather than
+// as loose slices.
 
 import { h, s, clear } from './dom.js';
 import { normalize } from './shapes.js';
+import { geometry, isPlane, screenBounds, turnCell, mirrorCell, normalizePlane } from './lattice.js';
 
 export const EDIT_MAX = 8; // cells per side of the editor's box
 
@@ -20,6 +23,7 @@ const parse = (k) => k.split(',').map(Number);
  */
 export function pieceEditor({ onSave, onNote }) {
   let box = { w: 5, h: 5, l: 1 };
+  let lattice = 'cubic';
   let cells = new Set();
   let replacing = null; // the name of the piece opened for editing
   const undo = [], redo = [];
@@ -44,10 +48,37 @@ export function pieceEditor({ onSave, onNote }) {
     sync();
   }
 
+  /* The editor's grid on the triangular or hexagonal lattice: one drawing
+   * of the w x h parallelogram, a click turns a cell on or off. */
+  function planeGrid() {
+    const geom = geometry(lattice);
+    const all = [];
+    for (let z = 0; z < (lattice === 'triangular' ? 2 : 1); z++) for (let y = 0; y < box.h; y++) for (let x = 0; x < box.w; x++) all.push([x, y, z]);
+    const b = screenBounds(geom, [all]);
+    const u = 22;
+    const W = Math.ceil((b.maxX - b.minX) * u + 2), H = Math.ceil((b.maxY - b.minY) * u + 2);
+    const svg = s('svg', { class: 'custom-plane', width: W, height: H, viewBox: `-1 -1 ${W} ${H}`, 'data-lattice': lattice });
+    for (const c of all) {
+      const on = cells.has(key(...c));
+      const pts = geom.polygon(c).map(([X, Y]) => `${((X - b.minX) * u).toFixed(1)},${((Y - b.minY) * u).toFixed(1)}`).join(' ');
+      svg.append(s('polygon', {
+        points: pts, class: `plane-cell${on ? ' on' : ''}`, 'data-x': c[0], 'data-y': c[1], 'data-z': c[2],
+        fill: on ? '#7fa7e0' : '#f4f6f9', stroke: '#9aa5b4', 'stroke-width': 1, 'stroke-linejoin': 'round',
+        role: 'button', 'aria-pressed': String(on), 'aria-label': `cell ${c[0]}, ${c[1]}${lattice === 'triangular' ? (c[2] ? ' down' : ' up') : ''}`,
+        onclick: () => change(() => { if (on) cells.delete(key(...c)); else cells.add(key(...c)); }),
+      }));
+    }
+    return svg;
+  }
+
   function sync() {
     wIn.value = box.w; hIn.value = box.h; lIn.value = box.l;
     clear(grids);
-    for (let z = 0; z < box.l; z++) {
+    const plane = isPlane(lattice);
+    lIn.disabled = plane;
+    tipBtn.hidden = plane;
+    if (plane) grids.append(planeGrid());
+    for (let z = 0; z < (plane ? 0 : box.l); z++) {
       const g = h('div', { class: 'custom-grid', 'data-z': z });
       g.style.gridTemplateColumns = `repeat(${box.w}, 1.6rem)`;
       for (let y = 0; y < box.h; y++) for (let x = 0; x < box.w; x++) {
@@ -61,7 +92,7 @@ export function pieceEditor({ onSave, onNote }) {
       grids.append(box.l > 1 ? h('figure', { class: 'edit-layer' }, g, h('figcaption', { class: 'muted', text: `layer ${z}` })) : g);
     }
     clear(view);
-    if (cells.size) view.append(isoPiece([...cells].map(parse), '#7fa7e0', 70));
+    if (cells.size && !plane) view.append(isoPiece([...cells].map(parse), '#7fa7e0', 70));
     undoBtn.disabled = undo.length === 0;
     redoBtn.disabled = redo.length === 0;
     saveBtn.textContent = replacing ? `Save ${replacing}` : 'Add this piece';
@@ -72,8 +103,8 @@ export function pieceEditor({ onSave, onNote }) {
   function transform(f, grow) {
     const moved = [...cells].map(parse).map(f);
     if (grow) {
-      const n = normalize(moved);
-      const nb = { w: Math.max(...n.map((c) => c[0])) + 1, h: Math.max(...n.map((c) => c[1])) + 1, l: Math.max(...n.map((c) => c[2])) + 1 };
+      const n = isPlane(lattice) ? normalizePlane(lattice, moved) : normalize(moved);
+      const nb = { w: Math.max(...n.map((c) => c[0])) + 1, h: Math.max(...n.map((c) => c[1])) + 1, l: isPlane(lattice) ? 1 : Math.max(...n.map((c) => c[2])) + 1 };
       if (nb.w > EDIT_MAX || nb.h > EDIT_MAX || nb.l > EDIT_MAX) { onNote('Turned, the piece would not fit the editor.'); return; }
       change(() => {
         box = { w: Math.max(box.w, nb.w), h: Math.max(box.h, nb.h), l: Math.max(box.l, nb.l) };
@@ -81,13 +112,14 @@ export function pieceEditor({ onSave, onNote }) {
       });
       return;
     }
-    if (moved.some(([x, y, z]) => x < 0 || y < 0 || z < 0 || x >= box.w || y >= box.h || z >= box.l)) {
+    if (moved.some(([x, y, z]) => x < 0 || y < 0 || z < 0 || x >= box.w || y >= box.h || (!isPlane(lattice) && z >= box.l))) {
       onNote('The piece is at the edge of the editor that way.');
       return;
     }
     change(() => { cells = new Set(moved.map((c) => key(...c))); });
   }
   const act = (testid, text, title, fn) => h('button', { type: 'button', class: 'btn btn-small', 'data-testid': testid, text, title, onclick: fn });
+  const tipBtn = act('edit-tip', '⤵ Tip over', 'A quarter turn about the x axis: layers become rows', () => transform(([x, y, z]) => [x, -z, y], true));
 
   // the box follows the fields as they are typed in, so that leaving a
   // field (a click on the grid) rebuilds nothing under the pointer
@@ -98,7 +130,7 @@ export function pieceEditor({ onSave, onNote }) {
       if (v === box[k]) return;
       change(() => {
         box = { ...box, [k]: v };
-        for (const c of [...cells]) { const [x, y, z] = parse(c); if (x >= box.w || y >= box.h || z >= box.l) cells.delete(c); }
+        for (const c of [...cells]) { const [x, y, z] = parse(c); if (x >= box.w || y >= box.h || (!isPlane(lattice) && z >= box.l)) cells.delete(c); }
       });
     };
     input.addEventListener('input', resize);
@@ -108,7 +140,8 @@ export function pieceEditor({ onSave, onNote }) {
   redoBtn.addEventListener('click', () => { if (redo.length) { undo.push(snapshot()); restore(redo.pop()); } });
   saveBtn.addEventListener('click', () => {
     if (cells.size === 0) { onNote('Click cells of the grid first.'); return; }
-    const piece = { name: name.value.trim() || 'A', cells: normalize([...cells].map(parse)) };
+    const list = [...cells].map(parse);
+    const piece = { name: name.value.trim() || 'A', cells: isPlane(lattice) ? normalizePlane(lattice, list) : normalize(list) };
     const was = replacing;
     replacing = null;
     onSave(piece, was);
@@ -121,13 +154,17 @@ export function pieceEditor({ onSave, onNote }) {
     h('div', { class: 'designer-toolbar' },
       h('label', {}, 'Name ', name), h('label', {}, 'Box ', wIn, '×', hIn, '×', lIn)),
     h('div', { class: 'designer-toolbar', role: 'toolbar', 'aria-label': 'Piece tools' },
-      act('edit-turn', '⟳ Turn', 'A quarter turn about the vertical axis', () => transform(([x, y, z]) => [-y, x, z], true)),
-      act('edit-tip', '⤵ Tip over', 'A quarter turn about the x axis: layers become rows', () => transform(([x, y, z]) => [x, -z, y], true)),
-      act('edit-mirror', '⇋ Mirror', 'Its mirror image (left to right)', () => transform(([x, y, z]) => [box.w - 1 - x, y, z], false)),
+      act('edit-turn', '⟳ Turn', 'A quarter turn about the vertical axis (a sixth of a turn on triangles and hexagons)',
+        () => transform((c) => (isPlane(lattice) ? turnCell(lattice, c) : [-c[1], c[0], c[2]]), true)),
+      tipBtn,
+      act('edit-mirror', '⇋ Mirror', 'Its mirror image', () => (isPlane(lattice)
+        ? transform((c) => mirrorCell(lattice, c), true)
+        : transform(([x, y, z]) => [box.w - 1 - x, y, z], false))),
       act('edit-left', '←', 'Shift left', () => transform(([x, y, z]) => [x - 1, y, z], false)),
       act('edit-right', '→', 'Shift right', () => transform(([x, y, z]) => [x + 1, y, z], false)),
-      act('edit-up', '↑', 'Shift up', () => transform(([x, y, z]) => [x, y - 1, z], false)),
-      act('edit-down', '↓', 'Shift down', () => transform(([x, y, z]) => [x, y + 1, z], false)),
+      // the plane lattices are drawn y up
+      act('edit-up', '↑', 'Shift up', () => transform(([x, y, z]) => [x, y + (isPlane(lattice) ? 1 : -1), z], false)),
+      act('edit-down', '↓', 'Shift down', () => transform(([x, y, z]) => [x, y - (isPlane(lattice) ? 1 : -1), z], false)),
       undoBtn, redoBtn,
       act('edit-clear', 'Clear', 'Start over', () => change(() => { cells = new Set(); replacing = null; }))),
     h('div', { class: 'edit-area' }, grids, view),
@@ -138,8 +175,8 @@ export function pieceEditor({ onSave, onNote }) {
     el,
     /** Open a piece for editing; false when it is larger than the editor. */
     edit(piece) {
-      const n = normalize(piece.cells);
-      const nb = { w: Math.max(...n.map((c) => c[0])) + 1, h: Math.max(...n.map((c) => c[1])) + 1, l: Math.max(...n.map((c) => c[2])) + 1 };
+      const n = isPlane(lattice) ? normalizePlane(lattice, piece.cells) : normalize(piece.cells);
+      const nb = { w: Math.max(...n.map((c) => c[0])) + 1, h: Math.max(...n.map((c) => c[1])) + 1, l: isPlane(lattice) ? 1 : Math.max(...n.map((c) => c[2])) + 1 };
       if (nb.w > EDIT_MAX || nb.h > EDIT_MAX || nb.l > EDIT_MAX) return false;
       change(() => {
         box = { w: Math.max(nb.w, 3), h: Math.max(nb.h, 3), l: nb.l };
@@ -148,6 +185,16 @@ export function pieceEditor({ onSave, onNote }) {
       });
       name.value = piece.name;
       return true;
+    },
+    /** Draw on another lattice (the designer's): the piece drawn so far is dropped. */
+    setLattice(next) {
+      if (next === lattice) return;
+      lattice = next;
+      box = { w: 5, h: 5, l: 1 };
+      cells = new Set();
+      replacing = null;
+      undo.length = 0; redo.length = 0;
+      sync();
     },
   };
 }

@@ -1,7 +1,9 @@
 // pages/designer.js — the puzzle designer (#/designer, and #/designer/job/{id}
-// to start from a job's puzzle): draw the board cell by cell, by rectangle
-// or by flood fill, required or optional, as one layer or stacked layers;
-// pick pieces from the generated sets (shapes.js), the Soma, Tetris and
+// to start from a job's puzzle): on squares and cubes, triangles or hexagons
+// (the lattice chooser; lattice.js draws and hit-tests the plane lattices),
+// draw the board cell by cell, by rectangle (a parallelogram on the plane
+// lattices) or by flood fill, required or optional, as one layer or stacked
+// layers; pick pieces from the generated sets (shapes.js), the Soma, Tetris and
 // Bedlam sets and any library puzzle, or draw one; set each piece's count or
 // range and see the balance live; save and load the design as puzzle JSON,
 // open any puzzle file (a BurrTools file's problem chosen when it has
@@ -13,7 +15,9 @@
 import { h, s, clear, downloadBlob, slug } from '../dom.js';
 import { api, postJSON } from '../api.js';
 import { pieceColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
-import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance } from '../shapes.js';
+import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance, PLANE_SETS, planeSetPieces, canonicalPlane } from '../shapes.js';
+import { LATTICES, latticeOf, isPlane, geometry, screenBounds, planeMotions, normalizePlane, jsonCell } from '../lattice.js';
+import { drawTiling } from '../render2d.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
 import { disconnectedPieces, readPuzzleFile, burrToolsProblems, problemChooser } from '../preview.js';
 import { pieceEditor, isoPiece } from '../pieceeditor.js';
@@ -28,6 +32,17 @@ const LIBRARY_SETS = [
 ];
 
 const key = (x, y, z) => `${x},${y},${z}`;
+
+/** A small drawing of a piece on the triangular or hexagonal lattice. */
+function planeThumb(lattice, cells, color, size = 44) {
+  const geom = geometry(lattice);
+  const b = screenBounds(geom, [cells.map(geom.cell)]);
+  const cell = Math.min(12, size / Math.max(b.maxX - b.minX, b.maxY - b.minY, 1));
+  const svg = drawTiling([{ name: '', color, cells }], { lattice, cell, labels: false, pad: 1, label: 'Piece' });
+  svg.setAttribute('class', 'piece-thumb');
+  svg.setAttribute('aria-hidden', 'true');
+  return svg;
+}
 
 /** A small drawing of a piece: its cells from above, layers side by side. */
 function pieceThumb(cells, color, size = 44) {
@@ -45,6 +60,7 @@ export function mount(root, params = {}) {
   document.title = 'Designer · Tessera';
   let destroyed = false;
   const st = {
+    lattice: 'cubic',          // cubic, triangular or hexagonal (lattice.js)
     name: 'My puzzle',
     w: 6, h: 6, layers: 1,
     cells: new Map(),          // key -> 'req' | 'opt' | 'fix' (a fixed piece's cell)
@@ -65,6 +81,8 @@ export function mount(root, params = {}) {
   });
   const nameInput = h('input', { type: 'text', 'data-testid': 'design-name', value: st.name, 'aria-label': 'Puzzle name' });
   nameInput.addEventListener('change', () => edited());
+  const latticeSelect = h('select', { 'data-testid': 'design-lattice', 'aria-label': 'Lattice' },
+    LATTICES.map((l) => h('option', { value: l.id, text: l.label })));
   const wInput = num('board-width', st.w, 1, MAX_SIDE, 'Board width');
   const hInput = num('board-height', st.h, 1, MAX_SIDE, 'Board height');
   const lInput = num('board-layers', st.layers, 1, MAX_LAYERS, 'Layers');
@@ -82,7 +100,15 @@ export function mount(root, params = {}) {
   };
   const boardArea = h('div', { class: 'designer-board', 'data-testid': 'design-board' });
 
-  function inBounds(x, y, z) { return x >= 0 && y >= 0 && z >= 0 && x < st.w && y < st.h && z < st.layers; }
+  // on the triangular lattice z is the kind of triangle (0 up, 1 down)
+  const zLimit = () => (st.lattice === 'triangular' ? 2 : isPlane(st.lattice) ? 1 : st.layers);
+  function inBounds(x, y, z) { return x >= 0 && y >= 0 && z >= 0 && x < st.w && y < st.h && z < zLimit(); }
+  /** Every cell of the editor's box (a parallelogram on the plane lattices). */
+  function boxCells() {
+    const out = [];
+    for (let z = 0; z < zLimit(); z++) for (let y = 0; y < st.h; y++) for (let x = 0; x < st.w; x++) out.push([x, y, z]);
+    return out;
+  }
   function setCell(x, y, z, v) {
     if (!inBounds(x, y, z)) return;
     if (v === 'empty') st.cells.delete(key(x, y, z)); else st.cells.set(key(x, y, z), v);
@@ -90,6 +116,20 @@ export function mount(root, params = {}) {
   function fill(x, y, z, v) {
     const from = st.cells.get(key(x, y, z)) || 'empty';
     if (from === v) return;
+    if (isPlane(st.lattice)) {
+      const geom = geometry(st.lattice);
+      const todo = [[x, y, z]];
+      const seen = new Set();
+      while (todo.length) {
+        const c = todo.pop();
+        const k = key(...c);
+        if (seen.has(k) || !inBounds(...c) || (st.cells.get(k) || 'empty') !== from) continue;
+        seen.add(k);
+        setCell(...c, v);
+        todo.push(...geom.neighbours(c));
+      }
+      return;
+    }
     const stack = [[x, y]];
     const seen = new Set();
     while (stack.length) {
@@ -105,6 +145,7 @@ export function mount(root, params = {}) {
   let drag = null; // {z, x0, y0, x1, y1, before}
   function drawBoard() {
     clear(boardArea);
+    if (isPlane(st.lattice)) { drawPlaneBoard(); return; }
     const avail = Math.max(200, Math.min(boardArea.clientWidth || 600, 900));
     const perRow = st.layers > 1 ? Math.min(st.layers, Math.max(1, Math.floor(avail / (st.w * 18 + 16)))) : 1;
     const u = Math.max(14, Math.min(40, Math.floor((avail - 16 * perRow) / (perRow * st.w))));
@@ -172,6 +213,79 @@ export function mount(root, params = {}) {
     }
   }
 
+  /* The board on the triangular or hexagonal lattice: one drawing, y up,
+   * each cell a polygon; the rectangle tool spans a parallelogram of x
+   * and y (both triangles of each rhombus). */
+  function drawPlaneBoard() {
+    const geom = geometry(st.lattice);
+    const cells = boxCells();
+    const b = screenBounds(geom, [cells]);
+    const avail = Math.max(200, Math.min(boardArea.clientWidth || 600, 900));
+    const u = Math.max(12, Math.min(40, Math.floor((avail - 4) / (b.maxX - b.minX))));
+    const W = Math.ceil((b.maxX - b.minX) * u + 2), H = Math.ceil((b.maxY - b.minY) * u + 2);
+    const P = ([X, Y]) => [(X - b.minX) * u, (Y - b.minY) * u];
+    const svg = s('svg', {
+      class: 'designer-grid', width: W, height: H, viewBox: `-1 -1 ${W} ${H}`,
+      'data-testid': 'design-layer', 'data-z': 0, 'data-lattice': st.lattice, role: 'grid', 'aria-label': 'The board',
+    });
+    const inDrag = (x, y) => drag && st.tool === 'rect' &&
+      x >= Math.min(drag.x0, drag.x1) && x <= Math.max(drag.x0, drag.x1) &&
+      y >= Math.min(drag.y0, drag.y1) && y <= Math.max(drag.y0, drag.y1);
+    for (const c of cells) {
+      const [x, y, z] = c;
+      let v = st.cells.get(key(x, y, z)) || 'empty';
+      if (inDrag(x, y)) v = st.brush;
+      svg.append(s('polygon', {
+        points: geom.polygon(c).map(P).map((p) => p.map((n) => n.toFixed(1)).join(',')).join(' '),
+        'data-x': x, 'data-y': y, 'data-z': z, 'data-state': v,
+        class: `dcell dcell-${v}`, fill: v === 'req' ? '#7fa7e0' : v === 'opt' ? '#fff' : v === 'fix' ? '#6b7685' : BOARD_FILL,
+        stroke: v === 'empty' ? '#d5dbe3' : BOARD_STROKE, 'stroke-width': 1, 'stroke-linejoin': 'round',
+        'stroke-dasharray': v === 'opt' ? '3 2' : null,
+      }));
+      if (v === 'opt') {
+        const [cx, cy] = P(geom.centre(c));
+        svg.append(s('text', { x: cx.toFixed(1), y: (cy + 4).toFixed(1), 'text-anchor': 'middle', class: 'dcell-plus', 'pointer-events': 'none', text: '+' }));
+      }
+    }
+    const cellAt = (ev) => {
+      const r = svg.getBoundingClientRect();
+      const scale = W / r.width;
+      return geom.cellAt(((ev.clientX - r.left) * scale - 1) / u + b.minX, ((ev.clientY - r.top) * scale - 1) / u + b.minY);
+    };
+    svg.addEventListener('pointerdown', (ev) => {
+      ev.preventDefault();
+      const c = cellAt(ev);
+      if (!inBounds(...c)) return;
+      svg.setPointerCapture?.(ev.pointerId);
+      if (st.tool === 'fill') { fill(...c, st.brush); changed(); return; }
+      drag = { x0: c[0], y0: c[1], x1: c[0], y1: c[1], last: key(...c) };
+      if (st.tool === 'paint') {
+        // a click on a cell already of the brush's kind empties it
+        drag.value = (st.cells.get(key(...c)) || 'empty') === st.brush ? 'empty' : st.brush;
+        setCell(...c, drag.value);
+      }
+      drawBoard();
+    });
+    svg.addEventListener('pointermove', (ev) => {
+      if (!drag) return;
+      const c = cellAt(ev);
+      if (!inBounds(...c) || key(...c) === drag.last) return;
+      drag.last = key(...c);
+      drag.x1 = c[0]; drag.y1 = c[1];
+      if (st.tool === 'paint') setCell(...c, drag.value);
+      drawBoard();
+    });
+    const end = () => {
+      if (!drag) return;
+      if (st.tool === 'rect') for (const [x, y, z] of cells) if (inDrag(x, y)) setCell(x, y, z, st.brush);
+      drag = null;
+      changed();
+    };
+    svg.addEventListener('pointerup', end);
+    svg.addEventListener('pointercancel', end);
+    boardArea.append(svg);
+  }
+
   // a board made larger gets its new rows, columns and layers as required
   // cells (the usual wish; the eraser takes back what is not wanted)
   function resize() {
@@ -184,20 +298,53 @@ export function mount(root, params = {}) {
       const [x, y, z] = k.split(',').map(Number);
       if (!inBounds(x, y, z)) st.cells.delete(k);
     }
-    for (let z = 0; z < st.layers; z++) for (let y = 0; y < st.h; y++) for (let x = 0; x < st.w; x++)
-      if (x >= w0 || y >= h0 || z >= l0) st.cells.set(key(x, y, z), 'req');
+    if (isPlane(st.lattice)) st.layers = 1;
+    for (const [x, y, z] of boxCells())
+      if (x >= w0 || y >= h0 || (!isPlane(st.lattice) && z >= l0)) st.cells.set(key(x, y, z), 'req');
     changed();
   }
   for (const i of [wInput, hInput, lInput]) i.addEventListener('change', resize);
 
+  /* The controls that follow the lattice: layers (none on the plane
+   * lattices), the piece sets, the piece editor, hole batches (cubic only). */
+  function setLatticeUi(lattice) {
+    st.lattice = lattice;
+    latticeSelect.value = lattice;
+    lInput.disabled = isPlane(lattice);
+    lInput.title = isPlane(lattice) ? 'Triangles and hexagons lie in one plane' : '';
+    fillSetSelect();
+    editor.setLattice(lattice);
+    batchNote.hidden = !isPlane(lattice);
+  }
+  latticeSelect.addEventListener('change', () => {
+    const next = latticeSelect.value;
+    const label = LATTICES.find((l) => l.id === next).label.toLowerCase();
+    if (!mayReplace(`a new design on ${label}`)) { latticeSelect.value = st.lattice; return; }
+    const name = nameInput.value;
+    fresh(next);
+    forgetFile();
+    nameInput.value = name;
+    edited();
+    result.textContent = `A new design on ${label}: a ${st.w}×${st.h} board${isPlane(next) ? ' (a parallelogram, y up)' : ''}, no pieces.`;
+  });
+
   // ---- pieces ---------------------------------------------------------------
   const pieceList = h('div', { class: 'designer-pieces', 'data-testid': 'design-pieces' });
-  const setSelect = h('select', { 'data-testid': 'set-select', 'aria-label': 'Piece set' },
-    h('option', { value: '', text: 'Add a set of pieces…' }),
-    h('optgroup', { label: 'Generated' }, SETS.map((x) => h('option', { value: `gen:${x.id}`, text: x.label }))),
-    h('optgroup', { label: 'Sets' }, LIBRARY_SETS.map((x) => h('option', { value: `lib:${x.file}`, text: x.label }))));
+  const setSelect = h('select', { 'data-testid': 'set-select', 'aria-label': 'Piece set' });
   const libGroup = h('optgroup', { label: 'Pieces of a library puzzle' });
-  setSelect.append(libGroup);
+  /* The sets offered: those of the design's lattice (the library's puzzles
+   * are all listed: the listing does not say their lattice, adding one
+   * from another lattice is refused with a message). */
+  function fillSetSelect() {
+    const plane = isPlane(st.lattice);
+    clear(setSelect).append(h('option', { value: '', text: 'Add a set of pieces…' }),
+      h('optgroup', { label: 'Generated' }, plane
+        ? PLANE_SETS[st.lattice].map((x) => h('option', { value: `plane:${x.id}`, text: x.label }))
+        : SETS.map((x) => h('option', { value: `gen:${x.id}`, text: x.label }))),
+      plane ? null : h('optgroup', { label: 'Sets' }, LIBRARY_SETS.map((x) => h('option', { value: `lib:${x.file}`, text: x.label }))),
+      libGroup);
+  }
+  fillSetSelect();
   const setNote = h('span', { class: 'muted', 'aria-live': 'polite' });
 
   async function libraryPieces(file) {
@@ -205,6 +352,11 @@ export function mount(root, params = {}) {
     let body;
     try { body = JSON.parse(text); } catch { body = { polycube: text }; }
     const v = await api.validate(body);
+    const lat = latticeOf(v.puzzle);
+    if (lat !== st.lattice) {
+      const name = (l) => LATTICES.find((x) => x.id === l).label.replace(/ \(.*/, '').toLowerCase();
+      throw new Error(`${v.puzzle.name || file} is drawn in ${name(lat)}, and this design in ${name(st.lattice)}`);
+    }
     return v.puzzle;
   }
   async function conventionalNames() {
@@ -228,8 +380,12 @@ export function mount(root, params = {}) {
   }
   /* The key under which two pieces are the same piece: their shapes up to
    * the turns the puzzle allows. */
-  const shapeKey = (cells, rotations) => canonical(cells,
-    rotations === 'one-sided' ? GROUPS.onesided2 : rotations === 'none' ? [(c) => c] : GROUPS.rot3).key;
+  const shapeKey = (cells, rotations) => (isPlane(st.lattice)
+    ? canonicalPlane(st.lattice, cells, rotations === 'none' ? [(c) => c] : planeMotions(st.lattice, rotations === 'one-sided')).key
+    : canonical(cells, rotations === 'one-sided' ? GROUPS.onesided2 : rotations === 'none' ? [(c) => c] : GROUPS.rot3).key);
+  /* A piece's cells in normal form (lattice.js on the plane lattices: a
+   * triangle keeps its kind). */
+  const normalized = (cells) => (isPlane(st.lattice) ? normalizePlane(st.lattice, cells) : normalize(cells));
   /* Add pieces; one whose shape is already in the list (before this add)
    * raises that piece's count instead.  Returns the names raised. */
   function addPieces(list, onesided) {
@@ -248,7 +404,7 @@ export function mount(root, params = {}) {
       let name = p.name;
       for (let i = 2; taken.has(name); i++) name = `${p.name}${i}`;
       taken.add(name);
-      st.pieces.push({ name, cells: normalize(p.cells), min: p.min ?? 1, max: p.max ?? 1 });
+      st.pieces.push({ name, cells: normalized(p.cells), min: p.min ?? 1, max: p.max ?? 1 });
     }
     changed();
     return raised;
@@ -261,7 +417,11 @@ export function mount(root, params = {}) {
     if (!v) return;
     setNote.textContent = 'Adding…';
     try {
-      if (v.startsWith('gen:')) {
+      if (v.startsWith('plane:')) {
+        const set = PLANE_SETS[st.lattice].find((x) => `plane:${x.id}` === v);
+        const raised = addPieces(planeSetPieces(st.lattice, set), set.oneSided);
+        setNote.textContent = `Added ${set.label}${set.oneSided ? '; pieces may not be turned over' : ''}.${raisedNote(raised)}`;
+      } else if (v.startsWith('gen:')) {
         const set = SETS.find((x) => `gen:${x.id}` === v);
         const raised = addPieces(setPieces(set, await conventionalNames()), set.group === 'onesided2');
         setNote.textContent = `Added ${set.label}${set.group === 'onesided2' ? '; pieces may not be turned over' : ''}.${raisedNote(raised)}`;
@@ -299,7 +459,8 @@ export function mount(root, params = {}) {
       lo.addEventListener('change', () => { upd(); edited(); askFits(); });
       hi.addEventListener('change', () => { upd(); edited(); });
       pieceList.append(h('div', { class: 'designer-piece', 'data-testid': 'design-piece', 'data-name': p.name },
-        p.cells.some((c) => c[2]) ? isoPiece(p.cells, color) : pieceThumb(p.cells, color),
+        isPlane(st.lattice) ? planeThumb(st.lattice, p.cells, color)
+          : p.cells.some((c) => c[2]) ? isoPiece(p.cells, color) : pieceThumb(p.cells, color),
         h('span', { class: 'designer-piece-name', title: `${p.cells.length} cells`, text: p.name }),
         h('span', { class: 'muted designer-piece-size', text: `${p.cells.length}` }),
         h('span', { class: 'designer-piece-fits', 'data-testid': 'piece-fits' }),
@@ -307,7 +468,7 @@ export function mount(root, params = {}) {
         h('span', { class: 'designer-piece-buttons' },
           h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'data-testid': 'piece-edit', 'aria-label': `Edit ${p.name}`, text: '✎',
             onclick: () => {
-              if (!editor.edit(p)) { setNote.textContent = `${p.name} is larger than the editor's 8×8×8.`; return; }
+              if (!editor.edit(p)) { setNote.textContent = `${p.name} is larger than the editor's ${isPlane(st.lattice) ? '8×8' : '8×8×8'}.`; return; }
               editorBox.open = true;
               editorBox.scrollIntoView({ block: 'nearest' });
             } }),
@@ -333,7 +494,7 @@ export function mount(root, params = {}) {
   const editor = pieceEditor({
     onNote: (t) => { setNote.textContent = t; },
     onSave: (piece, replacing) => {
-      const loose = disconnectedPieces([piece]).length > 0;
+      const loose = disconnectedPieces([piece], st.lattice).length > 0;
       const warn = loose ? ` Warning: the cells of piece "${piece.name}" are not all connected (side to side). The puzzle can be solved as it is, but such a piece is rarely meant.` : '';
       const old = replacing ? st.pieces.find((p) => p.name === replacing) : null;
       if (old) {
@@ -452,12 +613,16 @@ export function mount(root, params = {}) {
     }
     const order = (a, b) => a[2] - b[2] || a[1] - b[1] || a[0] - b[0];
     cells.sort(order); optional.sort(order);
-    const board = { cells };
-    if (optional.length) board.optional = optional;
-    const pieces = st.pieces.map((p) => ({ name: p.name, cells: p.cells, count: p.min === p.max ? p.min : [p.min, p.max] }));
+    const plane = isPlane(st.lattice);
+    const out = (list) => (plane ? list.map((c) => jsonCell(st.lattice, c)) : list); // hexagons as [x, y]
+    const board = { cells: out(cells) };
+    if (optional.length) board.optional = out(optional);
+    const pieces = st.pieces.map((p) => ({ name: p.name, cells: out(p.cells), count: p.min === p.max ? p.min : [p.min, p.max] }));
+    const fixed = fixedPieces(new Set(pieces.map((p) => p.name))).map((p) => ({ ...p, cells: out(p.cells) }));
     return {
-      version: 1, name: nameInput.value.trim() || 'My puzzle', board,
-      pieces: pieces.concat(fixedPieces(new Set(pieces.map((p) => p.name)))),
+      version: 1, name: nameInput.value.trim() || 'My puzzle',
+      ...(plane ? { lattice: st.lattice } : {}), // absent: the cubic lattice
+      board, pieces: pieces.concat(fixed),
       rotations: st.rotations, mirror: false,
     };
   }
@@ -474,7 +639,9 @@ export function mount(root, params = {}) {
         const k = todo.pop();
         group.push(k);
         const [x, y, z] = k.split(',').map(Number);
-        for (const n of [key(x + 1, y, z), key(x - 1, y, z), key(x, y + 1, z), key(x, y - 1, z), key(x, y, z + 1), key(x, y, z - 1)])
+        const next = isPlane(st.lattice) ? geometry(st.lattice).neighbours([x, y, z]).map((c) => key(...c))
+          : [key(x + 1, y, z), key(x - 1, y, z), key(x, y + 1, z), key(x, y - 1, z), key(x, y, z + 1), key(x, y, z - 1)];
+        for (const n of next)
           if (left.has(n)) { left.delete(n); todo.push(n); }
       }
       group.sort();
@@ -485,12 +652,15 @@ export function mount(root, params = {}) {
     }
     return out;
   }
-  /* The design a new page starts with: a 6x6 board, every cell required. */
-  function fresh() {
-    load({ name: 'My puzzle', board: { cells: [] }, pieces: [] });
-    st.w = 6; st.h = 6; st.layers = 1;
+  /* The design a new page starts with: a 6x6 board, every cell required
+   * (on triangles the 6x6 rhombus of the hexiamonds, on hexagons the 7x4
+   * parallelogram of the tetrahexes). */
+  function fresh(lattice = 'cubic') {
+    load({ name: 'My puzzle', ...(isPlane(lattice) ? { lattice } : {}), board: { cells: [] }, pieces: [] });
+    [st.w, st.h] = lattice === 'hexagonal' ? [7, 4] : [6, 6];
+    st.layers = 1;
     wInput.value = st.w; hInput.value = st.h; lInput.value = st.layers;
-    for (let y = 0; y < st.h; y++) for (let x = 0; x < st.w; x++) st.cells.set(key(x, y, 0), 'req');
+    for (const [x, y, z] of boxCells()) st.cells.set(key(x, y, z), 'req');
     changed('load');
   }
   /* The design kept in the browser, as it was (its size too, empty rows
@@ -506,11 +676,14 @@ export function mount(root, params = {}) {
   }
   function load(pz) {
     st.cells.clear();
+    setLatticeUi(latticeOf(pz));
+    const plane = isPlane(st.lattice);
     const all = pz.board?.cells || [];
     const opt = new Set((pz.board?.optional || []).map((c) => key(c[0], c[1], c[2] || 0)));
     const fixed = new Set();
     for (const p of pz.pieces || []) if (p.fixed) for (const c of p.cells) fixed.add(key(c[0], c[1], c[2] || 0));
-    const mins = [0, 1, 2].map((k) => Math.min(...all.map((c) => c[k] || 0)));
+    // moved to the origin; on the triangular lattice z is a triangle's kind, not a layer
+    const mins = [0, 1, 2].map((k) => (plane && k === 2 ? 0 : Math.min(...all.map((c) => c[k] || 0))));
     const at = (c) => key(c[0] - mins[0], c[1] - mins[1], (c[2] || 0) - mins[2]);
     for (const c of all) {
       const k = key(c[0], c[1], c[2] || 0);
@@ -519,11 +692,11 @@ export function mount(root, params = {}) {
     st.fixedNames = new Map((pz.pieces || []).filter((p) => p.fixed).map((p) => [p.cells.map(at).sort().join(';'), p.name]));
     st.w = Math.min(MAX_SIDE, Math.max(1, ...all.map((c) => c[0] - mins[0] + 1)));
     st.h = Math.min(MAX_SIDE, Math.max(1, ...all.map((c) => c[1] - mins[1] + 1)));
-    st.layers = Math.min(MAX_LAYERS, Math.max(1, ...all.map((c) => (c[2] || 0) - mins[2] + 1)));
+    st.layers = plane ? 1 : Math.min(MAX_LAYERS, Math.max(1, ...all.map((c) => (c[2] || 0) - mins[2] + 1)));
     wInput.value = st.w; hInput.value = st.h; lInput.value = st.layers;
     st.pieces = (pz.pieces || []).filter((p) => !p.fixed).map((p) => {
       const [lo, hi] = Array.isArray(p.count) ? p.count : [p.count ?? 1, p.count ?? 1];
-      return { name: p.name, cells: normalize(p.cells), min: lo, max: hi };
+      return { name: p.name, cells: normalized(p.cells), min: lo, max: hi };
     });
     st.rotations = pz.rotations || 'all';
     nameInput.value = pz.name || 'My puzzle';
@@ -552,8 +725,9 @@ export function mount(root, params = {}) {
   function markActions() {
     for (const b of root.querySelectorAll('button[data-testid]')) {
       if (!needPieces.has(b.dataset.testid)) continue;
-      b.disabled = st.pieces.length === 0;
-      b.title = b.disabled ? 'Add pieces first' : '';
+      const squaresOnly = b.dataset.testid === 'design-batch' && isPlane(st.lattice);
+      b.disabled = st.pieces.length === 0 || squaresOnly;
+      b.title = squaresOnly ? 'Hole batches are made on squares and cubes only' : b.disabled ? 'Add pieces first' : '';
     }
   }
   const fileInput = h('input', { type: 'file', accept: '.json,.txt,.xmpuzzle,application/json,text/plain', 'data-testid': 'design-upload', 'aria-label': 'Open a puzzle file' });
@@ -636,9 +810,9 @@ export function mount(root, params = {}) {
     }),
     act('design-new', 'New design', '', async () => {
       if (!mayReplace('a new, empty design')) return;
-      fresh();
+      fresh(st.lattice);
       forgetFile();
-      result.textContent = 'A new design: a 6×6 board, no pieces.';
+      result.textContent = `A new design: a ${st.w}×${st.h} board, no pieces.`;
     }),
     act('design-download', 'Download JSON', '', async () => {
       const pz = puzzle();
@@ -659,6 +833,8 @@ export function mount(root, params = {}) {
       save();
     }));
 
+  const batchNote = h('small', { class: 'help', 'data-testid': 'design-batch-note', hidden: true,
+    text: 'The daemon makes hole variants on squares and cubes only; on triangles and hexagons, submit each board as a job.' });
   const batchRow = h('div', { class: 'designer-batch' },
     h('label', {}, 'A hole: ', holeSelect),
     h('label', { for: 'hole-every' }, everyPos, ' every position (not one per symmetry class)'),
@@ -684,7 +860,7 @@ export function mount(root, params = {}) {
       h('section', { class: 'card' },
         h('h2', { text: 'Board' }),
         h('div', { class: 'designer-toolbar' },
-          h('label', {}, 'Name ', nameInput),
+          h('label', {}, 'Name ', nameInput), h('label', {}, 'Lattice ', latticeSelect),
           h('label', {}, 'Width ', wInput), h('label', {}, 'Height ', hInput), h('label', {}, 'Layers ', lInput)),
         h('div', { class: 'designer-toolbar', role: 'toolbar', 'aria-label': 'Drawing tools' },
           choice('tool', 'paint', 'Cells', 'tool-paint', 'Click or drag over cells'),
@@ -697,7 +873,8 @@ export function mount(root, params = {}) {
           choice('brush', 'empty', 'Erase', 'brush-empty', 'Not part of the board')),
         boardArea,
         h('small', { class: 'help' }, 'Blue: required; dashed with +: optional (a solution may leave it empty); grey: fixed pieces. ',
-          'Several layers make a 3D board, drawn bottom layer first.')),
+          'Several layers make a 3D board, drawn bottom layer first. ',
+          'On triangles and hexagons the box is a parallelogram of width × height, y up (Polyform Puzzler\'s coordinates): erase what the board leaves out.')),
       h('section', { class: 'card' },
         h('h2', { text: 'Pieces' }),
         h('div', { class: 'designer-toolbar' }, setSelect,
@@ -715,7 +892,7 @@ export function mount(root, params = {}) {
       modesHelp,
       actions, result,
       h('h3', { text: 'Batch: the board with a hole at each position' }),
-      batchRow)));
+      batchRow, batchNote)));
   markChoices(); /* the buttons exist now: the chosen tool and brush show pressed */
 
   const ready = (async () => {
