@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "base/base.h"
+#include "geom/geom.h"
 #include "puzzle/json_read.h"
 #include "puzzle/json_shape.h"
 #include "puzzle/option_json.h"
@@ -507,8 +508,9 @@ static int read_expected(jr_reader *r, const json_t *obj, tsr_puzzle *pz)
     return rc;
 }
 
-static const char *const puzzle_keys[] = {"version", "name", "description", "board", "pieces",
-                                          "rotations", "mirror", "expected", "colors", NULL};
+static const char *const puzzle_keys[] = {"version", "name", "description", "lattice", "board",
+                                          "pieces", "rotations", "mirror", "expected", "colors",
+                                          NULL};
 /* Indexed by enum tsr_rotations. */
 static const char *const rotation_names[] = {"all", "one-sided", "none", NULL};
 
@@ -533,6 +535,12 @@ static int read_puzzle(jr_reader *r, const json_t *obj, tsr_puzzle *pz)
     if ((name && tsr_puzzle_set_name(pz, name) < 0) ||
         (description && tsr_puzzle_set_description(pz, description) < 0))
         return jr_fail(r, TSR_ENOMEM, "out of memory");
+
+    /* the lattice says what a cell is, so it comes before any shape */
+    int lattice = TSR_LATTICE_CUBIC;
+    if ((rc = opt_enum(r, obj, "lattice", tsr_lattice_names, &lattice)) != 0)
+        return rc;
+    pz->lattice = r->lattice = (enum tsr_lattice)lattice;
 
     if ((v = json_object_get(obj, "colors")) != NULL) { /* first: the palette bounds colours */
         size_t mark = jr_push_key(&r->path, "colors");

@@ -32,6 +32,7 @@ typedef struct jr_reader {
     const char *source; /* may be NULL */
     tsr_err *err;
     jr_path path;
+    enum tsr_lattice lattice; /* the puzzle's, read before its shapes */
 } jr_reader;
 
 size_t jr_push_key(jr_path *p, const char *key);
