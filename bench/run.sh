@@ -30,6 +30,14 @@ rows=(
     # loose puzzles (count ranges, optional cells): DLX alone
     "pentominoes-any7-6x6-optional-centre|default|--engine=plain|1"
     "pentominoes-any8-5x8|default|--engine=plain|1"
+    # the triangular and hexagonal lattices (a path: the lattice fixtures,
+    # whose counts and polysolve's times tests/fixtures/lattices has)
+    "tests/fixtures/lattices/hexiamonds-6x6|default|--engine=plain|1"
+    "tests/fixtures/lattices/hexiamonds-6x6|fila-f|--engine=plain --order=s:f=11|1"
+    "tests/fixtures/lattices/hexiamonds-9x4|default|--engine=plain|1"
+    "tests/fixtures/lattices/polyhexes-34-hexagon|default|--engine=plain|1"
+    "tests/fixtures/lattices/polyhexes-1234-diamond-ring|default|--engine=plain|1"
+    "tests/fixtures/lattices/polyhexes-1234-diamond-ring|fila-f|--engine=plain --order=s:f=11|1"
 )
 # thread scaling past 2 cores, where the machine has them
 ncpu=$(nproc)
@@ -62,7 +70,8 @@ for row in "${rows[@]}"; do
     nodes=""
     for ((i = 0; i < RUNS; i++)); do
         # shellcheck disable=SC2086
-        t=$( { time "$T" solve -q --json --no-progress $flags "$S/puzzles/$puzzle.json" >/tmp/tessera-bench.$$ 2>/dev/null; } 2>&1 )
+        case $puzzle in */*) file=$S/$puzzle.json ;; *) file=$S/puzzles/$puzzle.json ;; esac
+        t=$( { time "$T" solve -q --json --no-progress $flags "$file" >/tmp/tessera-bench.$$ 2>/dev/null; } 2>&1 )
         out=$(cat /tmp/tessera-bench.$$)
         s=$(sed -n 's/.*"solutions": *\([0-9]*\).*/\1/p' <<<"$out")
         n=$(sed -n 's/.*"nodes": *\([0-9]*\).*/\1/p' <<<"$out")
@@ -76,6 +85,6 @@ for row in "${rows[@]}"; do
     done
     median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
     rate=$(awk -v n="$nodes" -v t="$median" 'BEGIN { if (t > 0) printf "%.3g", n / t; else print "-" }')
-    printf '%-36s %-12s %10s %13s %9s %12s %7s\n' "$puzzle" "$name" "$sol" "$nodes" "$median" "$rate" "${threads:-1}"
+    printf '%-36s %-12s %10s %13s %9s %12s %7s\n' "${puzzle##*/}" "$name" "$sol" "$nodes" "$median" "$rate" "${threads:-1}"
 done
 rm -f /tmp/tessera-bench.$$

@@ -1,8 +1,8 @@
 /*
- * tessera/lattice.h - the cubic lattice every puzzle lives on: a cell, and
- * the motions a piece may make.  Geometry (src/geom) owns these; the puzzle
- * model and everything above build on them, so this header includes
- * nothing of Tessera.
+ * tessera/lattice.h - the lattices a puzzle lives on (cubic, triangular,
+ * hexagonal): a cell, the lattices' names, and the motions a piece may
+ * make.  Geometry (src/geom) owns these; the puzzle model and everything
+ * above build on them, so this header includes nothing of Tessera.
  */
 #ifndef TESSERA_LATTICE_H
 #define TESSERA_LATTICE_H

@@ -228,17 +228,22 @@ typedef struct tsr_solution {
  * '.' for a cell that no placement covers, '+' for an optional cell that no
  * placement covers, and ' ' off the board.  Layers are
  * separated by a blank line; a solid (more than one layer) heads each with
- * its line "z = K". */
+ * its line "z = K".  The plane lattices are drawn as their art
+ * (docs/puzzle-format.md): rows with the highest y first, a hexagon (x, y)
+ * at column 2x + y, a triangle (x, y, z) at column 2x + y + z (times the
+ * label's width plus a blank when names are longer than one character). */
 int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
 
-/* One line: {"pieces": [{"name": "F", "cells": [[x,y,z], ...]}, ...]}. */
+/* One line: {"pieces": [{"name": "F", "cells": [[x,y,z], ...]}, ...]}; on
+ * a plane lattice {"lattice": "hexagonal", "pieces": [...]} (hexagons
+ * [x, y]) or "triangular". */
 int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
 
 /* A polycube definition of the sub-puzzle left when the placements of `s`
  * are stationary and the pieces it does not place are mobile: a partial
  * assembly becomes a file that can be solved on its own.  TSR_EUNSUPP for
  * what the format cannot say: no rotations, mirrored 3D pieces, optional
- * cells, count ranges, colours. */
+ * cells, count ranges, colours, a lattice other than the cubic one. */
 int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s);
 
 /* The whole puzzle as JSON version 1 (one object, pretty-printed). */

@@ -31,6 +31,7 @@
 
 #include "base/base.h"
 #include "cli/cli.h"
+#include "geom/geom.h"
 #include "tessera/tessera.h"
 
 
@@ -500,6 +501,10 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     if (m != NULL && (c.plain || c.trace || c.sample_trials > 0))
         rc = cli_usage_error("--mpi runs the pool engine: not with --engine=plain, --trace "
                              "or --sample%s", "");
+    else if (c.polycube && pz->lattice != TSR_LATTICE_CUBIC) /* said before any search */
+        rc = cli_usage_error("--polycube: polycube definitions describe the cubic lattice "
+                             "only; this puzzle is on the %s lattice",
+                             tsr_lattice_names[pz->lattice]);
     if (rc) {
         tsr_puzzle_free(pz);
         free(text);

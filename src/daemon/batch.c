@@ -497,6 +497,17 @@ static bool read_variants(jm_manager *m, json_t *body, json_t *job, member **out
                                   "\"pieces\" (docs/puzzle-format.md)");
         return false;
     }
+    /* holes are moved and turned as cubes (geo_transforms, translations of
+     * x, y and z): not the plane lattices' motions.  An unknown name is
+     * left to the reader, which lists the valid ones. */
+    const char *lattice = json_string_value(json_object_get(puzzle, "lattice"));
+    if (lattice != NULL && tsr_lattice_parse(lattice) > TSR_LATTICE_CUBIC) {
+        srv_reply_error(rep, 422, "request body: $.puzzle.lattice: hole variants ($.variants) "
+                                  "are made on the cubic lattice only, and this puzzle is on "
+                                  "the %s lattice: list its variants as \"jobs\" instead",
+                        lattice);
+        return false;
+    }
     tsr_cell *hole = NULL;
     int nh = 0;
     if (!hole_shape(json_object_get(variants, "hole"), &hole, &nh, rep))

@@ -35,6 +35,14 @@
  * with F, where the estimate's quarter second is nothing. */
 #define E_COST 5.0
 #define E_WEIGHED 1e9
+/* On the triangular and hexagonal lattices filling cells in order prunes
+ * worse (a row of triangles alternates kinds, a hexagon has six
+ * neighbours): E's tree was 34 times smaller on the hexiamonds' 6x6 and 7
+ * times on a polyhex ring, 3 on the 9x4 and a polyhex hexagon, so E is
+ * weighed there from a million nodes (by the quick estimate when that is
+ * all there is), its nodes costing about 3 of F's (2.8 on the ring) */
+#define E_WEIGHED_PLANE 1e6
+#define E_COST_PLANE 3.0
 
 /* ---------------------------------------------------------------------------
  * Heuristic schedules
@@ -433,6 +441,7 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
          * worth its cost (a tenth of a second on one thread for the cubes);
          * fewer probes per candidate would not tell the best pieces apart */
         double best = estimate_candidate(s, f, cands[0], 200, NULL);
+        s->est_quick = best;
         fila_free(f);
         int rc = est_finish(&b, prep_asked(s) || !(best > 2e7));
         if (prep_asked(s))
@@ -465,8 +474,10 @@ static int build_plan(tsr_solver *s, tsr_err *err);
 static int choose_schedule(tsr_solver *s, tsr_err *err)
 {
     tsr_options *o = &s->opt;
+    bool plane = s->ip->L.id != TSR_LATTICE_CUBIC;
+    double f_nodes = s->est_nodes >= 0 ? s->est_nodes : plane ? s->est_quick : -1;
     if (!s->order_auto || s->ip->dims != 2 || !s->ip->exact || s->ctype < 0 ||
-        o->fila != s->P - 1 || o->fila < 2 || !(s->est_nodes > E_WEIGHED))
+        o->fila != s->P - 1 || o->fila < 2 || !(f_nodes > (plane ? E_WEIGHED_PLANE : E_WEIGHED)))
         return 0;
     char f_order[sizeof o->order];
     memcpy(f_order, o->order, sizeof f_order);
@@ -484,7 +495,7 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     fila_free(f);
     if (prep_asked(s))
         return TSR_ECANCELED;
-    if (rc == 0 && est >= 0 && est * E_COST < s->est_nodes)
+    if (rc == 0 && est >= 0 && est * (plane ? E_COST_PLANE : E_COST) < f_nodes)
         return 0; /* E it is */
     memcpy(o->order, f_order, sizeof f_order);
     free_plan(s);
@@ -683,7 +694,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
         return TSR_ENOMEM;
     s->pz = pz;
     s->stop = stop;
-    s->est_nodes = -1;
+    s->est_nodes = s->est_quick = -1;
     if (opt)
         s->opt = *opt;
     else

@@ -168,10 +168,12 @@ static tsr_solution build_solution(const tsr_solver *s, const int *ids, int n, t
 
 static void report(run *r, const int *ids, int n)
 {
-    tsr_solution sol = build_solution(r->s, ids, n, r->pl, r->plcells);
     r->st->solutions++;
-    if (r->cb && r->cb->solution && r->cb->solution(r->cb->ctx, &sol))
-        r->stop = 1;
+    if (r->cb && r->cb->solution) { /* built only for someone who reads it */
+        tsr_solution sol = build_solution(r->s, ids, n, r->pl, r->plcells);
+        if (r->cb->solution(r->cb->ctx, &sol))
+            r->stop = 1;
+    }
     if (r->s->opt.limit > 0 && r->st->solutions >= (uint64_t)r->s->opt.limit)
         r->stop = 1;
 }

@@ -29,6 +29,7 @@ struct tsr_solver {
     uint64_t mode_mask;
     int ctype;              /* type constrained by the redundancy filter, -1 */
     double est_nodes;       /* the constrained search's estimated nodes, -1 unknown */
+    double est_quick;       /* the first candidate's quick estimate (200 probes), -1 */
     bool order_auto;        /* the schedule is the automatic one */
     unsigned char *keep;    /* redundancy filter flags */
     unsigned char *alive;   /* images left after the root filters */

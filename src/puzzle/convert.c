@@ -16,12 +16,14 @@
  * NAME_2, ..., which read back as distinct pieces: the counts would not
  * be the puzzle's), no count ranges, optional cells, "rotations": "none"
  * or mirror images of 3D pieces, and its names cannot hold blanks or its
- * separators.
+ * separators.  Neither it nor BurrTools' files (as written) have the
+ * plane lattices.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "geom/geom.h"
 #include "puzzle/polycube.h"
 #include "tessera/puzzle.h"
 
@@ -69,6 +71,10 @@ const char *tsr_format_media_type(enum tsr_format format)
  * naming it. */
 static int polycube_check(const tsr_puzzle *pz, tsr_err *err)
 {
+    if (pz->lattice != TSR_LATTICE_CUBIC)
+        return tsr_err_set(err, TSR_EUNSUPP, "the puzzle is on the %s lattice: a polycube "
+                                             "definition describes polycubes (the cubic lattice) "
+                                             "only", tsr_lattice_names[pz->lattice]);
     if (pz->rotations == TSR_ROT_NONE)
         return tsr_err_set(err, TSR_EUNSUPP, "\"rotations\": \"none\": a polycube definition "
                                              "has no such rule (its pieces turn, or turn about "

@@ -10,15 +10,13 @@
  * layer can point at by path (bad art characters, duplicate cells in a
  * list, duplicate names, caps) is caught here first.
  *
- * The board and the pieces share one shape grammar ("size" is board-only):
- * art ("rows", "layers") and cell lists ("cells") go through the same
- * helpers, with the art alphabet swapped ('.' is a board cell, '#' a piece
- * cell).  The board alone has optional cells: '+' in its art, and its
- * "optional" list beside any form.  Colours (tessera/puzzle.h): a digit
- * 1-9 in art is a cell of that colour, "colors" beside "cells" lists each
- * cell's colour, and the puzzle's "colors" object holds the palette and
- * the allowed pairs; it is read before the shapes, so that a colour beyond
- * the palette is reported where it is written.
+ * The board and the pieces share one shape grammar, json_shape.c: art
+ * ("rows", "layers"), cell lists ("cells"), the board's "size" and
+ * "optional".  Colours (tessera/puzzle.h): a digit 1-9 in art is a cell of
+ * that colour, "colors" beside "cells" lists each cell's colour, and the
+ * puzzle's "colors" object holds the palette and the allowed pairs; it is
+ * read before the shapes, so that a colour beyond the palette is reported
+ * where it is written.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -30,6 +28,9 @@
 #include <jansson.h>
 
 #include "base/base.h"
+#include "geom/geom.h"
+#include "puzzle/json_read.h"
+#include "puzzle/json_shape.h"
 #include "puzzle/option_json.h"
 #include "tessera/puzzle.h"
 
@@ -37,22 +38,9 @@
 #define MAX_DEPTH 32        /* a real document nests 5 deep at most */
 #define MAX_KEY_IN_PATH 40  /* longer keys are shortened in messages */
 
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
-
 /* ---- JSON paths and error messages ------------------------------------ */
 
-/* The path of the value being read.  push returns a mark that pop restores;
- * on failure the path is simply left where the error happened. */
-typedef struct jpath {
-    char buf[256];
-    size_t len;
-} jpath;
-
-static void path_append(jpath *p, const char *s)
+static void path_append(jr_path *p, const char *s)
 {
     size_t room = sizeof p->buf - 1 - p->len, n = strlen(s);
     if (n > room)
@@ -62,7 +50,7 @@ static void path_append(jpath *p, const char *s)
     p->buf[p->len] = '\0';
 }
 
-static size_t path_push_key(jpath *p, const char *key)
+size_t jr_push_key(jr_path *p, const char *key)
 {
     size_t mark = p->len, n = 0;
     char seg[MAX_KEY_IN_PATH + 8] = ".";
@@ -74,7 +62,7 @@ static size_t path_push_key(jpath *p, const char *key)
     return mark;
 }
 
-static size_t path_push_index(jpath *p, size_t i)
+size_t jr_push_index(jr_path *p, size_t i)
 {
     size_t mark = p->len;
     char seg[32];
@@ -83,7 +71,7 @@ static size_t path_push_index(jpath *p, size_t i)
     return mark;
 }
 
-static void path_pop(jpath *p, size_t mark)
+void jr_pop(jr_path *p, size_t mark)
 {
     p->len = mark;
     p->buf[mark] = '\0';
@@ -92,12 +80,11 @@ static void path_pop(jpath *p, size_t mark)
 typedef struct reader {
     const char *source; /* may be NULL */
     tsr_err *err;
-    jpath path;
+    jr_path path;
 } reader;
 
 /* "SOURCE: $.path: message", returning `code`. */
-PRINTF_LIKE(3, 4)
-static int fail(reader *r, int code, const char *fmt, ...)
+int jr_fail(jr_reader *r, int code, const char *fmt, ...)
 {
     char msg[TSR_ERR_MAX];
     va_list ap;
@@ -111,7 +98,7 @@ static int fail(reader *r, int code, const char *fmt, ...)
 
 /* Like fail, for errors located by line and column rather than by path. */
 PRINTF_LIKE(5, 6)
-static int fail_at(reader *r, int code, int line, int column, const char *fmt, ...)
+static int fail_at(jr_reader *r, int code, int line, int column, const char *fmt, ...)
 {
     char msg[TSR_ERR_MAX];
     va_list ap;
@@ -124,7 +111,7 @@ static int fail_at(reader *r, int code, int line, int column, const char *fmt, .
 }
 
 /* A short description of a value for "got ..." in messages. */
-static const char *describe(const json_t *j, char *buf, size_t n)
+const char *jr_describe(const json_t *j, char *buf, size_t n)
 {
     switch (json_typeof(j)) {
     case JSON_OBJECT: return "an object";
@@ -147,14 +134,14 @@ static const char *describe(const json_t *j, char *buf, size_t n)
     }
 }
 
-static int fail_type(reader *r, const json_t *j, const char *expected)
+int jr_fail_type(jr_reader *r, const json_t *j, const char *expected)
 {
     char buf[64];
-    return fail(r, TSR_EINVAL, "expected %s, got %s", expected, describe(j, buf, sizeof buf));
+    return jr_fail(r, TSR_EINVAL, "expected %s, got %s", expected, jr_describe(j, buf, sizeof buf));
 }
 
 /* "\"a\", \"b\", \"c\"" for messages. */
-static const char *join_keys(const char *const *keys, char *buf, size_t n)
+const char *jr_join_keys(const char *const *keys, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = '\0';
@@ -170,7 +157,7 @@ static const char *join_keys(const char *const *keys, char *buf, size_t n)
  * they leave *out alone (callers preset defaults); when present they check
  * it at its own path. */
 
-static int check_keys(reader *r, const json_t *obj, const char *const *allowed)
+static int check_keys(jr_reader *r, const json_t *obj, const char *const *allowed)
 {
     for (void *it = json_object_iter((json_t *)obj); it != NULL;
          it = json_object_iter_next((json_t *)obj, it)) {
@@ -180,19 +167,19 @@ static int check_keys(reader *r, const json_t *obj, const char *const *allowed)
             i++;
         if (allowed[i] == NULL) {
             char list[256];
-            path_push_key(&r->path, key);
-            return fail(r, TSR_EINVAL, "unknown key; expected one of %s",
-                        join_keys(allowed, list, sizeof list));
+            jr_push_key(&r->path, key);
+            return jr_fail(r, TSR_EINVAL, "unknown key; expected one of %s",
+                        jr_join_keys(allowed, list, sizeof list));
         }
     }
     return 0;
 }
 
-static int require(reader *r, const json_t *obj, const char *key, json_t **out)
+static int require(jr_reader *r, const json_t *obj, const char *key, json_t **out)
 {
     *out = json_object_get(obj, key);
     if (*out == NULL)
-        return fail(r, TSR_EINVAL, "missing required key \"%s\"", key);
+        return jr_fail(r, TSR_EINVAL, "missing required key \"%s\"", key);
     return 0;
 }
 
@@ -202,7 +189,7 @@ static bool is_int_in(const json_t *j, long long min, long long max)
 }
 
 /* An integer in [min, max] at the current path. */
-static int want_int(reader *r, const json_t *j, long long min, long long max, long long *out)
+int jr_want_int(jr_reader *r, const json_t *j, long long min, long long max, long long *out)
 {
     if (is_int_in(j, min, max)) {
         *out = json_integer_value(j);
@@ -213,39 +200,39 @@ static int want_int(reader *r, const json_t *j, long long min, long long max, lo
         snprintf(what, sizeof what, "an integer >= %lld", min);
     else
         snprintf(what, sizeof what, "an integer from %lld to %lld", min, max);
-    return fail_type(r, j, what);
+    return jr_fail_type(r, j, what);
 }
 
-static int opt_llong(reader *r, const json_t *obj, const char *key, long long min,
+static int opt_llong(jr_reader *r, const json_t *obj, const char *key, long long min,
                      long long max, long long *out)
 {
     json_t *j = json_object_get(obj, key);
     if (j == NULL)
         return 0;
-    size_t mark = path_push_key(&r->path, key);
-    int rc = want_int(r, j, min, max, out);
+    size_t mark = jr_push_key(&r->path, key);
+    int rc = jr_want_int(r, j, min, max, out);
     if (rc == 0)
-        path_pop(&r->path, mark);
+        jr_pop(&r->path, mark);
     return rc;
 }
 
 /* An optional key's value into *out (NULL when the key is absent) when
  * `ok` accepts it; else a type error at the key naming `expected`. */
-static int opt_value(reader *r, const json_t *obj, const char *key, bool (*ok)(const json_t *),
+static int opt_value(jr_reader *r, const json_t *obj, const char *key, bool (*ok)(const json_t *),
                      const char *expected, json_t **out)
 {
     *out = json_object_get(obj, key);
     if (*out == NULL || ok(*out))
         return 0;
-    path_push_key(&r->path, key);
-    return fail_type(r, *out, expected);
+    jr_push_key(&r->path, key);
+    return jr_fail_type(r, *out, expected);
 }
 
 /* jansson's type tests are macros: these are functions for opt_value */
 static bool is_boolean(const json_t *j) { return json_is_boolean(j); }
 static bool is_string(const json_t *j) { return json_is_string(j); }
 
-static int opt_bool(reader *r, const json_t *obj, const char *key, bool *out)
+static int opt_bool(jr_reader *r, const json_t *obj, const char *key, bool *out)
 {
     json_t *j;
     int rc = opt_value(r, obj, key, is_boolean, "true or false", &j);
@@ -255,7 +242,7 @@ static int opt_bool(reader *r, const json_t *obj, const char *key, bool *out)
 }
 
 /* The string stays owned by the document. */
-static int opt_string(reader *r, const json_t *obj, const char *key, const char **out)
+static int opt_string(jr_reader *r, const json_t *obj, const char *key, const char **out)
 {
     json_t *j;
     int rc = opt_value(r, obj, key, is_string, "a string", &j);
@@ -265,7 +252,7 @@ static int opt_string(reader *r, const json_t *obj, const char *key, const char 
 }
 
 /* One of the NULL-terminated `names`; *out receives its index. */
-static int opt_enum(reader *r, const json_t *obj, const char *key, const char *const *names,
+static int opt_enum(jr_reader *r, const json_t *obj, const char *key, const char *const *names,
                     int *out)
 {
     json_t *j = json_object_get(obj, key);
@@ -277,75 +264,9 @@ static int opt_enum(reader *r, const json_t *obj, const char *key, const char *c
             return 0;
         }
     char list[128], what[160];
-    snprintf(what, sizeof what, "one of %s", join_keys(names, list, sizeof list));
-    path_push_key(&r->path, key);
-    return fail_type(r, j, what);
-}
-
-/* ---- shapes: the board and the pieces ---------------------------------- */
-
-/* Cells being collected for the board or one piece, and their colours:
- * `col` is allocated at the first colour and then stays parallel to v
- * (same capacity), NULL while every cell is neutral. */
-typedef struct cellvec {
-    tsr_cell *v;
-    unsigned char *col;
-    int n;
-    size_t cap;
-} cellvec;
-
-/* What differs between a board shape and a piece shape. */
-typedef struct shape_kind {
-    const char *what;          /* "the board", "the piece" */
-    const char *const *forms;  /* exactly one of these keys must be present */
-    char cell;                 /* art character for a cell ... */
-    char optional;             /* ... for an optional cell ('\0': none) ... */
-    const char *blank;         /* ... and those for no cell */
-    const char *art_help;      /* both, for messages */
-    int limit;                 /* most cells allowed */
-} shape_kind;
-
-static const char *const board_forms[] = {"size", "rows", "layers", "cells", NULL};
-static const char *const piece_forms[] = {"cells", "rows", "layers", NULL};
-
-static const shape_kind board_kind = {"the board", board_forms, '.', '+', "# ",
-                                      "'.' for a cell, '+' for an optional cell, '#' or ' ' "
-                                      "for none", TSR_MAX_CELLS};
-static const shape_kind piece_kind = {"the piece", piece_forms, '#', '\0', ". ",
-                                      "'#' for a cell, '.' or ' ' for none",
-                                      TSR_MAX_PIECE_CELLS};
-/* a fixed piece shapes the board, so it may be as large as the board */
-static const shape_kind fixed_piece_kind = {"the piece", piece_forms, '#', '\0', ". ",
-                                            "'#' for a cell, '.' or ' ' for none",
-                                            TSR_MAX_CELLS};
-
-static int cells_push(reader *r, cellvec *cv, const shape_kind *k, tsr_cell c)
-{
-    if (cv->n >= k->limit)
-        return fail(r, TSR_ETOOBIG, "%s has more than %d cells", k->what, k->limit);
-    size_t cap = cv->cap;
-    if (base_grow((void **)&cv->v, &cv->cap, (size_t)cv->n, sizeof *cv->v, 64, 0) != 0)
-        return fail(r, TSR_ENOMEM, "out of memory");
-    if (cv->col != NULL && cv->cap != cap) {
-        unsigned char *col = realloc(cv->col, cv->cap);
-        if (col == NULL)
-            return fail(r, TSR_ENOMEM, "out of memory");
-        cv->col = col;
-    }
-    if (cv->col != NULL)
-        cv->col[cv->n] = 0;
-    cv->v[cv->n++] = c;
-    return 0;
-}
-
-/* The colour of cell i (< cv->n). */
-static int cells_color(reader *r, cellvec *cv, int i, int color)
-{
-    if (cv->col == NULL && color != 0 && (cv->col = calloc(cv->cap, 1)) == NULL)
-        return fail(r, TSR_ENOMEM, "out of memory");
-    if (cv->col != NULL)
-        cv->col[i] = (unsigned char)color;
-    return 0;
+    snprintf(what, sizeof what, "one of %s", jr_join_keys(names, list, sizeof list));
+    jr_push_key(&r->path, key);
+    return jr_fail_type(r, j, what);
 }
 
 /* The most a colour number may be: the palette's size, else the cap. */
@@ -354,318 +275,31 @@ static int color_limit(const tsr_puzzle *pz)
     return pz->npalette > 0 ? pz->npalette : TSR_MAX_COLORS;
 }
 
-/* "size": [X, Y] or [X, Y, Z], the whole box. */
-static int read_size(reader *r, const json_t *size, const shape_kind *k, cellvec *cv)
-{
-    size_t n = json_array_size(size);
-    if (!json_is_array(size) || n < 2 || n > 3)
-        return fail_type(r, size, "an array of 2 or 3 positive integers");
-    long long dim[3] = {1, 1, 1}, total = 1;
-    for (size_t i = 0; i < n; i++) {
-        size_t mark = path_push_index(&r->path, i);
-        int rc = want_int(r, json_array_get(size, i), 1, LLONG_MAX, &dim[i]);
-        if (rc)
-            return rc;
-        path_pop(&r->path, mark);
-        /* total * dim[i] > limit, tested without overflowing */
-        if (dim[i] > k->limit / total)
-            return fail(r, TSR_ETOOBIG, "%s would have more than %d cells", k->what, k->limit);
-        total *= dim[i];
-    }
-    for (int z = 0; z < dim[2]; z++)
-        for (int y = 0; y < dim[1]; y++)
-            for (int x = 0; x < dim[0]; x++) {
-                int rc = cells_push(r, cv, k, (tsr_cell){x, y, z});
-                if (rc)
-                    return rc;
-            }
-    return 0;
-}
-
-/* "rows": one layer of art at height z; row i is y = i, column j is x = j.
- * Optional cells (board art) go to cv and to opt. */
-static int read_rows(reader *r, const json_t *rows, size_t z, const shape_kind *k, cellvec *cv,
-                     cellvec *opt, int colors)
-{
-    if (!json_is_array(rows))
-        return fail_type(r, rows, "an array of strings");
-    for (size_t y = 0; y < json_array_size(rows); y++) {
-        size_t mark = path_push_index(&r->path, y);
-        const json_t *row = json_array_get(rows, y);
-        if (!json_is_string(row))
-            return fail_type(r, row, "a string");
-        const char *s = json_string_value(row);
-        for (size_t x = 0; x < json_string_length(row); x++) {
-            bool optional = k->optional != '\0' && s[x] == k->optional;
-            int color = s[x] >= '1' && s[x] <= '9' ? s[x] - '0' : 0; /* a coloured cell */
-            if (color > colors)
-                return fail(r, TSR_EINVAL, "colour %d at column %zu, but the palette has %d "
-                            "colour%s", color, x, colors, colors == 1 ? "" : "s");
-            if (s[x] == k->cell || optional || color) {
-                if (x > TSR_MAX_COORD || y > TSR_MAX_COORD || z > TSR_MAX_COORD)
-                    return fail(r, TSR_ETOOBIG, "cell at column %zu is beyond coordinate %d",
-                                x, TSR_MAX_COORD);
-                tsr_cell c = {(int)x, (int)y, (int)z};
-                int rc = cells_push(r, cv, k, c);
-                if (rc == 0 && color)
-                    rc = cells_color(r, cv, cv->n - 1, color);
-                if (rc == 0 && optional)
-                    rc = cells_push(r, opt, k, c);
-                if (rc)
-                    return rc;
-            } else if (s[x] == '\0' || strchr(k->blank, s[x]) == NULL) {
-                char shown[8];
-                unsigned char c = (unsigned char)s[x];
-                if (isprint(c))
-                    snprintf(shown, sizeof shown, "'%c'", c);
-                else
-                    snprintf(shown, sizeof shown, "\\x%02x", c);
-                return fail(r, TSR_EINVAL, "invalid character %s at column %zu; expected %s, "
-                            "or a digit 1-9 for a cell of that colour", shown, x, k->art_help);
-            }
-        }
-        path_pop(&r->path, mark);
-    }
-    return 0;
-}
-
-/* "layers": layer i is z = i, each one like "rows". */
-static int read_layers(reader *r, const json_t *layers, const shape_kind *k, cellvec *cv,
-                       cellvec *opt, int colors)
-{
-    if (!json_is_array(layers))
-        return fail_type(r, layers, "an array of layers (arrays of strings)");
-    for (size_t z = 0; z < json_array_size(layers); z++) {
-        size_t mark = path_push_index(&r->path, z);
-        int rc = read_rows(r, json_array_get(layers, z), z, k, cv, opt, colors);
-        if (rc)
-            return rc;
-        path_pop(&r->path, mark);
-    }
-    return 0;
-}
-
-/* [x, y] or [x, y, z] at the current path. */
-static int read_cell(reader *r, const json_t *j, tsr_cell *c)
-{
-    size_t n = json_array_size(j);
-    if (!json_is_array(j) || n < 2 || n > 3)
-        return fail_type(r, j, "an array of 2 or 3 integers");
-    int coord[3] = {0, 0, 0};
-    for (size_t i = 0; i < n; i++) {
-        const json_t *e = json_array_get(j, i);
-        char buf[64];
-        if (!json_is_integer(e))
-            return fail(r, TSR_EINVAL, "expected an array of 2 or 3 integers; element %zu is %s",
-                        i, describe(e, buf, sizeof buf));
-        json_int_t v = json_integer_value(e);
-        if (v < -TSR_MAX_COORD || v > TSR_MAX_COORD) {
-            path_push_index(&r->path, i);
-            return fail(r, TSR_ETOOBIG, "coordinate %" JSON_INTEGER_FORMAT
-                        " is outside -%d..%d", v, TSR_MAX_COORD, TSR_MAX_COORD);
-        }
-        coord[i] = (int)v;
-    }
-    *c = (tsr_cell){coord[0], coord[1], coord[2]};
-    return 0;
-}
-
-typedef struct indexed_cell {
-    tsr_cell c;
-    int index;
-} indexed_cell;
-
-static bool same_cell(tsr_cell a, tsr_cell b)
-{
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-}
-
-static int indexed_cell_cmp(const void *a, const void *b)
-{
-    const indexed_cell *p = a, *q = b;
-    if (p->c.x != q->c.x)
-        return p->c.x < q->c.x ? -1 : 1;
-    if (p->c.y != q->c.y)
-        return p->c.y < q->c.y ? -1 : 1;
-    if (p->c.z != q->c.z)
-        return p->c.z < q->c.z ? -1 : 1;
-    return (p->index > q->index) - (p->index < q->index);
-}
-
-/* Report the earliest repeated entry of a cell list (index = list position);
- * sorting keeps this O(n log n) for boards of TSR_MAX_CELLS cells. */
-static int check_duplicates(reader *r, const cellvec *cv)
-{
-    if (cv->n < 2)
-        return 0;
-    indexed_cell *s = malloc((size_t)cv->n * sizeof *s);
-    if (s == NULL)
-        return fail(r, TSR_ENOMEM, "out of memory");
-    for (int i = 0; i < cv->n; i++)
-        s[i] = (indexed_cell){cv->v[i], i};
-    qsort(s, (size_t)cv->n, sizeof *s, indexed_cell_cmp);
-    /* equal cells sort together by index: a group's first two entries are
-     * the original and its first repeat */
-    int dup = -1, first = -1;
-    for (int i = 1; i < cv->n; i++)
-        if (same_cell(s[i - 1].c, s[i].c) && (i < 2 || !same_cell(s[i - 2].c, s[i].c)) &&
-            (dup < 0 || s[i].index < dup)) {
-            dup = s[i].index;
-            first = s[i - 1].index;
-        }
-    free(s);
-    if (dup < 0)
-        return 0;
-    path_push_index(&r->path, (size_t)dup);
-    tsr_cell c = cv->v[dup];
-    return fail(r, TSR_EINVAL, "duplicate cell [%d, %d, %d], already at index %d", c.x, c.y,
-                c.z, first);
-}
-
-/* "cells": a list of [x, y(, z)]. */
-static int read_cell_list(reader *r, const json_t *list, const shape_kind *k, cellvec *cv)
-{
-    if (!json_is_array(list))
-        return fail_type(r, list, "an array of cells [x, y] or [x, y, z]");
-    for (size_t i = 0; i < json_array_size(list); i++) {
-        size_t mark = path_push_index(&r->path, i);
-        tsr_cell c;
-        int rc = read_cell(r, json_array_get(list, i), &c);
-        if (rc == 0)
-            rc = cells_push(r, cv, k, c);
-        if (rc)
-            return rc;
-        path_pop(&r->path, mark);
-    }
-    return check_duplicates(r, cv);
-}
-
-/* "colors" beside "cells": one colour per cell, in the same order. */
-static int read_color_list(reader *r, const json_t *obj, const char *form, int colors,
-                           cellvec *cv)
-{
-    const json_t *list = json_object_get(obj, "colors");
-    if (list == NULL)
-        return 0;
-    size_t mark = path_push_key(&r->path, "colors");
-    if (strcmp(form, "cells") != 0)
-        return fail(r, TSR_EINVAL, "\"colors\" goes with \"cells\"; in \"%s\", draw a "
-                    "coloured cell as its colour's digit", form);
-    char what[96];
-    snprintf(what, sizeof what, "an array of %d colours (0 to %d), one per cell", cv->n,
-             colors);
-    if (!json_is_array(list) || json_array_size(list) != (size_t)cv->n)
-        return fail_type(r, list, what);
-    for (int i = 0; i < cv->n; i++) {
-        size_t imark = path_push_index(&r->path, (size_t)i);
-        long long c;
-        int rc = want_int(r, json_array_get(list, (size_t)i), 0, colors, &c);
-        if (rc == 0)
-            rc = cells_color(r, cv, i, (int)c);
-        if (rc)
-            return rc;
-        path_pop(&r->path, imark);
-    }
-    path_pop(&r->path, mark);
-    return 0;
-}
-
-/* The cells of a board or piece object, into cv (emptied first, colours
- * too); optional cells drawn in art also into opt (board only).  `colors`
- * is the highest colour number allowed. */
-static int read_shape(reader *r, const json_t *obj, const shape_kind *k, cellvec *cv,
-                      cellvec *opt, int colors)
-{
-    const char *form = NULL;
-    int nforms = 0;
-    for (int i = 0; k->forms[i] != NULL; i++)
-        if (json_object_get(obj, k->forms[i]) != NULL) {
-            form = form ? form : k->forms[i];
-            nforms++;
-        }
-    if (nforms != 1) {
-        char list[128];
-        return fail(r, TSR_EINVAL, "expected exactly one of %s",
-                    join_keys(k->forms, list, sizeof list));
-    }
-    cv->n = 0;
-    free(cv->col);
-    cv->col = NULL;
-    size_t mark = path_push_key(&r->path, form);
-    const json_t *v = json_object_get(obj, form);
-    int rc;
-    if (strcmp(form, "size") == 0)
-        rc = read_size(r, v, k, cv);
-    else if (strcmp(form, "rows") == 0)
-        rc = read_rows(r, v, 0, k, cv, opt, colors);
-    else if (strcmp(form, "layers") == 0)
-        rc = read_layers(r, v, k, cv, opt, colors);
-    else
-        rc = read_cell_list(r, v, k, cv);
-    if (rc)
-        return rc;
-    if (cv->n == 0)
-        return fail(r, TSR_EINVAL, "%s has no cells", k->what);
-    path_pop(&r->path, mark);
-    return read_color_list(r, obj, form, colors, cv);
-}
-
 /* ---- the puzzle ---------------------------------------------------------- */
 
 static const char *const board_keys[] = {"size", "rows", "layers", "cells", "optional", "colors",
                                          NULL};
 
-/* "optional": cells of the board (any form) a solution may leave empty;
- * appended to opt, which may already hold the '+' cells of the art. */
-static int read_optional(reader *r, const json_t *board, cellvec *opt)
-{
-    const json_t *list = json_object_get(board, "optional");
-    if (list == NULL)
-        return 0;
-    size_t mark = path_push_key(&r->path, "optional");
-    if (!json_is_array(list))
-        return fail_type(r, list, "an array of cells [x, y] or [x, y, z]");
-    cellvec own = {0};
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < json_array_size(list); i++) {
-        size_t imark = path_push_index(&r->path, i);
-        tsr_cell c;
-        rc = read_cell(r, json_array_get(list, i), &c);
-        if (rc == 0)
-            rc = cells_push(r, &own, &board_kind, c);
-        if (rc == 0)
-            path_pop(&r->path, imark);
-    }
-    if (rc == 0)
-        rc = check_duplicates(r, &own);
-    for (int i = 0; rc == 0 && i < own.n; i++)
-        rc = cells_push(r, opt, &board_kind, own.v[i]);
-    free(own.v);
-    if (rc == 0)
-        path_pop(&r->path, mark);
-    return rc;
-}
-
-static int read_board(reader *r, const json_t *board, tsr_puzzle *pz)
+static int read_board(jr_reader *r, const json_t *board, tsr_puzzle *pz)
 {
     if (!json_is_object(board))
-        return fail_type(r, board, "an object");
+        return jr_fail_type(r, board, "an object");
     int rc = check_keys(r, board, board_keys);
     if (rc)
         return rc;
-    cellvec cv = {0}, opt = {0};
-    rc = read_shape(r, board, &board_kind, &cv, &opt, color_limit(pz));
+    jshape_cells cv = {0}, opt = {0};
+    rc = jshape_read(r, board, &jshape_board, &cv, &opt, color_limit(pz));
     if (rc == 0)
-        rc = read_optional(r, board, &opt);
+        rc = jshape_read_optional(r, board, &opt);
     for (int i = 0; rc == 0 && i < cv.n; i++)
         if ((rc = tsr_puzzle_add_board_cell(pz, cv.v[i])) < 0)
-            rc = fail(r, rc, "cannot add a board cell: %s", tsr_strerror(rc));
+            rc = jr_fail(r, rc, "cannot add a board cell: %s", tsr_strerror(rc));
     if (rc == 0 && (rc = tsr_puzzle_set_board_colors(pz, cv.col)) < 0)
-        rc = fail(r, rc, "out of memory");
+        rc = jr_fail(r, rc, "out of memory");
     free(cv.col);
     for (int i = 0; rc == 0 && i < opt.n; i++)
         if ((rc = tsr_puzzle_add_optional_cell(pz, opt.v[i])) < 0)
-            rc = fail(r, rc, "cannot add an optional cell: %s", tsr_strerror(rc));
+            rc = jr_fail(r, rc, "cannot add an optional cell: %s", tsr_strerror(rc));
     free(cv.v);
     free(opt.v);
     return rc;
@@ -677,47 +311,47 @@ static const char *const piece_keys[] = {"name", "cells", "rows", "layers", "cou
 /* "count": an integer N (exactly N copies) or a range [MIN, MAX].  A piece
  * can have no more copies than the board has cells; this cap also keeps
  * volume sums far from overflow. */
-static int read_count(reader *r, const json_t *obj, int *count_min, int *count)
+static int read_count(jr_reader *r, const json_t *obj, int *count_min, int *count)
 {
     const json_t *j = json_object_get(obj, "count");
     if (j == NULL)
         return 0;
-    size_t mark = path_push_key(&r->path, "count");
+    size_t mark = jr_push_key(&r->path, "count");
     long long v[2];
     int rc = 0;
     if (json_is_array(j)) {
         if (json_array_size(j) != 2)
-            return fail_type(r, j, "a range [min, max] of 2 integers");
+            return jr_fail_type(r, j, "a range [min, max] of 2 integers");
         for (size_t i = 0; i < 2 && rc == 0; i++) {
-            size_t imark = path_push_index(&r->path, i);
-            rc = want_int(r, json_array_get(j, i), i == 0 ? 0 : 1, TSR_MAX_CELLS, &v[i]);
+            size_t imark = jr_push_index(&r->path, i);
+            rc = jr_want_int(r, json_array_get(j, i), i == 0 ? 0 : 1, TSR_MAX_CELLS, &v[i]);
             if (rc == 0)
-                path_pop(&r->path, imark);
+                jr_pop(&r->path, imark);
         }
         if (rc == 0 && v[0] > v[1])
-            rc = fail(r, TSR_EINVAL, "range [%lld, %lld]: min exceeds max", v[0], v[1]);
+            rc = jr_fail(r, TSR_EINVAL, "range [%lld, %lld]: min exceeds max", v[0], v[1]);
     } else if (!json_is_integer(j)) {
         char what[80];
         snprintf(what, sizeof what, "an integer from 1 to %d or a range [min, max]",
                  TSR_MAX_CELLS);
-        rc = fail_type(r, j, what);
-    } else if ((rc = want_int(r, j, 1, TSR_MAX_CELLS, &v[0])) == 0) {
+        rc = jr_fail_type(r, j, what);
+    } else if ((rc = jr_want_int(r, j, 1, TSR_MAX_CELLS, &v[0])) == 0) {
         v[1] = v[0];
     }
     if (rc)
         return rc;
-    path_pop(&r->path, mark);
+    jr_pop(&r->path, mark);
     *count_min = (int)v[0];
     *count = (int)v[1];
     return 0;
 }
 
 /* One element of "pieces"; `names` maps the names seen so far to indices. */
-static int read_piece(reader *r, const json_t *obj, size_t index, json_t *names, cellvec *cv,
+static int read_piece(jr_reader *r, const json_t *obj, size_t index, json_t *names, jshape_cells *cv,
                       tsr_puzzle *pz)
 {
     if (!json_is_object(obj))
-        return fail_type(r, obj, "a piece object");
+        return jr_fail_type(r, obj, "a piece object");
     json_t *jname;
     int rc = check_keys(r, obj, piece_keys);
     if (rc == 0)
@@ -725,21 +359,21 @@ static int read_piece(reader *r, const json_t *obj, size_t index, json_t *names,
     if (rc)
         return rc;
 
-    size_t mark = path_push_key(&r->path, "name");
+    size_t mark = jr_push_key(&r->path, "name");
     size_t len = json_string_length(jname);
     if (!json_is_string(jname) || len == 0 || len > TSR_MAX_NAME) {
         char what[64];
         snprintf(what, sizeof what, "a non-empty string of at most %d bytes", TSR_MAX_NAME);
-        return fail_type(r, jname, what);
+        return jr_fail_type(r, jname, what);
     }
     const char *name = json_string_value(jname);
     const json_t *prev = json_object_get(names, name);
     if (prev != NULL)
-        return fail(r, TSR_EINVAL, "duplicate piece name \"%s\", already used by piece %"
+        return jr_fail(r, TSR_EINVAL, "duplicate piece name \"%s\", already used by piece %"
                     JSON_INTEGER_FORMAT, name, json_integer_value(prev));
     if (json_object_set_new(names, name, json_integer((json_int_t)index)) != 0)
-        return fail(r, TSR_ENOMEM, "out of memory");
-    path_pop(&r->path, mark);
+        return jr_fail(r, TSR_ENOMEM, "out of memory");
+    jr_pop(&r->path, mark);
 
     int count_min = 1, count = 1;
     bool fixed = false;
@@ -747,37 +381,37 @@ static int read_piece(reader *r, const json_t *obj, size_t index, json_t *names,
         (rc = opt_bool(r, obj, "fixed", &fixed)) != 0)
         return rc;
     if (fixed && (count != 1 || count_min != 1)) {
-        path_push_key(&r->path, "count");
-        return fail(r, TSR_EINVAL, "a fixed piece must have count 1");
+        jr_push_key(&r->path, "count");
+        return jr_fail(r, TSR_EINVAL, "a fixed piece must have count 1");
     }
-    if ((rc = read_shape(r, obj, fixed ? &fixed_piece_kind : &piece_kind, cv, NULL,
+    if ((rc = jshape_read(r, obj, fixed ? &jshape_fixed_piece : &jshape_piece, cv, NULL,
                          color_limit(pz))) != 0)
         return rc;
     rc = tsr_puzzle_add_piece(pz, name, cv->v, cv->n, count, fixed);
     if (rc < 0)
-        return fail(r, rc, "cannot add the piece: %s", tsr_strerror(rc));
+        return jr_fail(r, rc, "cannot add the piece: %s", tsr_strerror(rc));
     pz->pieces[rc].count_min = count_min;
     if ((rc = tsr_puzzle_set_piece_colors(pz, rc, cv->col)) < 0)
-        return fail(r, rc, "out of memory");
+        return jr_fail(r, rc, "out of memory");
     return 0;
 }
 
-static int read_pieces(reader *r, const json_t *pieces, tsr_puzzle *pz)
+static int read_pieces(jr_reader *r, const json_t *pieces, tsr_puzzle *pz)
 {
     if (!json_is_array(pieces) || json_array_size(pieces) == 0)
-        return fail_type(r, pieces, "a non-empty array of pieces");
+        return jr_fail_type(r, pieces, "a non-empty array of pieces");
     if (json_array_size(pieces) > TSR_MAX_PIECES)
-        return fail(r, TSR_ETOOBIG, "more than %d pieces", TSR_MAX_PIECES);
+        return jr_fail(r, TSR_ETOOBIG, "more than %d pieces", TSR_MAX_PIECES);
     json_t *names = json_object();
     if (names == NULL)
-        return fail(r, TSR_ENOMEM, "out of memory");
-    cellvec cv = {0}; /* reused from piece to piece */
+        return jr_fail(r, TSR_ENOMEM, "out of memory");
+    jshape_cells cv = {0}; /* reused from piece to piece */
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < json_array_size(pieces); i++) {
-        size_t mark = path_push_index(&r->path, i);
+        size_t mark = jr_push_index(&r->path, i);
         rc = read_piece(r, json_array_get(pieces, i), i, names, &cv, pz);
         if (rc == 0)
-            path_pop(&r->path, mark);
+            jr_pop(&r->path, mark);
     }
     free(cv.v);
     free(cv.col);
@@ -791,13 +425,13 @@ static int read_pieces(reader *r, const json_t *pieces, tsr_puzzle *pz)
 static const char *const colors_keys[] = {"palette", "allow", NULL};
 static const char *const pair_keys[] = {"piece", "board", NULL};
 
-static int read_palette(reader *r, const json_t *list, tsr_puzzle *pz)
+static int read_palette(jr_reader *r, const json_t *list, tsr_puzzle *pz)
 {
     char what[64];
     snprintf(what, sizeof what, "an array of 1 to %d colours \"#rrggbb\"", TSR_MAX_COLORS);
     if (!json_is_array(list) || json_array_size(list) < 1 ||
         json_array_size(list) > TSR_MAX_COLORS)
-        return fail_type(r, list, what);
+        return jr_fail_type(r, list, what);
     uint32_t rgb[TSR_MAX_COLORS];
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *c = json_array_get(list, i);
@@ -806,91 +440,92 @@ static int read_palette(reader *r, const json_t *list, tsr_puzzle *pz)
         int used = 0;
         if (t == NULL || strlen(t) != 7 || sscanf(t, "#%6x%n", &v, &used) != 1 || used != 7 ||
             strspn(t + 1, "0123456789abcdefABCDEF") != 6) {
-            path_push_index(&r->path, i);
-            return fail_type(r, c, "a colour \"#rrggbb\"");
+            jr_push_index(&r->path, i);
+            return jr_fail_type(r, c, "a colour \"#rrggbb\"");
         }
         rgb[i] = v;
     }
     int rc = tsr_puzzle_set_palette(pz, rgb, (int)json_array_size(list));
-    return rc < 0 ? fail(r, rc, "out of memory") : 0;
+    return rc < 0 ? jr_fail(r, rc, "out of memory") : 0;
 }
 
-static int read_allow(reader *r, const json_t *list, tsr_puzzle *pz)
+static int read_allow(jr_reader *r, const json_t *list, tsr_puzzle *pz)
 {
     if (!json_is_array(list))
-        return fail_type(r, list, "an array of pairs {\"piece\": P, \"board\": B}");
+        return jr_fail_type(r, list, "an array of pairs {\"piece\": P, \"board\": B}");
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *o = json_array_get(list, i);
-        size_t mark = path_push_index(&r->path, i);
+        size_t mark = jr_push_index(&r->path, i);
         if (!json_is_object(o))
-            return fail_type(r, o, "a pair {\"piece\": P, \"board\": B}");
+            return jr_fail_type(r, o, "a pair {\"piece\": P, \"board\": B}");
         long long c[2];
         int rc = check_keys(r, o, pair_keys);
         for (int k = 0; rc == 0 && k < 2; k++) {
             json_t *v;
             if ((rc = require(r, o, pair_keys[k], &v)) != 0)
                 return rc;
-            size_t kmark = path_push_key(&r->path, pair_keys[k]);
-            if ((rc = want_int(r, v, 1, color_limit(pz), &c[k])) == 0)
-                path_pop(&r->path, kmark);
+            size_t kmark = jr_push_key(&r->path, pair_keys[k]);
+            if ((rc = jr_want_int(r, v, 1, color_limit(pz), &c[k])) == 0)
+                jr_pop(&r->path, kmark);
         }
         if (rc)
             return rc;
         if (tsr_puzzle_color_allowed(pz, (int)c[0], (int)c[1]))
-            return fail(r, TSR_EINVAL, "the pair (piece %lld, board %lld) is listed twice", c[0],
+            return jr_fail(r, TSR_EINVAL, "the pair (piece %lld, board %lld) is listed twice", c[0],
                         c[1]);
         if ((rc = tsr_puzzle_allow_colors(pz, (int)c[0], (int)c[1])) < 0)
-            return fail(r, rc, "out of memory");
-        path_pop(&r->path, mark);
+            return jr_fail(r, rc, "out of memory");
+        jr_pop(&r->path, mark);
     }
     return 0;
 }
 
-static int read_colors(reader *r, const json_t *obj, tsr_puzzle *pz)
+static int read_colors(jr_reader *r, const json_t *obj, tsr_puzzle *pz)
 {
     if (!json_is_object(obj))
-        return fail_type(r, obj, "an object {\"palette\": [...], \"allow\": [...]}");
+        return jr_fail_type(r, obj, "an object {\"palette\": [...], \"allow\": [...]}");
     int rc = check_keys(r, obj, colors_keys);
     for (int k = 0; rc == 0 && k < 2; k++) {
         const json_t *v = json_object_get(obj, colors_keys[k]);
         if (v == NULL)
             continue;
-        size_t mark = path_push_key(&r->path, colors_keys[k]);
+        size_t mark = jr_push_key(&r->path, colors_keys[k]);
         rc = k == 0 ? read_palette(r, v, pz) : read_allow(r, v, pz);
         if (rc == 0)
-            path_pop(&r->path, mark);
+            jr_pop(&r->path, mark);
     }
     return rc;
 }
 
 
-static int read_expected(reader *r, const json_t *obj, tsr_puzzle *pz)
+static int read_expected(jr_reader *r, const json_t *obj, tsr_puzzle *pz)
 {
     if (!json_is_object(obj))
-        return fail_type(r, obj, "an object");
+        return jr_fail_type(r, obj, "an object");
     int rc = check_keys(r, obj, tsr_unique_names);
     for (int i = 0; rc == 0 && tsr_unique_names[i] != NULL; i++)
         rc = opt_llong(r, obj, tsr_unique_names[i], 0, LLONG_MAX, &pz->expected[i]);
     return rc;
 }
 
-static const char *const puzzle_keys[] = {"version", "name", "description", "board", "pieces",
-                                          "rotations", "mirror", "expected", "colors", NULL};
+static const char *const puzzle_keys[] = {"version", "name", "description", "lattice", "board",
+                                          "pieces", "rotations", "mirror", "expected", "colors",
+                                          NULL};
 /* Indexed by enum tsr_rotations. */
 static const char *const rotation_names[] = {"all", "one-sided", "none", NULL};
 
-static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
+static int read_puzzle(jr_reader *r, const json_t *obj, tsr_puzzle *pz)
 {
     if (!json_is_object(obj))
-        return fail_type(r, obj, "a puzzle object");
+        return jr_fail_type(r, obj, "a puzzle object");
     int rc = check_keys(r, obj, puzzle_keys);
     if (rc)
         return rc;
 
     json_t *v = json_object_get(obj, "version");
     if (v != NULL && !(json_is_integer(v) && json_integer_value(v) == 1)) {
-        path_push_key(&r->path, "version");
-        return fail_type(r, v, "1 (the only version)");
+        jr_push_key(&r->path, "version");
+        return jr_fail_type(r, v, "1 (the only version)");
     }
 
     const char *name = NULL, *description = NULL;
@@ -899,23 +534,29 @@ static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
         return rc;
     if ((name && tsr_puzzle_set_name(pz, name) < 0) ||
         (description && tsr_puzzle_set_description(pz, description) < 0))
-        return fail(r, TSR_ENOMEM, "out of memory");
+        return jr_fail(r, TSR_ENOMEM, "out of memory");
+
+    /* the lattice says what a cell is, so it comes before any shape */
+    int lattice = TSR_LATTICE_CUBIC;
+    if ((rc = opt_enum(r, obj, "lattice", tsr_lattice_names, &lattice)) != 0)
+        return rc;
+    pz->lattice = r->lattice = (enum tsr_lattice)lattice;
 
     if ((v = json_object_get(obj, "colors")) != NULL) { /* first: the palette bounds colours */
-        size_t mark = path_push_key(&r->path, "colors");
+        size_t mark = jr_push_key(&r->path, "colors");
         if ((rc = read_colors(r, v, pz)) != 0)
             return rc;
-        path_pop(&r->path, mark);
+        jr_pop(&r->path, mark);
     }
     static const char *const sections[] = {"board", "pieces"};
     for (int i = 0; i < 2; i++) {
         if ((rc = require(r, obj, sections[i], &v)) != 0)
             return rc;
-        size_t mark = path_push_key(&r->path, sections[i]);
+        size_t mark = jr_push_key(&r->path, sections[i]);
         rc = i == 0 ? read_board(r, v, pz) : read_pieces(r, v, pz);
         if (rc)
             return rc;
-        path_pop(&r->path, mark);
+        jr_pop(&r->path, mark);
     }
 
     int rot = (int)pz->rotations;
@@ -927,10 +568,10 @@ static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
     for (int i = 0; i < 3; i++)
         pz->expected[i] = -1;
     if ((v = json_object_get(obj, "expected")) != NULL) {
-        size_t mark = path_push_key(&r->path, "expected");
+        size_t mark = jr_push_key(&r->path, "expected");
         if ((rc = read_expected(r, v, pz)) != 0)
             return rc;
-        path_pop(&r->path, mark);
+        jr_pop(&r->path, mark);
     }
     return 0;
 }
@@ -942,10 +583,10 @@ static int read_puzzle(reader *r, const json_t *obj, tsr_puzzle *pz)
 #define OPTION_KEY(name, kind, min, max, def, flags, cli, help) #name,
 static const char *const option_keys[] = {TSR_OPTIONS(OPTION_KEY) NULL};
 
-static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_options *o)
+static int read_options(jr_reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_options *o)
 {
     if (!json_is_object(obj))
-        return fail_type(r, obj, "an options object");
+        return jr_fail_type(r, obj, "an options object");
     int rc = check_keys(r, obj, option_keys);
     for (int i = 0; rc == 0 && i < TSR_NOPTIONS; i++) {
         const tsr_option *op = &tsr_option_list[i];
@@ -953,12 +594,12 @@ static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_
         if (v == NULL)
             continue; /* left at its default */
         char shown[64], why[TSR_ERR_MAX];
-        size_t mark = path_push_key(&r->path, op->name);
-        rc = tsr_option_read_json(o, op, v, describe(v, shown, sizeof shown), pz, why,
+        size_t mark = jr_push_key(&r->path, op->name);
+        rc = tsr_option_read_json(o, op, v, jr_describe(v, shown, sizeof shown), pz, why,
                                   sizeof why);
         if (rc)
-            return fail(r, rc, "%s", why);
-        path_pop(&r->path, mark);
+            return jr_fail(r, rc, "%s", why);
+        jr_pop(&r->path, mark);
     }
     return rc;
 }
@@ -967,7 +608,7 @@ static int read_options(reader *r, const json_t *obj, const tsr_puzzle *pz, tsr_
 
 /* Refuse deep nesting before jansson recurses into it.  Columns count
  * characters, not bytes, as jansson's do. */
-static int check_depth(reader *r, const char *text, size_t len)
+static int check_depth(jr_reader *r, const char *text, size_t len)
 {
     int depth = 0, line = 1, column = 0;
     bool in_string = false, escaped = false;
@@ -1005,10 +646,10 @@ static const char *const xmpuzzle_job_keys[] = {"xmpuzzle", "problem", "options"
 
 /* The polycube text of a job {"polycube": "...", "options": ...}, read into
  * pz (which is empty); its messages name the line within the string. */
-static int read_polycube_member(reader *r, const json_t *text, tsr_puzzle *pz)
+static int read_polycube_member(jr_reader *r, const json_t *text, tsr_puzzle *pz)
 {
     if (!json_is_string(text))
-        return fail_type(r, text, "a string of polycube definition text");
+        return jr_fail_type(r, text, "a string of polycube definition text");
     char where[600];
     snprintf(where, sizeof where, "%s%s%s", r->source ? r->source : "",
              r->source ? ": " : "", r->path.buf);
@@ -1027,16 +668,16 @@ static int read_polycube_member(reader *r, const json_t *text, tsr_puzzle *pz)
 /* The BurrTools XML of a job {"xmpuzzle": "<?xml ...", "problem": N or
  * "NAME", "options": ...} (the file's XML as text: a browser inflates the
  * gzip), the chosen problem read into pz (which is empty). */
-static int read_xmpuzzle_member(reader *r, const json_t *root, tsr_puzzle *pz)
+static int read_xmpuzzle_member(jr_reader *r, const json_t *root, tsr_puzzle *pz)
 {
     const json_t *text = json_object_get(root, "xmpuzzle"), *problem = json_object_get(root, "problem");
-    size_t mark = path_push_key(&r->path, "xmpuzzle");
+    size_t mark = jr_push_key(&r->path, "xmpuzzle");
     if (!json_is_string(text))
-        return fail_type(r, text, "a string: the XML of a BurrTools file");
-    path_pop(&r->path, mark);
+        return jr_fail_type(r, text, "a string: the XML of a BurrTools file");
+    jr_pop(&r->path, mark);
     char spec[TSR_MAX_NAME + 1] = "";
     if (problem != NULL) {
-        mark = path_push_key(&r->path, "problem");
+        mark = jr_push_key(&r->path, "problem");
         if (json_is_integer(problem) && json_integer_value(problem) >= 1 &&
             json_integer_value(problem) <= 100000)
             snprintf(spec, sizeof spec, "%lld", (long long)json_integer_value(problem));
@@ -1044,8 +685,8 @@ static int read_xmpuzzle_member(reader *r, const json_t *root, tsr_puzzle *pz)
                  json_string_length(problem) <= TSR_MAX_NAME)
             snprintf(spec, sizeof spec, "%s", json_string_value(problem));
         else
-            return fail_type(r, problem, "the problem's number from 1, or its name");
-        path_pop(&r->path, mark);
+            return jr_fail_type(r, problem, "the problem's number from 1, or its name");
+        jr_pop(&r->path, mark);
     }
     char where[600];
     snprintf(where, sizeof where, "%s%s$.xmpuzzle", r->source ? r->source : "", r->source ? ": " : "");
@@ -1072,10 +713,10 @@ static int read_xmpuzzle_member(reader *r, const json_t *root, tsr_puzzle *pz)
 
 /* A bare puzzle, or a job {"puzzle": ..., "options": ...}, or a job
  * {"polycube": "...", "options": ...}, or {"xmpuzzle": ..., "problem": ...}. */
-static int read_document(reader *r, const json_t *root, tsr_puzzle *pz, tsr_options *o)
+static int read_document(jr_reader *r, const json_t *root, tsr_puzzle *pz, tsr_options *o)
 {
     if (!json_is_object(root))
-        return fail_type(r, root, "an object (a puzzle or a job)");
+        return jr_fail_type(r, root, "an object (a puzzle or a job)");
     const json_t *puzzle = json_object_get(root, "puzzle");
     const json_t *polycube = json_object_get(root, "polycube");
     const json_t *xm = json_object_get(root, "xmpuzzle");
@@ -1089,26 +730,26 @@ static int read_document(reader *r, const json_t *root, tsr_puzzle *pz, tsr_opti
     if (puzzle == NULL && polycube == NULL) {
         rc = read_xmpuzzle_member(r, root, pz);
     } else {
-        size_t mark = path_push_key(&r->path, puzzle != NULL ? "puzzle" : "polycube");
+        size_t mark = jr_push_key(&r->path, puzzle != NULL ? "puzzle" : "polycube");
         rc = puzzle != NULL ? read_puzzle(r, puzzle, pz) : read_polycube_member(r, polycube, pz);
         if (rc == 0)
-            path_pop(&r->path, mark);
+            jr_pop(&r->path, mark);
     }
     if (rc != 0)
         return rc;
     const json_t *options = json_object_get(root, "options");
     if (options == NULL)
         return 0;
-    path_push_key(&r->path, "options");
+    jr_push_key(&r->path, "options");
     return read_options(r, options, pz, o);
 }
 
 /* The size cap, the nesting cap, then jansson (duplicate keys refused). */
-static int load_document(reader *r, const char *text, size_t len, json_t **root)
+static int load_document(jr_reader *r, const char *text, size_t len, json_t **root)
 {
     *root = NULL;
     if (len > MAX_DOC_BYTES)
-        return fail(r, TSR_ETOOBIG, "the document is %zu bytes; the limit is %zu MiB", len,
+        return jr_fail(r, TSR_ETOOBIG, "the document is %zu bytes; the limit is %zu MiB", len,
                     MAX_DOC_BYTES >> 20);
     int rc = check_depth(r, text, len);
     if (rc)
@@ -1139,7 +780,7 @@ static int load_document(reader *r, const char *text, size_t len, json_t **root)
 int tsr_options_read_json(const char *text, size_t len, const char *source,
                           const tsr_puzzle *pz, tsr_options *opt, tsr_err *err)
 {
-    reader r = {.source = source, .err = err, .path = {.buf = "$", .len = 1}};
+    jr_reader r = {.source = source, .err = err, .path = {.buf = "$", .len = 1}};
     tsr_options_init(opt);
     json_t *root;
     int rc = load_document(&r, text, len, &root);
@@ -1157,7 +798,7 @@ int tsr_options_read_json(const char *text, size_t len, const char *source,
 int tsr_puzzle_read_json(const char *text, size_t len, const char *source,
                          tsr_puzzle **out, tsr_options *opt, tsr_err *err)
 {
-    reader r = {.source = source, .err = err, .path = {.buf = "$", .len = 1}};
+    jr_reader r = {.source = source, .err = err, .path = {.buf = "$", .len = 1}};
     *out = NULL;
     if (opt != NULL)
         tsr_options_init(opt);
@@ -1172,7 +813,7 @@ int tsr_puzzle_read_json(const char *text, size_t len, const char *source,
     tsr_options_init(&o);
     tsr_puzzle *pz = tsr_puzzle_new();
     if (pz == NULL)
-        rc = fail(&r, TSR_ENOMEM, "out of memory");
+        rc = jr_fail(&r, TSR_ENOMEM, "out of memory");
     else
         rc = read_document(&r, root, pz, &o);
     json_decref(root);

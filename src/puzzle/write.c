@@ -11,7 +11,8 @@
  *
  * Text layers draw the board's bounding box: a grid per z layer, rows y =
  * min first, cells padded to the longest piece name and separated by one
- * space; trailing blanks are dropped from each line.
+ * space; trailing blanks are dropped from each line.  The plane lattices
+ * are drawn as their art, y up and each row shifted half a cell (below).
  *
  * tsr_write_polycube writes the sub-puzzle a partial assembly leaves, in the
  * format polycube_read.c reads (and in the shape polycube itself prints it):
@@ -34,8 +35,13 @@
  *
  * tsr_write_puzzle_json writes what json_read.c reads: one member per line,
  * the board as "cells" (and "optional" when it has optional cells), one
- * piece object per line, a count range as [min, max].
+ * piece object per line, a count range as [min, max], "lattice" for a
+ * plane lattice (cells [x, y] on the hexagonal one).
+ *
+ * Polycube definitions describe polycubes: tsr_write_polycube refuses the
+ * plane lattices (TSR_EUNSUPP).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,17 +199,130 @@ static int finish(FILE *f, int rc)
 
 /* ---- text layers -------------------------------------------------------- */
 
+/* ---- plane drawings ------------------------------------------------------
+ * The plane lattices are drawn as their art is (docs/puzzle-format.md):
+ * y up, a hexagon (x, y) at column 2x + y and a triangle (x, y, z) at
+ * column 2x + y + z, so that each row is shifted half a cell from the next.
+ * Columns are moved by an amount of the parity of the lowest y, so that
+ * the drawing read back as art (the last row y = 0) keeps every triangle's
+ * kind.  A label wider than one character widens the columns: a triangle
+ * takes width + 1 characters, a hexagon half of that (two columns apart). */
+
+/* The column of c, or LLONG_MIN for a cell off the lattice. */
+static long long plane_column(enum tsr_lattice lattice, tsr_cell c)
+{
+    if (c.z != 0 && (lattice == TSR_LATTICE_HEXAGONAL || c.z != 1))
+        return LLONG_MIN;
+    return 2LL * c.x + c.y + c.z;
+}
+
+struct plane_box {
+    long long ylo, yhi, s; /* rows ylo..yhi, columns from s */
+    long long ncols;
+    size_t n;              /* (yhi - ylo + 1) * ncols */
+};
+
+static int plane_box_of(const tsr_puzzle *pz, struct plane_box *b)
+{
+    if (pz->ncells < 1 || !pz->cells)
+        return TSR_EINVAL;
+    long long clo = LLONG_MAX, chi = LLONG_MIN;
+    b->ylo = b->yhi = pz->cells[0].y;
+    for (int i = 0; i < pz->ncells; i++) {
+        long long c = plane_column(pz->lattice, pz->cells[i]);
+        if (c == LLONG_MIN)
+            return TSR_EINVAL;
+        clo = c < clo ? c : clo, chi = c > chi ? c : chi;
+        b->ylo = pz->cells[i].y < b->ylo ? pz->cells[i].y : b->ylo;
+        b->yhi = pz->cells[i].y > b->yhi ? pz->cells[i].y : b->yhi;
+    }
+    b->s = clo - ((clo - b->ylo) & 1); /* s - ylo even: the kinds read back */
+    b->ncols = chi - b->s + 1;
+    long long nrows = b->yhi - b->ylo + 1;
+    if (b->ncols > (long long)MAX_TEXT_BOX || nrows > (long long)MAX_TEXT_BOX ||
+        b->ncols * nrows > (long long)MAX_TEXT_BOX)
+        return TSR_ETOOBIG;
+    b->n = (size_t)(b->ncols * nrows);
+    return 0;
+}
+
+static long plane_index(const tsr_puzzle *pz, const struct plane_box *b, tsr_cell c)
+{
+    long long col = plane_column(pz->lattice, c);
+    if (col == LLONG_MIN || c.y < b->ylo || c.y > b->yhi || col < b->s || col - b->s >= b->ncols)
+        return -1;
+    return (long)((b->yhi - c.y) * b->ncols + (col - b->s)); /* top row first */
+}
+
+static int write_plane_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s, size_t width)
+{
+    struct plane_box b;
+    int rc = plane_box_of(pz, &b);
+    if (rc < 0)
+        return rc;
+    size_t unit = width == 1 ? 1
+                  : pz->lattice == TSR_LATTICE_TRIANGULAR ? width + 1 : (width + 2) / 2;
+    int np = nplacements(s);
+    int *owner = malloc(b.n * sizeof *owner);
+    char *line = malloc((size_t)b.ncols * unit + width + 1);
+    rc = owner && line ? 0 : TSR_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < b.n; i++)
+        owner[i] = OFF_BOARD;
+    for (int i = 0; rc == 0 && i < pz->ncells; i++)
+        owner[plane_index(pz, &b, pz->cells[i])] = FREE_CELL;
+    for (int i = 0; rc == 0 && i < pz->noptional; i++) {
+        long at = plane_index(pz, &b, pz->optional[i]);
+        if (at >= 0 && owner[at] == FREE_CELL)
+            owner[at] = OPTIONAL_CELL;
+    }
+    for (int i = 0; rc == 0 && i < np; i++)
+        for (int j = 0; rc == 0 && j < s->placements[i].ncells; j++) {
+            long at = plane_index(pz, &b, s->placements[i].cells[j]);
+            if (at < 0 || (owner[at] != FREE_CELL && owner[at] != OPTIONAL_CELL))
+                rc = TSR_EINVAL;
+            else
+                owner[at] = i;
+        }
+    for (long long row = 0; rc == 0 && row < b.yhi - b.ylo + 1; row++) {
+        const int *o = owner + row * b.ncols;
+        char *end = line;
+        for (long long col = 0; col < b.ncols; col++) {
+            const char *t = o[col] == OFF_BOARD       ? ""
+                            : o[col] == FREE_CELL     ? "."
+                            : o[col] == OPTIONAL_CELL ? "+"
+                                                      : pz->pieces[s->placements[o[col]].piece].name;
+            char *at = line + col * unit;
+            if (end < at) { /* blanks up to this cell */
+                memset(end, ' ', (size_t)(at - end));
+                end = at;
+            }
+            if (*t) {
+                memcpy(at, t, strlen(t));
+                end = at + strlen(t);
+            }
+        }
+        put_line(f, line, end);
+    }
+    free(owner);
+    free(line);
+    return finish(f, rc);
+}
+
 int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s)
 {
     static const struct marks text_marks = {"", ".", "+"};
     struct box b;
     int rc = check_input(pz, s);
-    if (rc < 0 || (rc = box_of(pz, MAX_TEXT_BOX, &b)) < 0)
+    if (rc < 0)
         return rc;
     size_t width = 1;
     for (int k = 0; k < pz->npieces; k++)
         if (strlen(pz->pieces[k].name) > width)
             width = strlen(pz->pieces[k].name);
+    if (pz->lattice != TSR_LATTICE_CUBIC)
+        return write_plane_text(f, pz, s, width);
+    if ((rc = box_of(pz, MAX_TEXT_BOX, &b)) < 0)
+        return rc;
     int np = nplacements(s);
     int *owner = board_grid(pz, &b);
     const char **label = malloc((size_t)(np ? np : 1) * sizeof *label);
@@ -232,12 +351,16 @@ int tsr_write_solution_text(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
 
 /* ---- JSON helpers --------------------------------------------------------- */
 
-static json_t *cells_json(const tsr_cell *cells, int n)
+/* Cells as the reader reads them: [x, y] on the hexagonal lattice, which
+ * has no third coordinate, else [x, y, z]. */
+static json_t *cells_json(enum tsr_lattice lattice, const tsr_cell *cells, int n)
 {
     json_t *a = json_array();
+    bool hex = lattice == TSR_LATTICE_HEXAGONAL;
     for (int i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_pack("[iii]", cells[i].x, cells[i].y,
-                                               cells[i].z)) != 0) {
+        if (json_array_append_new(a, hex ? json_pack("[ii]", cells[i].x, cells[i].y)
+                                         : json_pack("[iii]", cells[i].x, cells[i].y,
+                                                     cells[i].z)) != 0) {
             json_decref(a);
             a = NULL;
         }
@@ -294,18 +417,24 @@ static char *put_int(char *p, int v)
 }
 
 /* One line, as jansson writes {"pieces": [{"name": N, "cells": [[x,y,z],
- * ...]}, ...]} compact (with "colors": [...] beside a coloured piece's cells), but printed straight into one buffer: the daemon's
- * export formats millions of these, and building a jansson tree per
- * solution cost ~300 allocations each.  Names (escaped by jansson, which
+ * ...]}, ...]} compact (with "colors": [...] beside a coloured piece's
+ * cells), but printed straight into one buffer: the daemon's export
+ * formats millions of these, and building a jansson tree per solution
+ * cost ~300 allocations each.  On a plane lattice the line opens with
+ * "lattice": "triangular" or "hexagonal" (what the cells mean), and a
+ * hexagon is [x, y] as in puzzle files.  Names (escaped by jansson, which
  * also refuses bad UTF-8) are encoded once per piece. */
 int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s)
 {
     int rc = check_input(pz, s);
     if (rc < 0)
         return rc;
+    if ((unsigned)pz->lattice >= TSR_NLATTICES)
+        return TSR_EINVAL;
     int np = nplacements(s);
     char **names = calloc((size_t)pz->npieces + 1, sizeof *names);
-    size_t need = 16;
+    size_t need = 48; /* {"lattice":"triangular","pieces":[ ... ]}\n */
+    bool hex = pz->lattice == TSR_LATTICE_HEXAGONAL;
     if (!names)
         return TSR_ENOMEM;
     for (int i = 0; i < np && rc == 0; i++) {
@@ -326,7 +455,13 @@ int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
         rc = TSR_ENOMEM;
     if (rc == 0) {
         char *o = buf;
-        o = put_str(o, "{\"pieces\":[");
+        if (pz->lattice != TSR_LATTICE_CUBIC) { /* what a cell means; cubic: as ever */
+            o = put_str(o, "{\"lattice\":\"");
+            o = put_str(o, tsr_lattice_names[pz->lattice]);
+            o = put_str(o, "\",\"pieces\":[");
+        } else {
+            o = put_str(o, "{\"pieces\":[");
+        }
         for (int i = 0; i < np; i++) {
             const tsr_placement *p = &s->placements[i];
             o = put_str(o, i ? ",{\"name\":" : "{\"name\":");
@@ -340,8 +475,10 @@ int tsr_write_solution_json(FILE *f, const tsr_puzzle *pz, const tsr_solution *s
                 o = put_int(o, cell->x);
                 *o++ = ',';
                 o = put_int(o, cell->y);
-                *o++ = ',';
-                o = put_int(o, cell->z);
+                if (!hex) { /* a hexagon is [x, y], as in puzzle files */
+                    *o++ = ',';
+                    o = put_int(o, cell->z);
+                }
                 *o++ = ']';
             }
             /* a coloured piece's colours, as turned, one per cell */
@@ -411,12 +548,12 @@ static json_t *puzzle_colors_json(const tsr_puzzle *pz, int *rc)
     return o;
 }
 
-static json_t *piece_json(const tsr_piece *p, int *rc)
+static json_t *piece_json(enum tsr_lattice lattice, const tsr_piece *p, int *rc)
 {
     json_t *o = json_object();
     *rc = TSR_ENOMEM;
     if (o && put_string(o, "name", p->name, rc) == 0 &&
-        put(o, "cells", cells_json(p->cells, p->ncells)) == 0 &&
+        put(o, "cells", cells_json(lattice, p->cells, p->ncells)) == 0 &&
         (p->colors == NULL || put(o, "colors", colors_json(p->colors, p->ncells)) == 0) &&
         put(o, "count", p->count_min == p->count ? json_integer(p->count)
                                                  : json_pack("[ii]", p->count_min, p->count)) == 0 &&
@@ -433,10 +570,10 @@ static json_t *puzzle_members(const tsr_puzzle *pz, int *rc)
 {
     json_t *o = json_object(), *expected = json_object();
     *rc = TSR_ENOMEM;
-    json_t *board = json_pack("{s:o}", "cells", cells_json(pz->cells, pz->ncells));
+    json_t *board = json_pack("{s:o}", "cells", cells_json(pz->lattice, pz->cells, pz->ncells));
     if (board && ((pz->colors && put(board, "colors", colors_json(pz->colors, pz->ncells)) != 0) ||
                   (pz->noptional > 0 &&
-                   put(board, "optional", cells_json(pz->optional, pz->noptional)) != 0))) {
+                   put(board, "optional", cells_json(pz->lattice, pz->optional, pz->noptional)) != 0))) {
         json_decref(board);
         board = NULL;
     }
@@ -445,6 +582,8 @@ static json_t *puzzle_members(const tsr_puzzle *pz, int *rc)
     bool ok = o && expected && put(o, "version", json_integer(1)) == 0 &&
               (!pz->name || put_string(o, "name", pz->name, rc) == 0) &&
               (!pz->description || put_string(o, "description", pz->description, rc) == 0) &&
+              (pz->lattice == TSR_LATTICE_CUBIC || /* the default, left out as before */
+               put(o, "lattice", json_string(tsr_lattice_names[pz->lattice])) == 0) &&
               json_object_set(o, "board", board) == 0 &&
               put(o, "rotations", json_string(rotation_names[pz->rotations])) == 0 &&
               put(o, "mirror", json_boolean(pz->mirror)) == 0 && crc == 0 &&
@@ -476,7 +615,7 @@ int tsr_write_puzzle_json(FILE *f, const tsr_puzzle *pz)
     int rc = check_input(pz, NULL);
     if (rc < 0)
         return rc;
-    if ((unsigned)pz->rotations > TSR_ROT_NONE)
+    if ((unsigned)pz->rotations > TSR_ROT_NONE || (unsigned)pz->lattice >= TSR_NLATTICES)
         return TSR_EINVAL;
     json_t *m = puzzle_members(pz, &rc);
     if (!m)
@@ -492,7 +631,7 @@ int tsr_write_puzzle_json(FILE *f, const tsr_puzzle *pz)
             continue;
         fputs(",\n  \"pieces\": [", f); /* after the board, one piece a line */
         for (int k = 0; k < pz->npieces && rc == 0; k++) {
-            json_t *p = piece_json(&pz->pieces[k], &rc);
+            json_t *p = piece_json(pz->lattice, &pz->pieces[k], &rc);
             if (p) {
                 fprintf(f, "%s\n    ", k ? "," : "");
                 json_dumpf(p, f, 0);
@@ -698,9 +837,9 @@ static int put_stationary(FILE *f, const struct sub_puzzle *sp, const struct box
 int tsr_write_polycube(FILE *f, const tsr_puzzle *pz, const tsr_solution *s)
 {
     bool flat = tsr_puzzle_is_flat(pz);
-    /* the format has no optional cells, ranges or colours */
-    if (pz->rotations == TSR_ROT_NONE || (pz->mirror && !flat) || !tsr_puzzle_is_exact(pz) ||
-        tsr_puzzle_has_colors(pz))
+    /* the format has no optional cells, ranges, colours or plane lattices */
+    if (pz->lattice != TSR_LATTICE_CUBIC || pz->rotations == TSR_ROT_NONE ||
+        (pz->mirror && !flat) || !tsr_puzzle_is_exact(pz) || tsr_puzzle_has_colors(pz))
         return TSR_EUNSUPP;
     struct box b;
     int rc = check_input(pz, s);

@@ -38,7 +38,9 @@
  *     (mirror images of achiral pieces, turning a flat piece over on a flat
  *     board) it is written;
  *   - the published counts ("expected") are not written: BurrTools keeps
- *     its own, once it has solved the problem.
+ *     its own, once it has solved the problem;
+ *   - the cubic lattice only: BurrTools has a grid of triangular prisms
+ *     of its own, which is not written; a plane-lattice puzzle is refused.
  * Names and the description must be text XML can carry (valid UTF-8, no
  * control characters but tab and line breaks in the description); sizes
  * are bounded by what xmpuzzle.c reads back (TSR_ETOOBIG over them).
@@ -206,6 +208,10 @@ static int check_model(const tsr_puzzle *pz, tsr_err *err)
 {
     if (pz->ncells < 1 || pz->cells == NULL)
         return tsr_err_set(err, TSR_EINVAL, "the puzzle has no board");
+    if (pz->lattice != TSR_LATTICE_CUBIC) /* BurrTools' triangle grid is not Tessera's */
+        return tsr_err_set(err, TSR_EUNSUPP, "the puzzle is on the %s lattice: BurrTools files "
+                                             "are written for the cubic lattice only",
+                           tsr_lattice_names[pz->lattice]);
     if (pz->name != NULL && !xml_text_ok(pz->name, false))
         return tsr_err_set(err, TSR_EUNSUPP, "the puzzle's name is not text a BurrTools file can "
                                              "carry (UTF-8 without control characters)");

@@ -274,6 +274,19 @@ check "convert one-sided -> xmpuzzle refused: exit 2, names the piece and rule" 
 check "a refused convert leaves OUT as it was, no temporary left" '[ "$(cat "$tmp/kept.xmpuzzle")" = keep ] && [ -z "$(ls "$tmp" | grep "tmp-")" ]'
 "$T" convert --to=polycube "$S/puzzles/pentominoes-any5-5x5.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "convert ranges -> polycube refused: exit 2, says why" '[ $rc -eq 2 ] && grep -q "count range \[0, 1\]: a polycube definition has no ranges" "$tmp/err" && [ ! -s "$tmp/out" ]'
+
+# the plane lattices (issue 24): JSON carries them, the cubic formats refuse them
+hex="$S/tests/fixtures/lattices/tetrahexes-7x4.json"
+"$T" convert --to=json "$hex" >"$tmp/hex.json" 2>"$tmp/err"; rc=$?
+check "convert hexagonal -> json: the lattice and [x, y] cells" '[ $rc -eq 0 ] && grep -q "\"lattice\": \"hexagonal\"" "$tmp/hex.json" && grep -q "\"cells\": \[\[0, 0\], \[1, 0\]" "$tmp/hex.json"'
+"$T" convert --to=json "$tmp/hex.json" >"$tmp/hex2.json" && cmp -s "$tmp/hex.json" "$tmp/hex2.json"; rc=$?
+check "convert hexagonal json -> json: the same bytes" '[ $rc -eq 0 ]'
+for to in polycube xmpuzzle; do
+    "$T" convert --to=$to "$hex" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    check "convert hexagonal -> $to refused: exit 2, names the lattice" '[ $rc -eq 2 ] && grep -q "the puzzle is on the hexagonal lattice" "$tmp/err" && [ ! -s "$tmp/out" ]'
+done
+"$T" solve --polycube "$S/tests/fixtures/lattices/hexiamonds-9x4.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "solve --polycube on triangles refused before searching: exit 2" '[ $rc -eq 2 ] && grep -q "polycube definitions describe the cubic lattice only; this puzzle is on the triangular lattice" "$tmp/err" && [ ! -s "$tmp/out" ]'
 "$T" convert "$S/puzzles/dominoes-6x6.json" -o "$tmp/dominoes.txt" 2>"$tmp/err"; rc=$?
 check "convert copies -> polycube refused: exit 2, no file" '[ $rc -eq 2 ] && grep -q "piece D: 18 copies: a polycube definition has no counts" "$tmp/err" && [ ! -e "$tmp/dominoes.txt" ]'
 "$T" convert "$S/puzzles/pentominoes-8x8-fixed-center.json" -o "$tmp/fixed.xmpuzzle" 2>"$tmp/err"; rc=$?

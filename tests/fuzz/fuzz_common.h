@@ -119,8 +119,8 @@ static bool fuzz_same_colors(const unsigned char *a, const unsigned char *b, int
 
 static bool fuzz_same_puzzle(const tsr_puzzle *a, const tsr_puzzle *b)
 {
-    if (a->ncells != b->ncells || a->npieces != b->npieces || a->rotations != b->rotations ||
-        a->mirror != b->mirror)
+    if (a->lattice != b->lattice || a->ncells != b->ncells || a->npieces != b->npieces ||
+        a->rotations != b->rotations || a->mirror != b->mirror)
         return false;
     if ((a->name == NULL) != (b->name == NULL) || (a->name && strcmp(a->name, b->name) != 0))
         return false;

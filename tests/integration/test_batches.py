@@ -158,6 +158,10 @@ def refusals(d):
                 "with the hole (1 cell)", "61 cells", what="a hole that leaves the wrong volume")
     check_error(d.post("/api/v1/batches", {"puzzle": board, "variants": {"hole": {"rows": ["#" * 9]}}}),
                 422, "$.variants", what="a hole that fits nowhere")
+    hexes = {"lattice": "hexagonal", "board": {"size": [3, 3]},
+             "pieces": [{"name": "m", "cells": [[0, 0]], "count": 8}]}
+    check_error(d.post("/api/v1/batches", {"puzzle": hexes, "variants": {"hole": "each-cell"}}), 422,
+                "$.puzzle.lattice", "cubic lattice only", what="hole variants on the hexagonal lattice")
     check_error(d.get("/api/v1/batches/99"), 404, "no batch 99", what="unknown batch")
     check_error(d.get("/api/v1/batches/abc"), 404, "no batch abc", what="batch id not a number")
     check_error(d.get("/api/v1/batches?frob=1"), 400, "frob", what="unknown parameter")

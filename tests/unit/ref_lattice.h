@@ -31,7 +31,11 @@
  * piece whose image it may not take becomes the piece listed as that image
  * (the twin of the same rank, as tests/unit/test_diff.c's header says), so
  * a reflected solution is the same solution when its pieces match the
- * puzzle's within their counts.
+ * puzzle's within their counts.  Twins listed in unequal numbers of
+ * entries (A x2 against B1, B2), which the engine relabels
+ * (src/engine/symmetry.h), are beyond this rule: the generator never
+ * makes them (it merges all equal pieces or none), and test_diff.c's
+ * "uneven" family checks them.
  *
  * From a differential test (a tsr_puzzle on any lattice): board cells and
  * piece cells copy over as they are (tsr_cell and ref_cell are both x, y,

@@ -137,7 +137,12 @@ START_TEST(automatic_choices_on_any_threads)
                  {"pentominoes-6x10.json", "redundancy=X "},
                  {"pentominoes-6x10.json", "order=s=12:f=11 "},
                  {"records/onesided-pentominoes-9x10.json", "order=s=18:e=17 "},
-                 {"records/onesided-pentominoes-6x15.json", "order=s=18:f=17 "}};
+                 {"records/onesided-pentominoes-6x15.json", "order=s=18:f=17 "},
+                 /* the plane lattices weigh E from 1e6 nodes, E taken when 3 times smaller */
+                 {"../tests/fixtures/lattices/hexiamonds-6x6.json", "order=s=12:e=11 "},
+                 {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", "order=s=12:e=11 "},
+                 {"../tests/fixtures/lattices/hexiamonds-9x4.json", "order=s=12:f=11 "},
+                 {"../tests/fixtures/lattices/polyhexes-34-hexagon.json", "order=s=10:f=9 "}};
     static const int threads[] = {1, 2, 3, 16};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         tsr_puzzle *pz = load(cases[c].file, NULL);
@@ -173,6 +178,10 @@ START_TEST(symmetry_groups)
         {"onesided-pentominoes-3x30.json", 4}, /* turning over swaps mirror pieces */
         {"soma-cube.json", 48},            /* A and B are mirror images */
         {"tetris-cube.json", 24},          /* not closed under reflection */
+        /* the plane lattices: 12 motions, all rotations in space */
+        {"../tests/fixtures/lattices/polyhexes-34-hexagon.json", 12}, /* a regular hexagon */
+        {"../tests/fixtures/lattices/hexiamonds-6x6.json", 4},        /* a rhombus */
+        {"../tests/fixtures/lattices/hexiamonds-9x4.json", 2},        /* a parallelogram */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tsr_puzzle *pz = load(cases[i].file, NULL);

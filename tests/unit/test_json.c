@@ -766,7 +766,7 @@ START_TEST(null_source_and_long_key)
     ck_assert_int_eq(tsr_puzzle_read_json(doc, strlen(doc), NULL, &pz, NULL, &err), TSR_EINVAL);
     ck_assert_str_eq(err.msg, "$.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...: unknown key;"
                               " expected one of \"version\", \"name\", \"description\","
-                              " \"board\", \"pieces\", \"rotations\", \"mirror\", \"expected\","
+                              " \"lattice\", \"board\", \"pieces\", \"rotations\", \"mirror\", \"expected\","
                               " \"colors\"");
     doc = "{\"board\": \n  {\"size\": [2, 1]]}";
     ck_assert_int_eq(tsr_puzzle_read_json(doc, strlen(doc), NULL, &pz, NULL, &err), TSR_EINVAL);
@@ -830,6 +830,303 @@ START_TEST(options_round_trip)
 }
 END_TEST
 
+/* ---- the plane lattices ----------------------------------------------------- */
+
+/* Refused, with exactly this message (after "t.json: "). */
+static void read_bad_exact(const char *json, int code, const char *msg)
+{
+    const char *doc = q(json);
+    tsr_puzzle *pz = NULL;
+    tsr_err err = {{0}};
+    int rc = tsr_puzzle_read_json(doc, strlen(doc), "t.json", &pz, NULL, &err);
+    ck_assert_msg(rc == code, "rc %d, want %d: %s", rc, code, err.msg);
+    ck_assert_ptr_null(pz);
+    ck_assert_msg(strncmp(err.msg, "t.json: ", 8) == 0 && strcmp(err.msg + 8, msg) == 0,
+                  "message\n  \"%s\"\nwanted\n  \"t.json: %s\"", err.msg, msg);
+}
+
+/* The piece's cells moved to the origin and sorted, as "x,y,z;...". */
+static char *shape_key(const tsr_cell *cells, int n)
+{
+    tsr_cell *v = malloc((size_t)n * sizeof *v);
+    char *key = malloc((size_t)n * 40 + 1), *at = key;
+    memcpy(v, cells, (size_t)n * sizeof *v);
+    tsr_cell lo = v[0];
+    for (int i = 1; i < n; i++)
+        lo.x = v[i].x < lo.x ? v[i].x : lo.x, lo.y = v[i].y < lo.y ? v[i].y : lo.y;
+    for (int i = 0; i < n; i++) /* translations move x and y only: z is a kind */
+        v[i].x -= lo.x, v[i].y -= lo.y;
+    for (int i = 0; i < n; i++) /* sort, small n */
+        for (int j = i + 1; j < n; j++)
+            if (v[j].y < v[i].y || (v[j].y == v[i].y && (v[j].x < v[i].x ||
+                                                        (v[j].x == v[i].x && v[j].z < v[i].z)))) {
+                tsr_cell c = v[i];
+                v[i] = v[j], v[j] = c;
+            }
+    *at = '\0';
+    for (int i = 0; i < n; i++)
+        at += sprintf(at, "%d,%d,%d;", v[i].x, v[i].y, v[i].z);
+    free(v);
+    return key;
+}
+
+START_TEST(lattice_key)
+{
+    /* absent, or "cubic": the cubic lattice, as before */
+    tsr_puzzle *pz = read_ok("{'board': {'size': [2, 1]}, 'pieces': [" DOMINO "]}", NULL);
+    ck_assert_int_eq(pz->lattice, TSR_LATTICE_CUBIC);
+    tsr_puzzle_free(pz);
+    pz = read_ok("{'lattice': 'cubic', 'board': {'size': [2, 1]}, 'pieces': [" DOMINO "]}", NULL);
+    ck_assert_int_eq(pz->lattice, TSR_LATTICE_CUBIC);
+    tsr_puzzle_free(pz);
+    /* read before the board, wherever it is written */
+    pz = read_ok("{'board': {'cells': [[0, 0], [1, 0]]}, 'pieces': [{'name': 'D', 'cells':"
+                 " [[0, 0], [0, 1]]}], 'lattice': 'hexagonal'}", NULL);
+    ck_assert_int_eq(pz->lattice, TSR_LATTICE_HEXAGONAL);
+    tsr_puzzle_free(pz);
+    read_bad_exact("{'lattice': 'square', 'board': {'size': [2, 1]}, 'pieces': [" DOMINO "]}",
+                   TSR_EINVAL, "$.lattice: expected one of \"cubic\", \"triangular\", "
+                   "\"hexagonal\", got \"square\"");
+    read_bad_exact("{'puzzle': {'lattice': 6, 'board': {'size': [2, 1]}, 'pieces': [" DOMINO "]}}",
+                   TSR_EINVAL, "$.puzzle.lattice: expected one of \"cubic\", \"triangular\", "
+                   "\"hexagonal\", got 6");
+}
+END_TEST
+
+START_TEST(plane_cell_lists)
+{
+    tsr_puzzle *pz = read_ok("{'lattice': 'triangular', 'board': {'cells': [[0, 0, 0], [0, 0, 1],"
+                             " [-1, 3, 1]], 'optional': [[-1, 3, 1]]}, 'pieces': [{'name': 'R',"
+                             " 'cells': [[5, 5, 1], [6, 5, 0]]}, {'name': 'm', 'cells':"
+                             " [[0, 0, 1]], 'count': [0, 1]}]}", NULL);
+    ck_assert_int_eq(pz->lattice, TSR_LATTICE_TRIANGULAR);
+    ck_assert(has_cell(pz->cells, 3, -1, 3, 1) && has_cell(pz->pieces[0].cells, 2, 6, 5, 0));
+    tsr_puzzle_free(pz);
+    pz = read_ok("{'lattice': 'hexagonal', 'board': {'cells': [[0, 0], [1, -1]]},"
+                 " 'pieces': [{'name': 'I2', 'cells': [[0, 0], [1, 0]]}]}", NULL);
+    ck_assert(has_cell(pz->cells, 2, 1, -1, 0));
+    tsr_puzzle_free(pz);
+
+    read_bad_exact("{'lattice': 'hexagonal', 'board': {'size': [2, 1]}, 'pieces': [{'name': "
+                   "'I2', 'cells': [[0, 0], [1, 0]]}, {'name': 'J', 'cells': [[0, 0], [1, 0],"
+                   " [1, 1, 0]]}]}", TSR_EINVAL,
+                   "$.pieces[1].cells[2]: a cell of the hexagonal lattice is [x, y]: a hexagon "
+                   "has no third coordinate");
+    read_bad_exact("{'lattice': 'hexagonal', 'board': {'size': [2, 1], 'optional': [[0, 0, 0]]},"
+                   " 'pieces': [" DOMINO "]}", TSR_EINVAL,
+                   "$.board.optional[0]: a cell of the hexagonal lattice is [x, y]: a hexagon "
+                   "has no third coordinate");
+    read_bad_exact("{'lattice': 'hexagonal', 'board': {'cells': [[0, 0], [1]]}, 'pieces': ["
+                   DOMINO "]}", TSR_EINVAL,
+                   "$.board.cells[1]: expected a hexagon [x, y] of 2 integers, got an array of 1 "
+                   "elements");
+    read_bad_exact("{'lattice': 'triangular', 'board': {'size': [2, 1]}, 'pieces': [{'name':"
+                   " 'R', 'cells': [[0, 0, 0], [0, 0]]}]}", TSR_EINVAL,
+                   "$.pieces[0].cells[1]: a cell of the triangular lattice is [x, y, z]: z is 0 "
+                   "for the triangle pointing up, 1 for the one pointing down");
+    read_bad_exact("{'lattice': 'triangular', 'board': {'size': [3, 1]}, 'pieces': ["
+                   "{'name': 'a', 'cells': [[0, 0, 0]]}, {'name': 'b', 'cells': [[0, 0, 0]]},"
+                   " {'name': 'c', 'cells': [[0, 0, 1], [1, 0, 0], [1, 0, 1], [2, 0, 0],"
+                   " [2, 0, 2]]}]}", TSR_EINVAL,
+                   "$.pieces[2].cells[4]: z is 2; on the triangular lattice z is 0 for the "
+                   "triangle pointing up (corners (x, y), (x+1, y), (x, y+1)) and 1 for the one "
+                   "pointing down (corners (x+1, y), (x+1, y+1), (x, y+1))");
+    read_bad_exact("{'lattice': 'triangular', 'board': {'cells': [[0, 0, 0], [0, 0, 'up']]},"
+                   " 'pieces': [" DOMINO "]}", TSR_EINVAL,
+                   "$.board.cells[1]: expected a triangle [x, y, z] of 3 integers; element 2 is "
+                   "\"up\"");
+    read_bad_exact("{'lattice': 'triangular', 'board': {'cells': 5}, 'pieces': [" DOMINO "]}",
+                   TSR_EINVAL, "$.board.cells: expected an array of cells [x, y, z], got 5");
+}
+END_TEST
+
+START_TEST(plane_size)
+{
+    tsr_puzzle *pz = read_ok("{'lattice': 'hexagonal', 'board': {'size': [3, 2]},"
+                             " 'pieces': [{'name': 'I3', 'rows': ['# # #'], 'count': 2}]}", NULL);
+    ck_assert_int_eq(pz->ncells, 6);
+    ck_assert(has_cell(pz->cells, 6, 2, 1, 0) && !has_cell(pz->cells, 6, 3, 0, 0));
+    tsr_puzzle_free(pz);
+    /* W x H rhombi: both triangles of each */
+    pz = read_ok("{'lattice': 'triangular', 'board': {'size': [3, 2]},"
+                 " 'pieces': [{'name': 'I6', 'rows': ['######'], 'count': 2}]}", NULL);
+    ck_assert_int_eq(pz->ncells, 12);
+    ck_assert(has_cell(pz->cells, 12, 2, 1, 1) && has_cell(pz->cells, 12, 0, 0, 0));
+    tsr_puzzle_free(pz);
+    read_bad_exact("{'lattice': 'hexagonal', 'board': {'size': [2, 2, 2]}, 'pieces': ["
+                   DOMINO "]}", TSR_EINVAL,
+                   "$.board.size: expected [W, H] on the hexagonal lattice: the parallelogram of "
+                   "W x H hexagons, got an array of 3 elements");
+    read_bad_exact("{'lattice': 'triangular', 'board': {'size': [400, 400]}, 'pieces': ["
+                   DOMINO "]}", TSR_ETOOBIG, "$.board.size: the board would have more than "
+                   "100000 cells");
+    read_bad_exact("{'lattice': 'triangular', 'board': {'layers': [['...']]}, 'pieces': ["
+                   DOMINO "]}", TSR_EINVAL,
+                   "$.board.layers: the triangular lattice is a plane: draw it with \"rows\" (or "
+                   "list \"cells\")");
+}
+END_TEST
+
+/* The hexagon of side 3 drawn as a board and the 7 tetrahexes as pieces
+ * (any 4 of them and monohexes fill it): y up (the last row is y = 0),
+ * hexagon (x, y) at column 2x + y. */
+#define ANY "'count': [0, 1]"
+START_TEST(hexagonal_art)
+{
+    tsr_puzzle *pz = read_ok("{'lattice': 'hexagonal',"
+                             " 'board': {'rows': ['  . . .',"
+                             "                    ' . . . .',"
+                             "                    '. . + . .',"
+                             "                    ' . . . .',"
+                             "                    '  . . .']},"
+                             " 'pieces': [{'name': 'I4', 'rows': ['# # # #'], " ANY "},"
+                             "  {'name': 'J4', 'rows': ['     #', '# # #'], " ANY "},"
+                             "  {'name': 'O4', 'rows': [' # #', '# #'], " ANY "},"
+                             "  {'name': 'P4', 'rows': ['   #', '# # #'], " ANY "},"
+                             "  {'name': 'S4', 'rows': ['   # #', '# #'], " ANY "},"
+                             "  {'name': 'U4', 'rows': ['# #', '   #', '  #'], " ANY "},"
+                             "  {'name': 'Y4', 'rows': ['    #', ' # #', '    #'], " ANY "},"
+                             "  {'name': 'm', 'rows': ['#'], 'count': [0, 3]}]}", NULL);
+    ck_assert_int_eq(pz->ncells, 19);
+    /* x = (column - y) / 2, so the drawing's left corner is x = -1 */
+    static const int hexagon[19][2] = {{-1, 4}, {0, 4}, {1, 4}, {-1, 3}, {0, 3}, {1, 3}, {2, 3},
+                                       {-1, 2}, {0, 2}, {1, 2}, {2, 2}, {3, 2}, {0, 1}, {1, 1},
+                                       {2, 1}, {3, 1}, {1, 0}, {2, 0}, {3, 0}};
+    for (int i = 0; i < 19; i++)
+        ck_assert_msg(has_cell(pz->cells, 19, hexagon[i][0], hexagon[i][1], 0), "cell %d", i);
+    ck_assert_int_eq(pz->noptional, 1);
+    ck_assert(pz->optional[0].x == 1 && pz->optional[0].y == 2);
+    /* Polyform Puzzler's tetrahexes (tests/fixtures/lattices), up to translation */
+    static const char *const puzzler[] = {
+        "0,0,0;1,0,0;2,0,0;3,0,0;", "0,0,0;1,0,0;2,0,0;2,1,0;", "0,0,0;1,0,0;0,1,0;1,1,0;",
+        "0,0,0;1,0,0;2,0,0;1,1,0;", "0,0,0;1,0,0;1,1,0;2,1,0;", "2,0,0;2,1,0;0,2,0;1,2,0;",
+        "2,0,0;0,1,0;1,1,0;1,2,0;"};
+    for (int k = 0; k < 7; k++) {
+        char *key = shape_key(pz->pieces[k].cells, pz->pieces[k].ncells);
+        ck_assert_msg(strcmp(key, puzzler[k]) == 0, "%s: %s", pz->pieces[k].name, key);
+        free(key);
+    }
+    tsr_puzzle_free(pz);
+
+    /* a drawing one column over is the same shape: the first cell sets the
+     * parity, x = (column - y) / 2 rounded down */
+    pz = read_ok("{'lattice': 'hexagonal', 'board': {'rows': [' . .', '. . .', ' . .']},"
+                 " 'pieces': [{'name': 'm', 'rows': ['#'], 'count': 7}]}", NULL);
+    tsr_puzzle *same = read_ok("{'lattice': 'hexagonal', 'board': {'rows': ['  . .', ' . . .',"
+                               " '  . .']}, 'pieces': [{'name': 'm', 'rows': ['#'], 'count': 7}]}",
+                               NULL);
+    ck_assert_int_eq(pz->ncells, 7);
+    for (int i = 0; i < 7; i++)
+        ck_assert(pz->cells[i].x + 1 == same->cells[i].x && pz->cells[i].y == same->cells[i].y);
+    ck_assert(pz->cells[0].x == -1 && pz->cells[0].y == 2); /* column 1 - y 2 = -1: x -1 */
+    tsr_puzzle_free(same);
+    tsr_puzzle_free(pz);
+
+    read_bad_exact("{'lattice': 'hexagonal', 'board': {'rows': [' . .', '. . .', '. .']},"
+                   " 'pieces': [{'name': 'm', 'rows': ['#'], 'count': 7}]}", TSR_EINVAL,
+                   "$.board.rows[2]: '.' at column 0 is between two hexagons: each row is "
+                   "shifted half a hexagon (one column) from the next, and the first cell drawn "
+                   "(rows[0], column 1) puts this row's hexagons at odd columns");
+    read_bad_exact("{'lattice': 'hexagonal', 'board': {'size': [2, 1]}, 'pieces': [{'name':"
+                   " 'D', 'rows': ['##']}]}", TSR_EINVAL,
+                   "$.pieces[0].rows[0]: '#' at column 1 is between two hexagons: each row is "
+                   "shifted half a hexagon (one column) from the next, and the first cell drawn "
+                   "(rows[0], column 0) puts this row's hexagons at even columns");
+    read_bad_exact("{'lattice': 'hexagonal', 'board': {'size': [2, 1]}, 'pieces': [{'name':"
+                   " 'D', 'rows': ['^ v']}]}", TSR_EINVAL,
+                   "$.pieces[0].rows[0]: '^' at column 0: '^' and 'v' draw the triangles of the "
+                   "triangular lattice; on the hexagonal lattice the art has '#' for a cell, "
+                   "'.' or ' ' for none");
+}
+END_TEST
+
+/* The 12 hexiamonds drawn with '^' and 'v' (and with '#'), y up, triangle
+ * (x, y, z) at column 2x + y + z: Polyform Puzzler's pieces. */
+START_TEST(triangular_art)
+{
+    static const char *const art[12][2] = {
+        {"I", "['^v^v^v']"},           {"P", "[' ^', '^v^v^']"},
+        {"J", "[' ^v^v^', '     v']"}, {"E", "[' ^v^v^', '   v']"},
+        {"V", "[' ^v', '^v^v']"},      {"H", "[' ^v^v', '   v^']"},
+        {"S", "['    ^', ' ^v^v', ' v']"}, {"X", "['  ^', ' ^v^v', '   v']"},
+        {"C", "['   ^v', '^v^v']"},    {"G", "['  v^', '^v^v']"},
+        {"F", "[' ^ ^', '^v^v']"},     {"O", "[' ^v^', ' v^v']"}};
+    /* tests/fixtures/lattices/make_fixtures.py's HEXIAMONDS, normalised */
+    static const char *const puzzler[12] = {
+        "0,0,0;0,0,1;1,0,0;1,0,1;2,0,0;2,0,1;", "0,0,0;0,0,1;1,0,0;1,0,1;2,0,0;0,1,0;",
+        "2,0,1;0,1,0;0,1,1;1,1,0;1,1,1;2,1,0;", "1,0,1;0,1,0;0,1,1;1,1,0;1,1,1;2,1,0;",
+        "0,0,0;0,0,1;1,0,0;1,0,1;0,1,0;0,1,1;", "1,0,1;2,0,0;0,1,0;0,1,1;1,1,0;1,1,1;",
+        "0,0,1;0,1,0;0,1,1;1,1,0;1,1,1;1,2,0;", "1,0,1;0,1,0;0,1,1;1,1,0;1,1,1;0,2,0;",
+        "0,0,0;0,0,1;1,0,0;1,0,1;1,1,0;1,1,1;", "0,0,0;0,0,1;1,0,0;1,0,1;0,1,1;1,1,0;",
+        "0,0,0;0,0,1;1,0,0;1,0,1;0,1,0;1,1,0;", "0,0,1;1,0,0;1,0,1;0,1,0;0,1,1;1,1,0;"};
+    for (int hash = 0; hash < 2; hash++) {
+        char doc[2048] = "{'lattice': 'triangular', 'board': {'size': [9, 4]}, 'pieces': [";
+        for (int k = 0; k < 12; k++) {
+            char piece[96], rows[64];
+            snprintf(rows, sizeof rows, "%s", art[k][1]);
+            for (char *c = rows; hash && *c; c++) /* '#' draws any triangle */
+                *c = *c == '^' || *c == 'v' ? '#' : *c;
+            snprintf(piece, sizeof piece, "%s{'name': '%s', 'rows': %s}", k ? ", " : "",
+                     art[k][0], rows);
+            strcat(doc, piece);
+        }
+        strcat(doc, "]}");
+        tsr_puzzle *pz = read_ok(doc, NULL);
+        ck_assert_int_eq(pz->ncells, 72);
+        for (int k = 0; k < 12; k++) {
+            char *key = shape_key(pz->pieces[k].cells, pz->pieces[k].ncells);
+            ck_assert_msg(strcmp(key, puzzler[k]) == 0, "%s: %s", art[k][0], key);
+            free(key);
+        }
+        tsr_puzzle_free(pz);
+    }
+    /* kinds by column: in the last row (y = 0) up at even columns */
+    tsr_puzzle *pz = read_ok("{'lattice': 'triangular', 'board': {'rows': ['.+', '...']},"
+                             " 'pieces': [{'name': 'm', 'rows': ['#'], 'count': [4, 5]}]}", NULL);
+    static const int cells[5][3] = {{-1, 1, 1}, {0, 1, 0}, {0, 0, 0}, {0, 0, 1}, {1, 0, 0}};
+    for (int i = 0; i < 5; i++)
+        ck_assert_msg(pz->cells[i].x == cells[i][0] && pz->cells[i].y == cells[i][1] &&
+                      pz->cells[i].z == cells[i][2], "cell %d", i);
+    ck_assert(pz->noptional == 1 && pz->optional[0].x == 0 && pz->optional[0].z == 0);
+    tsr_puzzle_free(pz);
+    read_bad_exact("{'lattice': 'triangular', 'board': {'size': [2, 1]}, 'pieces': [{'name':"
+                   " 'R', 'rows': ['^', 'v^']}]}", TSR_EINVAL,
+                   "$.pieces[0].rows[0]: '^' at column 0 is where a triangle points down: in "
+                   "this row (y = 1, the last row being y = 0) the triangles pointing up are at "
+                   "odd columns, those pointing down at even ones");
+    read_bad_exact("{'lattice': 'triangular', 'board': {'rows': ['v..']}, 'pieces': ["
+                   DOMINO "]}", TSR_EINVAL,
+                   "$.board.rows[0]: 'v' at column 0 is where a triangle points up: in this row "
+                   "(y = 0, the last row being y = 0) the triangles pointing up are at even "
+                   "columns, those pointing down at odd ones");
+    read_bad_exact("{'lattice': 'triangular', 'board': {'rows': ['x..']}, 'pieces': ["
+                   DOMINO "]}", TSR_EINVAL,
+                   "$.board.rows[0]: invalid character 'x' at column 0; expected '.' for a "
+                   "cell, '+' for an optional cell, '#' or ' ' for none, '^' or 'v' for a cell "
+                   "pointing up or down, or a digit 1-9 for a cell of that colour");
+}
+END_TEST
+
+/* The lattice fixtures of issue 24 (tests/fixtures/lattices) read. */
+START_TEST(lattice_fixtures)
+{
+    static const char *const files[] = {"hexiamonds-9x4", "hexiamonds-6x6", "hexiamonds-12x3",
+                                        "hexiamonds-ring", "hexiamonds-ring-offset",
+                                        "tetrahexes-7x4", "polyhexes-34-hexagon",
+                                        "polyhexes-1234-diamond-ring"};
+    for (int i = 0; i < 8; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fixtures/lattices/%s.json", TSR_SRCDIR, files[i]);
+        tsr_puzzle *pz = NULL;
+        tsr_err err = {{0}};
+        ck_assert_msg(tsr_puzzle_load_file(path, &pz, NULL, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(pz->lattice, i < 5 ? TSR_LATTICE_TRIANGULAR : TSR_LATTICE_HEXAGONAL);
+        ck_assert_int_eq(pz->ncells, i < 5 ? 72 : i == 5 ? 28 : i == 6 ? 37 : 40);
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
     Suite *s = suite_create("json");
@@ -867,6 +1164,15 @@ static Suite *json_suite(void)
     tcase_add_test(tc, too_many_piece_cells);
     tcase_add_test(tc, art_beyond_max_coord);
     tcase_add_test(tc, too_many_pieces);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("plane lattices");
+    tcase_add_test(tc, lattice_key);
+    tcase_add_test(tc, plane_cell_lists);
+    tcase_add_test(tc, plane_size);
+    tcase_add_test(tc, hexagonal_art);
+    tcase_add_test(tc, triangular_art);
+    tcase_add_test(tc, lattice_fixtures);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,8 @@
  * test_write.c - the writers (write.c): exact text layers for a 2D and a 3D
  * solution, the one-line solution JSON, the polycube sub-puzzle writer and
  * the puzzle JSON writer, each read back by its reader (round trips), and
- * the solutions and puzzles the writers must refuse.
+ * the solutions and puzzles the writers must refuse; the plane lattices'
+ * drawings, JSON lines and round trips, and the formats that refuse them.
  */
 #include <check.h>
 #include <stdio.h>
@@ -596,6 +597,341 @@ START_TEST(puzzle_json_from_polycube)
 }
 END_TEST
 
+/* ---- the plane lattices ------------------------------------------------------ */
+
+/* The hexagon of 7 hexagons around (1, 1), drawn y up with hexagon (x, y)
+ * at column 2x + y:
+ *       B .        y = 2: (0, 2) (1, 2)
+ *      B B A       y = 1: (0, 1) (1, 1) (2, 1)
+ *       A A        y = 0: (1, 0) (2, 0)          */
+static const tsr_cell HEX7[] = {{1, 0, 0}, {2, 0, 0}, {0, 1, 0}, {1, 1, 0},
+                                {2, 1, 0}, {0, 2, 0}, {1, 2, 0}};
+static const tsr_cell HEX_A[] = {{1, 0, 0}, {2, 0, 0}, {2, 1, 0}};
+static const tsr_cell HEX_B[] = {{0, 1, 0}, {1, 1, 0}, {0, 2, 0}};
+
+static tsr_puzzle *hex_puzzle(const char *a, const char *b)
+{
+    tsr_puzzle *pz = tsr_puzzle_new();
+    pz->lattice = TSR_LATTICE_HEXAGONAL;
+    add_cells(pz, HEX7, 7);
+    add_piece(pz, a, HEX_A, 3, 2, false);
+    add_piece(pz, b, &HEX7[6], 1, 1, false);
+    validate(pz);
+    return pz;
+}
+
+static char *text_of(const tsr_puzzle *pz, const tsr_solution *s, int want_rc)
+{
+    struct sink o;
+    int rc = tsr_write_solution_text(sink_open(&o), pz, s);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, want_rc);
+    return text;
+}
+
+START_TEST(text_hexagonal)
+{
+    tsr_puzzle *pz = hex_puzzle("A", "B");
+    const tsr_placement pl[] = {{0, 3, HEX_A, NULL}, {1, 3, HEX_B, NULL}};
+    const tsr_solution s = {2, pl};
+    char *text = text_of(pz, &s, 0);
+    ck_assert_str_eq(text, "  B .\n"
+                           " B B A\n"
+                           "  A A\n");
+    free(text);
+    tsr_puzzle_free(pz);
+    /* longer names widen the columns: a hexagon every 4 characters, rows
+     * shifted by 2 */
+    pz = hex_puzzle("Aa", "Bb");
+    text = text_of(pz, &s, 0);
+    ck_assert_str_eq(text, "    Bb  .\n"
+                           "  Bb  Bb  Aa\n"
+                           "    Aa  Aa\n");
+    free(text);
+    /* a cell with z = 1 is no hexagon */
+    static const tsr_cell odd[] = {{1, 2, 1}};
+    const tsr_placement bad[] = {{1, 1, odd, NULL}};
+    free(text_of(pz, &(tsr_solution){1, bad}, TSR_EINVAL));
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* The hexagon of 6 triangles around the point (1, 1), triangle (x, y, z)
+ * at column 2x + y + z, the last row y = 0 (as art: " ^v^" over " v^v"):
+ *      TTT         y = 1: (0, 1, 0) (0, 1, 1) (1, 1, 0)
+ *      UU.         y = 0: (0, 0, 1) (1, 0, 0) (1, 0, 1)    */
+static const tsr_cell TRI6[] = {{0, 0, 1}, {1, 0, 0}, {1, 0, 1}, {0, 1, 0}, {0, 1, 1}, {1, 1, 0}};
+static const tsr_cell TRI_T[] = {{0, 1, 0}, {0, 1, 1}, {1, 1, 0}};
+static const tsr_cell TRI_U[] = {{0, 0, 1}, {1, 0, 0}};
+
+START_TEST(text_triangular)
+{
+    tsr_puzzle *pz = tsr_puzzle_new();
+    pz->lattice = TSR_LATTICE_TRIANGULAR;
+    add_cells(pz, TRI6, 6);
+    add_piece(pz, "T", TRI_T, 3, 1, false);
+    add_piece(pz, "U", TRI_U, 2, 1, false);
+    add_piece(pz, "m", &TRI6[2], 1, 1, false);
+    validate(pz);
+    const tsr_placement pl[] = {{0, 3, TRI_T, NULL}, {1, 2, TRI_U, NULL}};
+    const tsr_solution s = {2, pl};
+    char *text = text_of(pz, &s, 0);
+    ck_assert_str_eq(text, " TTT\n"
+                           " UU.\n");
+    free(text);
+    /* the drawing, read back as art, is the board */
+    tsr_puzzle *back = read_json("{\"lattice\": \"triangular\", \"board\": {\"rows\": "
+                                 "[\" ...\", \" ...\"]}, \"pieces\": [{\"name\": \"s\", "
+                                 "\"rows\": [\"######\"]}]}");
+    assert_same_cells(pz->cells, pz->ncells, back->cells, back->ncells, true);
+    tsr_puzzle_free(back);
+    /* moved one row up, it is drawn the same: the columns move with the
+     * lowest row's parity, so that the kinds read back */
+    for (int i = 0; i < pz->ncells; i++)
+        pz->cells[i].y += 1;
+    const tsr_cell t_up[] = {{0, 2, 0}, {0, 2, 1}, {1, 2, 0}};
+    const tsr_placement up[] = {{0, 3, t_up, NULL}};
+    text = text_of(pz, &(tsr_solution){1, up}, 0);
+    ck_assert_str_eq(text, " TTT\n"
+                           " ...\n");
+    free(text);
+    /* wider names: a triangle every width + 1 characters */
+    free(pz->pieces[0].name);
+    pz->pieces[0].name = strdup("Tt");
+    text = text_of(pz, &(tsr_solution){1, up}, 0);
+    ck_assert_str_eq(text, "   Tt Tt Tt\n"
+                           "   .  .  .\n");
+    free(text);
+    static const tsr_cell two[] = {{0, 1, 2}};
+    const tsr_placement bad[] = {{2, 1, two, NULL}};
+    free(text_of(pz, &(tsr_solution){1, bad}, TSR_EINVAL));
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* A solution's JSON line says its lattice; a hexagon is [x, y]. */
+START_TEST(solution_json_plane)
+{
+    tsr_puzzle *pz = hex_puzzle("A", "B");
+    const tsr_placement pl[] = {{0, 3, HEX_A, NULL}};
+    struct sink o;
+    int rc = tsr_write_solution_json(sink_open(&o), pz, &(tsr_solution){1, pl});
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, "{\"lattice\":\"hexagonal\",\"pieces\":[{\"name\":\"A\","
+                           "\"cells\":[[1,0],[2,0],[2,1]]}]}\n");
+    free(text);
+    pz->lattice = TSR_LATTICE_TRIANGULAR; /* the same cells, as up triangles */
+    rc = tsr_write_solution_json(sink_open(&o), pz, NULL);
+    text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text, "{\"lattice\":\"triangular\",\"pieces\":[]}\n");
+    free(text);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+START_TEST(puzzle_json_plane_exact)
+{
+    tsr_puzzle *pz = hex_puzzle("A", "B");
+    struct sink o;
+    int rc = tsr_write_puzzle_json(sink_open(&o), pz);
+    char *text = sink_close(&o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(text,
+                     "{\n"
+                     "  \"version\": 1,\n"
+                     "  \"lattice\": \"hexagonal\",\n"
+                     "  \"board\": {\"cells\": [[1, 0], [2, 0], [0, 1], [1, 1], [2, 1], [0, 2], "
+                     "[1, 2]]},\n"
+                     "  \"pieces\": [\n"
+                     "    {\"name\": \"A\", \"cells\": [[1, 0], [2, 0], [2, 1]], \"count\": 2, "
+                     "\"fixed\": false},\n"
+                     "    {\"name\": \"B\", \"cells\": [[1, 2]], \"count\": 1, \"fixed\": false}\n"
+                     "  ],\n"
+                     "  \"rotations\": \"all\",\n"
+                     "  \"mirror\": false\n"
+                     "}\n");
+    free(text);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+static unsigned rnd_state;
+static int rnd(int n) /* 0 .. n-1, a fixed sequence per seed */
+{
+    rnd_state = rnd_state * 1103515245u + 12345u;
+    return (int)((rnd_state >> 16) % (unsigned)n);
+}
+
+/* A random valid puzzle on a plane lattice: a scattered board away from
+ * the origin cut into pieces (some fixed, some moved, some coloured, some
+ * with a range), optional cells, every top-level member set at random. */
+static tsr_puzzle *random_plane_puzzle(enum tsr_lattice lattice)
+{
+    tsr_puzzle *pz = tsr_puzzle_new();
+    pz->lattice = lattice;
+    int w = 1 + rnd(6), h = 1 + rnd(6), ox = rnd(7) - 3, oy = rnd(7) - 3;
+    int kinds = lattice == TSR_LATTICE_TRIANGULAR ? 2 : 1;
+    tsr_cell cells[72];
+    int n = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int z = 0; z < kinds; z++)
+                if (rnd(10) < 7 || n == 0)
+                    cells[n++] = (tsr_cell){x + ox, y + oy, z};
+    for (int i = n - 1; i > 0; i--) { /* shuffled: pieces of scattered cells */
+        int j = rnd(i + 1);
+        tsr_cell c = cells[i];
+        cells[i] = cells[j], cells[j] = c;
+    }
+    add_cells(pz, cells, n);
+    unsigned char colors[72];
+    bool coloured = rnd(2);
+    for (int i = 0; i < n; i++)
+        colors[i] = coloured ? (unsigned char)rnd(4) : 0;
+    ck_assert_int_eq(tsr_puzzle_set_board_colors(pz, colors), 0);
+    for (int at = 0, k = 0; at < n; k++) {
+        int len = 1 + rnd(4);
+        len = len > n - at ? n - at : len;
+        bool fixed = k > 0 && rnd(5) == 0; /* the first is mobile: a puzzle has one */
+        tsr_cell piece[4];
+        int dx = fixed ? 0 : rnd(9) - 4, dy = fixed ? 0 : rnd(9) - 4;
+        for (int i = 0; i < len; i++) {
+            piece[i] = (tsr_cell){cells[at + i].x + dx, cells[at + i].y + dy, cells[at + i].z};
+            colors[i] = !fixed && rnd(3) == 0 ? (unsigned char)(1 + rnd(3)) : 0;
+            if (!fixed && rnd(8) == 0)
+                ck_assert_int_eq(tsr_puzzle_add_optional_cell(pz, cells[at + i]), 0);
+        }
+        char name[16];
+        snprintf(name, sizeof name, "p%d", k);
+        add_piece(pz, name, piece, len, 1, fixed);
+        ck_assert_int_eq(tsr_puzzle_set_piece_colors(pz, k, colors), 0);
+        pz->pieces[k].count_min = !fixed && rnd(4) == 0 ? 0 : 1;
+        at += len;
+    }
+    if (coloured || rnd(2)) {
+        static const uint32_t rgb[] = {0xff0000, 0x00ff00, 0x0000ff};
+        ck_assert_int_eq(tsr_puzzle_set_palette(pz, rgb, 3), 0);
+        ck_assert_int_eq(tsr_puzzle_allow_colors(pz, 1 + rnd(3), 1 + rnd(3)), 0);
+    }
+    if (rnd(2))
+        ck_assert_int_eq(tsr_puzzle_set_name(pz, "random \"plane\""), 0);
+    if (rnd(2))
+        ck_assert_int_eq(tsr_puzzle_set_description(pz, "one\ntwo"), 0);
+    pz->rotations = (enum tsr_rotations)rnd(3);
+    pz->mirror = rnd(2);
+    for (int i = 0; i < 3; i++)
+        pz->expected[i] = rnd(3) - 1;
+    validate(pz);
+    return pz;
+}
+
+static void assert_identical(const tsr_puzzle *a, const tsr_puzzle *b)
+{
+    ck_assert_int_eq(a->lattice, b->lattice);
+    ck_assert_pstr_eq(a->name, b->name);
+    ck_assert_pstr_eq(a->description, b->description);
+    ck_assert_int_eq(a->ncells, b->ncells);
+    ck_assert_mem_eq(a->cells, b->cells, (size_t)a->ncells * sizeof *a->cells);
+    ck_assert((a->colors == NULL) == (b->colors == NULL));
+    if (a->colors)
+        ck_assert_mem_eq(a->colors, b->colors, (size_t)a->ncells);
+    ck_assert_int_eq(a->noptional, b->noptional);
+    if (a->noptional) /* optional cells: the art's first, then the list's: same set */
+        assert_same_cells(a->optional, a->noptional, b->optional, b->noptional, true);
+    ck_assert_int_eq(a->npieces, b->npieces);
+    for (int k = 0; k < a->npieces; k++) {
+        const tsr_piece *p = &a->pieces[k], *q = &b->pieces[k];
+        ck_assert_str_eq(p->name, q->name);
+        ck_assert_int_eq(p->ncells, q->ncells);
+        ck_assert_mem_eq(p->cells, q->cells, (size_t)p->ncells * sizeof *p->cells);
+        ck_assert_int_eq(p->count, q->count);
+        ck_assert_int_eq(p->count_min, q->count_min);
+        ck_assert_int_eq(p->fixed, q->fixed);
+        ck_assert((p->colors == NULL) == (q->colors == NULL));
+        if (p->colors)
+            ck_assert_mem_eq(p->colors, q->colors, (size_t)p->ncells);
+    }
+    ck_assert_int_eq(a->rotations, b->rotations);
+    ck_assert_int_eq(a->mirror, b->mirror);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(a->expected[i], b->expected[i]);
+    ck_assert_int_eq(a->nallowed, b->nallowed);
+    if (a->nallowed)
+        ck_assert_mem_eq(a->allowed, b->allowed, (size_t)a->nallowed * sizeof *a->allowed);
+    ck_assert_int_eq(a->npalette, b->npalette);
+    if (a->npalette)
+        ck_assert_mem_eq(a->palette, b->palette, (size_t)a->npalette * sizeof *a->palette);
+}
+
+/* read(write(p)) is p, field for field, and writing it again gives the
+ * same bytes: 300 random puzzles on each plane lattice. */
+START_TEST(plane_round_trip)
+{
+    static const enum tsr_lattice lat[] = {TSR_LATTICE_TRIANGULAR, TSR_LATTICE_HEXAGONAL};
+    for (unsigned seed = 1; seed <= 300; seed++)
+        for (int l = 0; l < 2; l++) {
+            rnd_state = seed * 2 + (unsigned)l;
+            tsr_puzzle *pz = random_plane_puzzle(lat[l]);
+            struct sink o;
+            ck_assert_int_eq(tsr_write_puzzle_json(sink_open(&o), pz), 0);
+            char *text = sink_close(&o);
+            tsr_puzzle *back = read_json(text);
+            assert_identical(pz, back);
+            ck_assert_int_eq(tsr_write_puzzle_json(sink_open(&o), back), 0);
+            char *again = sink_close(&o);
+            ck_assert_str_eq(text, again);
+            free(text);
+            free(again);
+            tsr_puzzle_free(back);
+            tsr_puzzle_free(pz);
+        }
+}
+END_TEST
+
+/* The other formats refuse the plane lattices, saying so. */
+START_TEST(plane_refused_elsewhere)
+{
+    static const enum tsr_lattice lat[] = {TSR_LATTICE_TRIANGULAR, TSR_LATTICE_HEXAGONAL};
+    static const char *const polycube[] = {
+        "the puzzle is on the triangular lattice: a polycube definition describes polycubes "
+        "(the cubic lattice) only",
+        "the puzzle is on the hexagonal lattice: a polycube definition describes polycubes "
+        "(the cubic lattice) only"};
+    static const char *const burr[] = {
+        "the puzzle is on the triangular lattice: BurrTools files are written for the cubic "
+        "lattice only",
+        "the puzzle is on the hexagonal lattice: BurrTools files are written for the cubic "
+        "lattice only"};
+    for (int l = 0; l < 2; l++) {
+        tsr_puzzle *pz = hex_puzzle("A", "B");
+        pz->lattice = lat[l];
+        validate(pz);
+        struct sink o;
+        int rc = tsr_write_polycube(sink_open(&o), pz, NULL);
+        char *text = sink_close(&o);
+        ck_assert_int_eq(rc, TSR_EUNSUPP);
+        ck_assert_str_eq(text, ""); /* nothing half-written */
+        free(text);
+        char *out = NULL;
+        size_t len = 0;
+        tsr_err err = {""};
+        ck_assert_int_eq(tsr_puzzle_write(pz, TSR_FORMAT_POLYCUBE, &out, &len, &err), TSR_EUNSUPP);
+        ck_assert_ptr_null(out);
+        ck_assert_str_eq(err.msg, polycube[l]);
+        ck_assert_int_eq(tsr_puzzle_write(pz, TSR_FORMAT_XMPUZZLE, &out, &len, &err), TSR_EUNSUPP);
+        ck_assert_ptr_null(out);
+        ck_assert_str_eq(err.msg, burr[l]);
+        ck_assert_int_eq(tsr_puzzle_write(pz, TSR_FORMAT_JSON, &out, &len, &err), 0);
+        ck_assert_ptr_nonnull(strstr(out, l ? "\"lattice\": \"hexagonal\"" :
+                                              "\"lattice\": \"triangular\""));
+        free(out);
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("write");
@@ -617,6 +953,14 @@ static Suite *write_suite(void)
     tcase_add_test(tc, loose_round_trip);
     tcase_add_test(tc, colours_round_trip);
     tcase_add_test(tc, puzzle_json_from_polycube);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("plane lattices");
+    tcase_add_test(tc, text_hexagonal);
+    tcase_add_test(tc, text_triangular);
+    tcase_add_test(tc, solution_json_plane);
+    tcase_add_test(tc, puzzle_json_plane_exact);
+    tcase_add_test(tc, plane_round_trip);
+    tcase_add_test(tc, plane_refused_elsewhere);
     suite_add_tcase(s, tc);
     return s;
 }
