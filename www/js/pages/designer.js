@@ -343,6 +343,7 @@ export function mount(root, params = {}) {
         : SETS.map((x) => h('option', { value: `gen:${x.id}`, text: x.label }))),
       plane ? null : h('optgroup', { label: 'Sets' }, LIBRARY_SETS.map((x) => h('option', { value: `lib:${x.file}`, text: x.label }))),
       libGroup);
+    setSelect.value = ''; // libGroup, moved, may keep a selected option
   }
   fillSetSelect();
   const setNote = h('span', { class: 'muted', 'aria-live': 'polite' });
