@@ -24,8 +24,8 @@ import sys
 sys.dont_write_bytecode = True   # keep puzzles/tools free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from polyforms import (ISO48, PLANE8, ROT24, ROTZ4, FormatError, canon, connected,  # noqa: E402
-                       digits_to_cells, free_polycubes, free_polyominoes, mirror_x,
-                       normalize, read_polycube, read_puzzle)
+                       digits_to_cells, free_plane, free_polycubes, free_polyominoes, mirror_x,
+                       normalize, plane_canon, read_polycube, read_puzzle)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -123,6 +123,12 @@ ORACLE_ROWS = {
     "dominoes-8x8.json": ("32 dominoes, 8×8", ["raw", "rotations", "mirror"]),
     "pentominoes-any5-5x5.json": ("any 5 distinct pentominoes, 5×5", ["raw", "rotations", "mirror"]),
     "pentominoes-any4-4x5.json": ("any 4 distinct pentominoes, 4×5", ["raw", "rotations", "mirror"]),
+    "hexiamonds-6x6.json": ("12 hexiamonds, 6×6 rhombus", ["raw", "rotations", "mirror"]),
+    "hexiamonds-9x4.json": ("12 hexiamonds, 9×4 parallelogram", ["raw", "rotations", "mirror"]),
+    "hexiamonds-12x3.json": ("12 hexiamonds, 12×3 parallelogram", ["raw", "rotations", "mirror"]),
+    "hexiamonds-ring-offset.json": ("12 hexiamonds, hexagon of side 4 less a hexagon of side 2 one unit off centre",
+                                    ["raw", "rotations", "mirror"]),
+    "polyhexes-34-hexagon.json": ("3 trihexes and 7 tetrahexes, hexagon of side 4", ["raw", "rotations", "mirror"]),
 }
 
 
@@ -168,7 +174,10 @@ def check_json(path, oracle):
         notes.append(f"{len(board)} cells, {free} free = {vol} piece cells, "
                      f"{sum(p['count'] for p in pz['pieces'])} pieces")
     for p in pz["pieces"]:
-        need(connected(p["cells"]), f"piece {p['name']} not connected")
+        need(connected(p["cells"], pz["lattice"]), f"piece {p['name']} not connected")
+    if pz["lattice"] != "cubic":
+        notes += check_plane(pz)
+        return notes + check_expected(fname, pz, oracle)
     flat = all(c[2] == 0 for c in board)
     if flat:
         need(all(c[2] == 0 for p in pz["pieces"] for c in p["cells"]), "3D piece on a flat board")
@@ -243,6 +252,38 @@ def check_json(path, oracle):
         keys = [canon(c, ROT24) for c in pieces3.values()]
         need(len(set(keys)) == len(keys), "two pieces with the same shape (use count)")
 
+    return notes + check_expected(fname, pz, oracle)
+
+
+# the plane sets: (lattice, order) -> (how many free shapes, what they are called)
+PLANE_SETS = {("triangular", 6): (12, "hexiamonds"), ("hexagonal", 3): (3, "trihexes"),
+              ("hexagonal", 4): (7, "tetrahexes"), ("hexagonal", 5): (22, "pentahexes")}
+
+
+def check_plane(pz):
+    """Puzzles on the triangular and hexagonal lattices: pieces distinct
+    under the lattice's 12 motions, each order a complete set of the free
+    polyiamonds or polyhexes (an enumeration of its own)."""
+    lat = pz["lattice"]
+    notes = [f"{lat} lattice"]
+    need(pz["rotations"] == "all", "plane puzzle with restricted rotations (no such library file yet)")
+    mobile = [p for p in pz["pieces"] if not p["fixed"]]
+    keys = [plane_canon(lat, p["cells"]) for p in mobile]
+    need(len(set(keys)) == len(keys), "two pieces with the same shape (use count)")
+    by_size = {}
+    for p, k in zip(mobile, keys):
+        by_size.setdefault(len(p["cells"]), set()).add(k)
+    for n, have in sorted(by_size.items()):
+        want = set(free_plane(lat, n))
+        need(have == want, f"the pieces of {n} cells are not all the {len(want)} free ones")
+        count, what = PLANE_SETS.get((lat, n), (len(want), f"{n}-cell shapes"))
+        need(len(want) == count, f"enumeration: {len(want)} free {what}, not {count}")
+        notes.append(f"the {len(want)} free {what}")
+    return notes
+
+
+def check_expected(fname, pz, oracle):
+    notes = []
     exp = pz["expected"]
     if fname in ORACLE_ROWS:
         label, keys = ORACLE_ROWS[fname]

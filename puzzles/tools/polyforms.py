@@ -84,6 +84,75 @@ def free_polyominoes(n, group=None):
     return sorted(level)
 
 
+# ---- the triangular and hexagonal lattices ------------------------------------
+# Polyform Puzzler's coordinates: a triangle (x, y, z), z = 0 the up triangle
+# with corners (x, y), (x+1, y), (x, y+1), z = 1 the down one with corners
+# (x+1, y), (x+1, y+1), (x, y+1), on axes 60 degrees apart; a hexagon (x, y, 0)
+# axial.  The 12 motions: 6 turns of a lattice point (u, v) -> (-v, u + v),
+# each with or without the mirror image (u, v) -> (v, u) first.
+
+HEX_DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+
+
+def plane_neighbours(lattice, c):
+    x, y, z = c
+    if lattice == "hexagonal":
+        return [(x + dx, y + dy, 0) for dx, dy in HEX_DIRS]
+    if z == 0:
+        return [(x, y - 1, 1), (x, y, 1), (x - 1, y, 1)]
+    return [(x + 1, y, 0), (x, y + 1, 0), (x, y, 0)]
+
+
+def _tri_corners(c):
+    x, y, z = c
+    return [(x + 1, y), (x + 1, y + 1), (x, y + 1)] if z else [(x, y), (x + 1, y), (x, y + 1)]
+
+
+def _plane_move(lattice, f, c):
+    if lattice == "hexagonal":
+        u, v = f((c[0], c[1]))
+        return (u, v, 0)
+    pts = [f(p) for p in _tri_corners(c)]
+    mx, my = min(p[0] for p in pts), min(p[1] for p in pts)
+    return (mx, my, 0 if (mx, my) in pts else 1)
+
+
+def plane_normalize(cells):
+    mx = min(c[0] for c in cells)
+    my = min(c[1] for c in cells)
+    return tuple(sorted((x - mx, y - my, z) for x, y, z in cells))
+
+
+def plane_images(lattice, cells, one_sided=False):
+    """The normalized images of a plane shape under its lattice's motions."""
+    out = set()
+    for flip in ((False,) if one_sided else (False, True)):
+        cur = [_plane_move(lattice, lambda p: (p[1], p[0]), c) if flip else tuple(c) for c in cells]
+        for _ in range(6):
+            out.add(plane_normalize(cur))
+            cur = [_plane_move(lattice, lambda p: (-p[1], p[0] + p[1]), c) for c in cur]
+    return out
+
+
+def plane_canon(lattice, cells, one_sided=False):
+    return min(plane_images(lattice, cells, one_sided))
+
+
+def free_plane(lattice, n, one_sided=False):
+    """All n-cell polyiamonds or polyhexes up to the lattice's motions."""
+    level = {plane_canon(lattice, [(0, 0, 0)], one_sided)}
+    for _ in range(n - 1):
+        nxt = set()
+        for shape in level:
+            s = set(shape)
+            for c in shape:
+                for d in plane_neighbours(lattice, c):
+                    if d not in s:
+                        nxt.add(plane_canon(lattice, list(s | {d}), one_sided))
+        level = nxt
+    return sorted(level)
+
+
 def free_polycubes(n, group=None):
     """All n-cell polycubes up to `group` (default: the 24 rotations)."""
     group = group or ROT24
@@ -101,7 +170,7 @@ def free_polycubes(n, group=None):
     return sorted(level)
 
 
-def connected(cells):
+def connected(cells, lattice="cubic"):
     cells = set(cells)
     if not cells:
         return False
@@ -109,8 +178,12 @@ def connected(cells):
     seen, todo = {start}, [start]
     while todo:
         x, y, z = todo.pop()
-        for d in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
-            c = (x + d[0], y + d[1], z + d[2])
+        if lattice != "cubic":
+            near = plane_neighbours(lattice, (x, y, z))
+        else:
+            near = [(x + d[0], y + d[1], z + d[2])
+                    for d in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))]
+        for c in near:
             if c in cells and c not in seen:
                 seen.add(c)
                 todo.append(c)
@@ -139,7 +212,8 @@ def digits_to_cells(text):
 
 # ---- JSON puzzle reading (an independent reading of format version 1) ------
 
-TOP_KEYS = {"version", "name", "description", "board", "pieces", "rotations", "mirror", "expected"}
+TOP_KEYS = {"version", "name", "description", "lattice", "board", "pieces", "rotations", "mirror", "expected"}
+LATTICES = ("cubic", "triangular", "hexagonal")
 BOARD_KEYS = {"size", "rows", "layers", "cells"}  # one of them, and "optional" beside
 PIECE_KEYS = {"name", "cells", "rows", "layers", "count", "fixed"}
 EXPECTED_KEYS = {"raw", "rotations", "mirror"}
@@ -192,6 +266,8 @@ def read_puzzle(path):
     for k in ("name", "description"):
         if k in raw:
             _need(isinstance(raw[k], str), f"{k}: string expected")
+    lattice = raw.get("lattice", "cubic")
+    _need(lattice in LATTICES, f"lattice: one of {', '.join(LATTICES)}")
     b = raw.get("board")
     _need(isinstance(b, dict), "board: object expected")
     b = dict(b)
@@ -258,8 +334,14 @@ def read_puzzle(path):
     exp = raw.get("expected", {})
     _need(isinstance(exp, dict) and set(exp) <= EXPECTED_KEYS, "expected: only raw/rotations/mirror")
     _need(all(type(v) is int and v >= 0 for v in exp.values()), "expected: non-negative integers")
+    if lattice != "cubic":
+        _need("cells" in raw["board"] and all("cells" in p for p in raw["pieces"]),
+              "the plane lattices: board and pieces as cell lists")
+        kinds = (0, 1) if lattice == "triangular" else (0,)
+        _need(all(c[2] in kinds for c in board) and all(c[2] in kinds for p in pieces for c in p["cells"]),
+              f"a cell off the {lattice} lattice")
     return {"board": board, "optional": optional, "pieces": pieces, "rotations": rot, "mirror": mirror,
-            "expected": exp, "json": raw}
+            "expected": exp, "json": raw, "lattice": lattice}
 
 
 def _no_dup_keys(pairs):
