@@ -49,13 +49,19 @@ export function solutionBrowser({ id, job, puzzle, colors, params, onError }) {
   const ctx = {
     id, want, puzzle, cm: colors, onError, solutionAt, go, hashOf,
     dims: job.puzzle?.dimensions === 3 ? 3 : 2,
-    lattice: latticeOf(puzzle), // cubic, triangular or hexagonal: how 2D drawings draw a cell
+    // cubic, triangular or hexagonal: how 2D drawings draw a cell (each
+    // solution names its lattice too: the puzzle may have failed to load)
+    lattice: latticeOf(puzzle),
     job: () => current,
     total: () => current?.stored ?? 0,
     alive: () => !destroyed,
-    pieces: (s) => s.pieces.map((p) => ({ name: p.name, color: colors.color(p.name), cells: p.cells, fixed: colors.fixed(p.name) })),
+    pieces: (s) => {
+      if (!ctx.lattice) ctx.lattice = latticeOf(s);
+      return s.pieces.map((p) => ({ name: p.name, color: colors.color(p.name), cells: p.cells, fixed: colors.fixed(p.name) }));
+    },
     updatePager: () => { single.updatePager(); gallery.updatePager(); },
   };
+  if (!puzzle) ctx.lattice = null; // taken from the first solution drawn
   const single = singleView(ctx);
   const gallery = galleryView(ctx);
   const views = { solution: single, gallery, compare: compareView(ctx) };
