@@ -83,10 +83,11 @@ int cli_convert_main(int argc, char **argv);
 /* True when cmd is one of the commands cli_remote_main runs. */
 bool cli_is_remote_command(const char *cmd);
 
-/* tessera solve --mpi (mpi.c, built with MPI only). */
+/* tessera solve --mpi (mpi.c, in tessera-mpi only: tessera runs
+ * tessera-mpi for --mpi, so that it links no MPI itself). */
 typedef struct cli_mpi cli_mpi;
 /* Does this solve command line ask for --mpi (any abbreviation getopt
- * takes)?  Looked at before MPI starts. */
+ * takes)?  Looked at before MPI starts (tessera.c). */
 bool cli_mpi_wanted(int argc, char **argv);
 /* Start MPI: the worker ranks serve; rank 0 runs solve(argc, argv, m),
  * then lets the workers go.  Returns the exit status. */

@@ -24,14 +24,6 @@ struct cli_mpi {
     clu_cluster *c; /* opened at the first search */
 };
 
-bool cli_mpi_wanted(int argc, char **argv)
-{
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strlen(argv[i]) >= 3 && strncmp(argv[i], "--mpi", strlen(argv[i])) == 0)
-            return true;
-    return false;
-}
-
 int cli_mpi_main(int argc, char **argv, int (*solve)(int, char **, cli_mpi *))
 {
     int rank = 0, size = 1, status;

@@ -483,7 +483,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     const char *file = argv[optind];
     if (c.mpi && m == NULL) {
         free(flags);
-#ifdef HAVE_MPI
+#ifdef TSR_CLI_MPI
         return cli_usage_error("--mpi: spell the option out%s", "");
 #else
         return cli_usage_error("--mpi: this tessera was built without MPI%s", "");
@@ -556,7 +556,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         rc = tsr_solver_sample(s, c.sample_trials, c.sample_r, c.sample_seed, &cb, &st);
     else if (c.plain || c.trace)
         rc = tsr_solver_run(s, NULL, 0, &cb, &st);
-#ifdef HAVE_MPI
+#ifdef TSR_CLI_MPI
     else if (m != NULL) /* threads: per rank, 0 for one per core of each node */
         rc = cli_mpi_search(m, text, len, s, opt.threads, &cb, &st,
                             c.json ? &cluster : NULL, c.stats, &err);
@@ -801,6 +801,39 @@ static int global_option(int argc, char **argv, int i)
     return 0;
 }
 
+bool cli_mpi_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strlen(argv[i]) >= 3 && strncmp(argv[i], "--mpi", strlen(argv[i])) == 0)
+            return true;
+    return false;
+}
+
+#if defined(HAVE_MPI) && !defined(TSR_CLI_MPI)
+/* tessera solve --mpi: become tessera-mpi, the same command built with MPI,
+ * which sits beside this executable (in the build tree and where both are
+ * installed).  The process stays the same, so under mpirun each rank does
+ * this before MPI starts.  Returns only on failure. */
+static int run_mpi_build(char **argv)
+{
+    char self[4096], path[4096 + 16];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "tessera: --mpi: cannot find this executable: %s\n", strerror(errno));
+        return 1;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    snprintf(path, sizeof path, "%.*s/tessera-mpi", slash ? (int)(slash - self) : 1,
+             slash ? self : ".");
+    argv[0] = path;
+    execv(path, argv);
+    fprintf(stderr, "tessera: --mpi runs %s, the MPI build of tessera: %s\n", path,
+            strerror(errno));
+    return 1;
+}
+#endif
+
 /* The command named by argv[1], or after the global options: those move
  * behind the command name, where the daemon commands read them. */
 static int dispatch(int argc, char **argv)
@@ -832,9 +865,12 @@ static int dispatch(int argc, char **argv)
         return cli_usage_error("missing command%s", "");
     const char *cmd = argv[1];
     if (strcmp(cmd, "solve") == 0) {
-#ifdef HAVE_MPI
+#if defined(TSR_CLI_MPI)
         if (cli_mpi_wanted(argc - 1, argv + 1))
             return cli_mpi_main(argc - 1, argv + 1, cmd_solve);
+#elif defined(HAVE_MPI)
+        if (cli_mpi_wanted(argc - 1, argv + 1))
+            return run_mpi_build(argv);
 #endif
         return cmd_solve(argc - 1, argv + 1, NULL);
     }
