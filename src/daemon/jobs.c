@@ -46,6 +46,7 @@
 
 #include "base/base.h"
 #include "daemon/manager.h"
+#include "geom/geom.h"
 
 int jm_action_wait_ms = JM_ACTION_WAIT_MS;
 
@@ -325,6 +326,7 @@ static void load_library(jm_manager *m, const char *dir)
         json_object_set_new(s, "name", facts.name ? json_string(facts.name) : json_null());
         json_object_set_new(s, "description",
                             pz->description ? json_string(pz->description) : json_null());
+        json_object_set_new(s, "lattice", json_string(tsr_lattice_names[pz->lattice]));
         json_object_set_new(s, "dimensions", json_integer(facts.dims));
         json_object_set_new(s, "cells", json_integer(facts.cells));
         json_object_set_new(s, "pieces", json_integer(facts.pieces));

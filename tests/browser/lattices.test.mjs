@@ -192,6 +192,14 @@ test('the designer on triangles: a board drawn, the hexiamonds added, saved and 
     && (await layer.locator('polygon').count()) === 72);
   assert.equal((await balance(page)).required, 72);
   assert.ok(await page.locator('[data-testid=board-layers]').isDisabled(), 'no layers on a plane lattice');
+  // the library's puzzles offered for their pieces are this lattice's only
+  const offered = async () => page.locator('select[data-testid=set-select] option[value^="lib:"]:not([hidden])')
+    .evaluateAll((os) => os.map((o) => o.value));
+  await eventually('the library lists the triangular puzzles only', async () => {
+    const v = await offered();
+    return v.includes('lib:hexiamonds-6x6.json') && !v.includes('lib:pentominoes-6x10.json')
+      && !v.includes('lib:polyhexes-34-hexagon.json');
+  });
 
   // a click erases one triangle, another puts it back: the hit test finds the triangle clicked
   await page.locator('[data-testid=brush-empty]').click();

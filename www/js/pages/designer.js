@@ -343,6 +343,8 @@ export function mount(root, params = {}) {
         : SETS.map((x) => h('option', { value: `gen:${x.id}`, text: x.label }))),
       plane ? null : h('optgroup', { label: 'Sets' }, LIBRARY_SETS.map((x) => h('option', { value: `lib:${x.file}`, text: x.label }))),
       libGroup);
+    // the library's puzzles of this design's lattice (the listing names each one's)
+    for (const o of libGroup.children) o.hidden = (o.dataset.lattice || 'cubic') !== st.lattice;
     setSelect.value = ''; // libGroup, moved, may keep a selected option
   }
   fillSetSelect();
@@ -906,7 +908,13 @@ export function mount(root, params = {}) {
     } catch (e) { showError(new Error(`Could not load the job options: ${e.message}`)); }
     try {
       st.library = (await api.library()).puzzles || [];
-      for (const p of st.library) if (/\.json$/.test(p.file)) libGroup.append(h('option', { value: `lib:${p.file}`, text: p.name || p.file }));
+      for (const p of st.library) {
+        if (!/\.json$/.test(p.file)) continue;
+        const o = h('option', { value: `lib:${p.file}`, text: p.name || p.file });
+        o.dataset.lattice = p.lattice || 'cubic';
+        libGroup.append(o);
+      }
+      fillSetSelect();
     } catch { /* the library is optional */ }
     const kept = saved();
     if (kept?.puzzle) restore(kept);
