@@ -225,7 +225,7 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     char *options = tsr_options_write_json(&opt);
     char *doc = malloc(len + 1);
     jm_job *j = calloc(1, sizeof *j);
-    int64_t id = 0;
+    int64_t id = 0, created = 0;
     if (options == NULL || doc == NULL || j == NULL) {
         rc = TSR_ENOMEM;
         tsr_err_set(&err, rc, "out of memory");
@@ -235,7 +235,7 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     }
     if (rc == 0) {
         base_lock(&m->db_mu);
-        rc = sto_job_create(m->db, doc, options, opt.priority, &id, &err);
+        rc = sto_job_create(m->db, doc, options, opt.priority, &id, &created, &err);
         base_unlock(&m->db_mu);
     }
     free(doc);
@@ -246,7 +246,7 @@ static void op_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
         srv_reply_error(rep, rc == TSR_EINVAL ? 400 : action_status(rc), "%s", err.msg);
         return;
     }
-    jm_job_init(j, m, id, 0, &opt, options, pz);
+    jm_job_init(j, m, id, 0, created, &opt, options, pz);
     free(options);
     tsr_puzzle_free(pz);
     base_lock(&m->mu);

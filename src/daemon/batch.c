@@ -665,7 +665,7 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     json_decref(spec);
     const char **docs = calloc((size_t)n, sizeof *docs), **opts = calloc((size_t)n, sizeof *opts);
     int *prio = calloc((size_t)n, sizeof *prio);
-    int64_t *ids = calloc((size_t)n, sizeof *ids), group = 0;
+    int64_t *ids = calloc((size_t)n, sizeof *ids), group = 0, created = 0;
     jm_job **jobs = calloc((size_t)n, sizeof *jobs);
     tsr_err err = {{0}};
     int rc = spec_text && docs && opts && prio && ids && jobs ? 0 : TSR_ENOMEM;
@@ -679,7 +679,7 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
     if (rc == 0) {
         base_lock(&m->db_mu);
         rc = sto_batch_create(m->db, name ? json_string_value(name) : NULL, spec_text, n, docs,
-                              opts, prio, &group, ids, &err);
+                              opts, prio, &group, ids, &created, &err);
         base_unlock(&m->db_mu);
     } else {
         tsr_err_set(&err, rc, "out of memory");
@@ -688,7 +688,8 @@ void jm_batch_submit(void *ctx, const char *body, size_t len, srv_reply *rep)
         srv_reply_error(rep, rc == TSR_EINVAL ? 400 : rc == TSR_EIO ? 503 : 500, "%s", err.msg);
     } else {
         for (int i = 0; i < n; i++)
-            jm_job_init(jobs[i], m, ids[i], group, &mv[i].opt, mv[i].options, mv[i].pz);
+            jm_job_init(jobs[i], m, ids[i], group, created, &mv[i].opt, mv[i].options,
+                        mv[i].pz);
         base_lock(&m->mu);
         for (int i = 0; i < n; i++) {
             if (jm_add_job(m, jobs[i]) != 0) {

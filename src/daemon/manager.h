@@ -233,9 +233,10 @@ int jm_record_export(jm_manager *m, int64_t id, char **out, tsr_err *err);
 char *jm_stats_text(int levels, const uint64_t *attempts, const uint64_t *fits,
                     const char *config);
 void jm_stats_parse(const char *text, int levels, uint64_t *attempts, uint64_t *fits);
-/* A new queued job's fields, as created in the store (id, batch or 0). */
-void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_options *opt,
-                 const char *options, const tsr_puzzle *pz);
+/* A new queued job's fields, as created in the store (id, batch or 0, and
+ * the creation time the store wrote). */
+void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, int64_t created,
+                 const tsr_options *opt, const char *options, const tsr_puzzle *pz);
 
 /* decode.c: a job's decoder (its puzzle and solver), from the cache or
  * built, held until jm_decoder_put; NULL with err when the job's puzzle

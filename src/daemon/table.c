@@ -373,8 +373,8 @@ void jm_stats_parse(const char *text, int levels, uint64_t *attempts, uint64_t *
     json_decref(o);
 }
 
-void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_options *opt,
-                 const char *options, const tsr_puzzle *pz)
+void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, int64_t created,
+                 const tsr_options *opt, const char *options, const tsr_puzzle *pz)
 {
     j->m = m;
     j->id = id;
@@ -382,7 +382,7 @@ void jm_job_init(jm_job *j, jm_manager *m, int64_t id, int64_t batch, const tsr_
     j->state = STO_QUEUED;
     j->priority = opt->priority;
     j->engine_version = TESSERA_ENGINE_VERSION;
-    j->created = j->updated = (int64_t)time(NULL);
+    j->created = j->updated = created; /* the store's, which a restart reads back */
     jm_set_options(j, options);
     j->cap = opt->threads;
     jm_describe(j, pz);

@@ -68,7 +68,7 @@ static int job_id_sane(sto_db *s, int64_t id, const char *ctx, tsr_err *err)
 /* Insert one queued job (in batch `batch` unless it is 0); not a
  * transaction of its own beyond the statement's. */
 static int insert_job(sto_db *s, const char *puzzle, const char *options, int priority,
-                      int64_t batch, int64_t *id, const char *ctx, tsr_err *err)
+                      int64_t batch, int64_t now, int64_t *id, const char *ctx, tsr_err *err)
 {
     if (options == NULL)
         options = "{}";
@@ -89,7 +89,7 @@ static int insert_job(sto_db *s, const char *puzzle, const char *options, int pr
     if (rc == SQLITE_OK)
         rc = sto_bind_text(st, 4, options, olen);
     if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 5, sto_now());
+        rc = sqlite3_bind_int64(st, 5, now);
     if (rc == SQLITE_OK && batch)
         rc = sqlite3_bind_int64(st, 6, batch);
     r = sto_bound_step(s, st, rc, ctx, "insert job", err);
@@ -103,7 +103,7 @@ static int insert_job(sto_db *s, const char *puzzle, const char *options, int pr
 }
 
 int sto_job_create(sto_db *s, const char *puzzle, const char *options, int priority, int64_t *id,
-                   tsr_err *err)
+                   int64_t *created, tsr_err *err)
 {
     const char *ctx = "create job";
     if (s == NULL || puzzle == NULL || id == NULL)
@@ -111,7 +111,11 @@ int sto_job_create(sto_db *s, const char *puzzle, const char *options, int prior
                            ctx);
     /* One statement: its own transaction, which takes the write lock
      * directly (waiting under the busy timeout). */
-    return insert_job(s, puzzle, options, priority, 0, id, ctx, err);
+    int64_t now = sto_now();
+    int r = insert_job(s, puzzle, options, priority, 0, now, id, ctx, err);
+    if (r == 0 && created != NULL)
+        *created = now;
+    return r;
 }
 
 /* One row by id: `what` names it ("job", "batch") in messages, `read`
@@ -343,7 +347,8 @@ void sto_batches_free(sto_batch *g, int n)
 
 int sto_batch_create(sto_db *s, const char *name, const char *spec, int n,
                      const char *const *puzzles, const char *const *options,
-                     const int *priorities, int64_t *group, int64_t *ids, tsr_err *err)
+                     const int *priorities, int64_t *group, int64_t *ids, int64_t *created,
+                     tsr_err *err)
 {
     const char *ctx = "create batch";
     if (s == NULL || spec == NULL || puzzles == NULL || group == NULL || ids == NULL)
@@ -360,22 +365,25 @@ int sto_batch_create(sto_db *s, const char *name, const char *spec, int n,
     if (r != 0)
         return r;
     sqlite3_stmt *st = NULL;
+    int64_t now = sto_now();
     r = sto_prep(s, S_BATCH_INSERT, &st, ctx, err);
     if (r == 0) {
         int rc = name ? sto_bind_text(st, 1, name, nlen) : sqlite3_bind_null(st, 1);
         if (rc == SQLITE_OK)
             rc = sto_bind_text(st, 2, spec, slen);
         if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int64(st, 3, sto_now());
+            rc = sqlite3_bind_int64(st, 3, now);
         r = sto_bound_step(s, st, rc, ctx, "insert batch", err);
     }
     int64_t g = r == 0 ? sqlite3_last_insert_rowid(s->db) : 0;
     for (int i = 0; r == 0 && i < n; i++)
         r = insert_job(s, puzzles[i], options ? options[i] : NULL, priorities ? priorities[i] : 0,
-                       g, &ids[i], ctx, err);
+                       g, now, &ids[i], ctx, err);
     r = sto_tx_end(s, r, ctx, err);
     if (r == 0)
         *group = g;
+    if (r == 0 && created != NULL)
+        *created = now;
     return r;
 }
 

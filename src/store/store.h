@@ -213,9 +213,11 @@ typedef int (*sto_cap_fn)(const char *options, int64_t stored, char **out, tsr_e
 int sto_repair(const char *path, sto_cap_fn cap, char **report, tsr_err *err);
 
 /* Create a queued job with no frontier, no solutions and zero progress;
- * `options` NULL stores "{}".  The new id goes to *id. */
+ * `options` NULL stores "{}".  The new id goes to *id and the creation time
+ * stored to *created (may be NULL), so that a caller shows the time the
+ * store keeps. */
 int sto_job_create(sto_db *db, const char *puzzle, const char *options, int priority,
-                   int64_t *id, tsr_err *err);
+                   int64_t *id, int64_t *created, tsr_err *err);
 
 /* The job `id` into *out (free with sto_job_clear); TSR_EINVAL and
  * "no job N" when there is none. */
@@ -266,10 +268,12 @@ void sto_batches_free(sto_batch *g, int n);
 /* Create a batch and its n (1..STO_MAX_BATCH_JOBS) queued jobs in one
  * transaction: all or none.  Job i gets puzzles[i], options[i] (options
  * NULL or options[i] NULL: "{}") and priorities[i] (NULL: 0); its id goes
- * to ids[i], the batch's to *batch. */
+ * to ids[i], the batch's to *batch; the one creation time of the batch and
+ * its jobs to *created (may be NULL). */
 int sto_batch_create(sto_db *db, const char *name, const char *spec, int n,
                      const char *const *puzzles, const char *const *options,
-                     const int *priorities, int64_t *batch, int64_t *ids, tsr_err *err);
+                     const int *priorities, int64_t *batch, int64_t *ids, int64_t *created,
+                     tsr_err *err);
 /* Batch `id` into *out (free with sto_batch_clear); TSR_EINVAL and "no
  * batch N" when there is none. */
 int sto_batch_get(sto_db *db, int64_t id, sto_batch *out, tsr_err *err);

@@ -138,7 +138,7 @@ static int64_t create_ok(sto_db *db, const char *puzzle, int priority)
 {
     int64_t id = 0;
     tsr_err err = {""};
-    int r = sto_job_create(db, puzzle, "{\"unique\":\"raw\"}", priority, &id, &err);
+    int r = sto_job_create(db, puzzle, "{\"unique\":\"raw\"}", priority, &id, NULL, &err);
     ck_assert_msg(r == 0, "create: %s", err.msg);
     return id;
 }
@@ -329,8 +329,14 @@ START_TEST(job_create_get_list)
         ids[i] = create_ok(db, doc, i % 3);
         ck_assert(i == 0 || ids[i] > ids[i - 1]);
     }
-    int64_t id0 = 0;
-    ck_assert_int_eq(sto_job_create(db, "{}", NULL, -5, &id0, &err), 0);
+    int64_t id0 = 0, created0 = 0;
+    ck_assert_int_eq(sto_job_create(db, "{}", NULL, -5, &id0, &created0, &err), 0);
+    { /* the creation time handed back is the one stored (a restart reads it) */
+        sto_job k;
+        ck_assert_int_eq(sto_job_get(db, id0, &k, &err), 0);
+        ck_assert(created0 > 1600000000 && k.created == created0);
+        sto_job_clear(&k);
+    }
 
     sto_job j;
     ck_assert_int_eq(sto_job_get(db, ids[4], &j, &err), 0);
@@ -631,14 +637,14 @@ START_TEST(claim_follows_the_file)
     ck_assert_int_eq(sto_open_claimed(a, ENGINE, &w, &err), 0);
     ck_assert_int_eq(sto_open_claimed(a, ENGINE, &rd, &err), 0);
     int64_t id;
-    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, &err), 0);
+    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, NULL, &err), 0);
     ck_assert_int_eq(sto_claim_check(a, &err), 0);
 
     /* the name now leads elsewhere: writes refused, reads go on */
     ck_assert_int_eq(rename(t.path, moved), 0);
     ck_assert_int_eq(sto_claim_check(a, &err), TSR_ESTALE);
     ck_assert_msg(strstr(err.msg, "deleted or moved away") != NULL, "%s", err.msg);
-    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, &err), TSR_ESTALE);
+    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, NULL, &err), TSR_ESTALE);
     ck_assert_int_eq(sto_job_set_state(w, 1, STO_PAUSED, NULL, &err), TSR_ESTALE);
     sto_job j = {0};
     ck_assert_int_eq(sto_job_get(rd, 1, &j, &err), 0);
@@ -655,11 +661,11 @@ START_TEST(claim_follows_the_file)
     ck_assert_int_eq(sto_backup(w, copy, &err), TSR_EIO); /* never over a file */
     ck_assert_int_eq(sto_detach(w, NULL, &err), 0);
     ck_assert_int_eq(sto_detach(rd, copy, &err), 0);
-    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, &err), TSR_ESTALE);
+    ck_assert_int_eq(sto_job_create(w, "{}", NULL, 0, &id, NULL, &err), TSR_ESTALE);
     ck_assert_int_eq(sto_job_get(rd, 1, &j, &err), 0);
     ck_assert_int_eq(j.state, STO_QUEUED);
     sto_job_clear(&j);
-    ck_assert_int_eq(sto_job_create(rd, "{}", NULL, 0, &id, &err) != 0, 1); /* read-only */
+    ck_assert_int_eq(sto_job_create(rd, "{}", NULL, 0, &id, NULL, &err) != 0, 1); /* read-only */
     sto_close(w);
     sto_close(rd);
     sto_claim_release(a);
@@ -826,11 +832,11 @@ START_TEST(checkpoint_atomic)
     ck_assert_int_eq(sto_checkpoint(db, job, bad, 2, &hs, &p2, NULL, &err), TSR_ETOOBIG);
     unchanged(db, job, t.path, "huge batch");
     int64_t id;
-    ck_assert_int_eq(sto_job_create(db, huge, NULL, 0, &id, &err), TSR_ETOOBIG);
+    ck_assert_int_eq(sto_job_create(db, huge, NULL, 0, &id, NULL, &err), TSR_ETOOBIG);
     ck_assert_msg(strstr(err.msg, "puzzle document is larger") != NULL, "%s", err.msg);
     ck_assert_int_eq(sto_job_set_state(db, job, STO_RUNNING, huge, &err), TSR_ETOOBIG);
     huge[STO_MAX_DOC] = '\0'; /* exactly the cap is accepted */
-    ck_assert_int_eq(sto_job_create(db, huge, NULL, 0, &id, &err), 0);
+    ck_assert_int_eq(sto_job_create(db, huge, NULL, 0, &id, NULL, &err), 0);
     free(huge);
 
     unchanged(db, job, t.path, "after every failure");
@@ -1185,8 +1191,8 @@ START_TEST(check_invariants)
     ck_assert_int_eq(sto_checkpoint(db, complete, NULL, 0, &rest, &all, &done, &err), 0);
     sto_found_free(&rest);
     int64_t none = 0, four = 0;
-    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":\"none\"}", 0, &none, &err), 0);
-    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":4}", 0, &four, &err), 0);
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":\"none\"}", 0, &none, NULL, &err), 0);
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":4}", 0, &four, NULL, &err), 0);
     sto_found kept = {0};
     int ids[2] = {1, 2}, more[2] = {3, 4};
     ck_assert_int_eq(sto_found_add(&kept, ids, 2, 3, 0), 0);
@@ -1243,7 +1249,7 @@ START_TEST(check_invariants)
     ck_assert_int_eq(sto_checkpoint(db, bare, NULL, 0, &x, &p, NULL, &err), 0);
     /* store 5, all stored */
     int64_t five = 0;
-    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":5}", 0, &five, &err), 0);
+    ck_assert_int_eq(sto_job_create(db, "{}", "{\"store\":5}", 0, &five, NULL, &err), 0);
     ck_assert_int_eq(sto_checkpoint(db, five, &half, 1, &x, &p, NULL, &err), 0);
     /* options that are not JSON, statistics that are not JSON */
     int64_t docs = create_ok(db, "{}", 0);
