@@ -235,11 +235,12 @@ test('Open a file: a BurrTools file, polycube text, and bad JSON named by its li
   await eventually('the BurrTools Soma cube opened', async () =>
     (await balance(page)).required === 27 && (await pieces.count()) === 7);
   await shot(page, 'designer-open-xmpuzzle');
-  // the designer draws no colours: a coloured file opens without them, and says so
+  // a coloured file opens with its colours, and says how many (colours.test.mjs tests them)
   await upload.setInputFiles(path.join(PUZZLES, '..', 'tests', 'fuzz', 'corpus', 'xmpuzzle', 'colours.xml'));
-  await eventually('a coloured BurrTools file opened, its colours said to be left out', async () =>
+  await eventually('a coloured BurrTools file opened, its colours and pairs counted', async () =>
     (await balance(page)).required === 4 &&
-    /without its colours and colour constraints/.test(await page.locator('[data-testid=design-result]').textContent()));
+    /^Opened colours\.xml, problem 1 of 2: 2 colours, 2 allowed pairs\.$/.test(await page.locator('[data-testid=design-result]').textContent()));
+  assert.equal(await page.locator('svg[data-testid=design-layer] .dcell[data-color]').count(), 4, 'its board\'s 4 cells coloured');
   await shot(page, 'designer-open-coloured');
   await upload.setInputFiles(path.join(PUZZLES, 'polycube', 'pentominoes-6x10.txt'));
   await eventually('the polycube 6x10 opened', async () =>

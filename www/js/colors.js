@@ -110,3 +110,17 @@ function hashIndex(name) {
   for (const c of String(name)) h = (h * 31 + c.charCodeAt(0)) >>> 0;
   return h % PALETTE.length;
 }
+
+// ---- the puzzle's own colours (Puzzle JSON "colors"): cell colours 1..63 ----
+
+/** Nine far-apart colours for colour numbers 1..9 of a puzzle without a
+ *  palette (then the piece colours, shifted, for 10..63). */
+export const CELL_PALETTE = ['#d7263d', '#1b998b', '#f4d35e', '#2e5eaa', '#f46036',
+  '#7b2cbf', '#55dde0', '#e83f6f', '#6a994e'];
+
+/** How colour n (1..63) of a puzzle is shown: its palette's, else a fixed one. */
+export function cellColor(n, palette) {
+  if (!n) return null;
+  if (palette && /^#[0-9a-f]{6}$/i.test(palette[n - 1] || '')) return palette[n - 1];
+  return n <= CELL_PALETTE.length ? CELL_PALETTE[n - 1] : pieceColor(n + 7);
+}

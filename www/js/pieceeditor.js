@@ -5,7 +5,8 @@
 // lattices), tipped over, mirrored, shifted; every change undoable; saved
 // as a new piece or over the one opened.  And a small isometric drawing
 // of a piece, so that a 3D piece in a list reads as one piece rather than
-// as loose slices.
+// as loose slices.  A piece's cells may carry colours (Puzzle JSON
+// "colors"): the colour brush paints them, and they turn with the piece.
 
 import { h, s, clear } from './dom.js';
 import { normalize } from './shapes.js';
@@ -17,14 +18,35 @@ const key = (x, y, z) => `${x},${y},${z}`;
 const parse = (k) => k.split(',').map(Number);
 
 /**
- * The editor.  onSave(piece, replacing) gets {name, cells} (normalised) and
- * the name of the piece it replaces (null for a new one); onNote(text)
- * reports what happened.  Returns {el, edit(piece)}.
+ * A piece's cells in normal form (normalize, or normalizePlane on the plane
+ * lattices) with their colours kept beside them: {cells, colors}, colors
+ * null when every cell is neutral.
  */
-export function pieceEditor({ onSave, onNote }) {
+export function normalizeColoured(lattice, cells, colors) {
+  const plane = isPlane(lattice);
+  const n = plane ? normalizePlane(lattice, cells) : normalize(cells);
+  if (!colors || !colors.some(Boolean)) return { cells: n, colors: null };
+  const mx = Math.min(...cells.map((c) => c[0])), my = Math.min(...cells.map((c) => c[1]));
+  const mz = plane ? 0 : Math.min(...cells.map((c) => c[2] || 0));
+  const zOf = (c) => (plane ? (lattice === 'triangular' && c[2] ? 1 : 0) : (c[2] || 0) - mz);
+  const at = new Map(cells.map((c, i) => [key(c[0] - mx, c[1] - my, zOf(c)), colors[i] || 0]));
+  return { cells: n, colors: n.map((c) => at.get(key(...c)) || 0) };
+}
+
+/**
+ * The editor.  onSave(piece, replacing) gets {name, cells, colors}
+ * (normalised; colors null when no cell is coloured) and the name of the
+ * piece it replaces (null for a new one); onNote(text) reports what
+ * happened.  colours (optional): {el, current(), color(n)}: a row of colour
+ * swatches to show, the colour chosen in it (0 neutral) and how colour n
+ * is drawn.  Returns {el, edit(piece), setLattice(l), useColour(), redraw()}.
+ */
+export function pieceEditor({ onSave, onNote, colours = null }) {
   let box = { w: 5, h: 5, l: 1 };
   let lattice = 'cubic';
   let cells = new Set();
+  let colors = new Map(); // key -> colour 1..63 of a cell (neutral cells absent)
+  let brush = 'cells';    // 'cells' (a click turns a cell on or off) or 'colour' (paints it)
   let replacing = null; // the name of the piece opened for editing
   const undo = [], redo = [];
 
@@ -37,8 +59,24 @@ export function pieceEditor({ onSave, onNote }) {
   const undoBtn = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'edit-undo', text: 'Undo' });
   const redoBtn = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'edit-redo', text: 'Redo' });
 
-  const snapshot = () => ({ box: { ...box }, cells: new Set(cells) });
-  function restore(sn) { box = { ...sn.box }; cells = new Set(sn.cells); sync(); }
+  const snapshot = () => ({ box: { ...box }, cells: new Set(cells), colors: new Map(colors) });
+  function restore(sn) { box = { ...sn.box }; cells = new Set(sn.cells); colors = new Map(sn.colors); sync(); }
+  /* A click on cell k: the cell brush turns it on or off; the colour brush
+   * paints it the chosen colour (a cell off is turned on), or back to
+   * neutral when it already has that colour. */
+  function click(k) {
+    change(() => {
+      if (brush === 'colour' && colours) {
+        const n = colours.current();
+        const was = cells.has(k) ? colors.get(k) || 0 : -1;
+        cells.add(k);
+        if (n && was !== n) colors.set(k, n); else colors.delete(k);
+        return;
+      }
+      if (cells.has(k)) { cells.delete(k); colors.delete(k); } else cells.add(k);
+    });
+  }
+  const colourTitle = (k) => (colors.get(k) ? `, colour ${colors.get(k)}` : '');
   /* Every change goes through here: undoable, and redo forgets the future. */
   function change(fn) {
     const before = snapshot();
@@ -59,14 +97,21 @@ export function pieceEditor({ onSave, onNote }) {
     const W = Math.ceil((b.maxX - b.minX) * u + 2), H = Math.ceil((b.maxY - b.minY) * u + 2);
     const svg = s('svg', { class: 'custom-plane', width: W, height: H, viewBox: `-1 -1 ${W} ${H}`, 'data-lattice': lattice });
     for (const c of all) {
-      const on = cells.has(key(...c));
+      const k = key(...c);
+      const on = cells.has(k), n = on ? colors.get(k) || 0 : 0;
       const pts = geom.polygon(c).map(([X, Y]) => `${((X - b.minX) * u).toFixed(1)},${((Y - b.minY) * u).toFixed(1)}`).join(' ');
       svg.append(s('polygon', {
         points: pts, class: `plane-cell${on ? ' on' : ''}`, 'data-x': c[0], 'data-y': c[1], 'data-z': c[2],
+        'data-color': n || null,
         fill: on ? '#7fa7e0' : '#f4f6f9', stroke: '#9aa5b4', 'stroke-width': 1, 'stroke-linejoin': 'round',
-        role: 'button', 'aria-pressed': String(on), 'aria-label': `cell ${c[0]}, ${c[1]}${lattice === 'triangular' ? (c[2] ? ' down' : ' up') : ''}`,
-        onclick: () => change(() => { if (on) cells.delete(key(...c)); else cells.add(key(...c)); }),
+        role: 'button', 'aria-pressed': String(on), 'aria-label': `cell ${c[0]}, ${c[1]}${lattice === 'triangular' ? (c[2] ? ' down' : ' up') : ''}${colourTitle(k)}`,
+        onclick: () => click(k),
       }));
+      if (n && colours) {
+        const [X, Y] = geom.centre(c);
+        svg.append(s('circle', { cx: ((X - b.minX) * u).toFixed(1), cy: ((Y - b.minY) * u).toFixed(1), r: (u * (lattice === 'triangular' ? 0.16 : 0.22)).toFixed(1),
+          fill: colours.color(n), stroke: '#1b1f24', 'stroke-width': 0.8, 'pointer-events': 'none', class: 'cell-mark', 'data-color': n }));
+      }
     }
     return svg;
   }
@@ -82,17 +127,21 @@ export function pieceEditor({ onSave, onNote }) {
       const g = h('div', { class: 'custom-grid', 'data-z': z });
       g.style.gridTemplateColumns = `repeat(${box.w}, 1.6rem)`;
       for (let y = 0; y < box.h; y++) for (let x = 0; x < box.w; x++) {
-        const on = cells.has(key(x, y, z));
+        const k = key(x, y, z);
+        const on = cells.has(k), n = on ? colors.get(k) || 0 : 0;
         g.append(h('button', {
-          type: 'button', class: `custom-cell${on ? ' on' : ''}`, 'aria-pressed': String(on),
-          'aria-label': box.l === 1 ? `cell ${x}, ${y}` : `cell ${x}, ${y}, layer ${z}`,
-          onclick: () => change(() => { if (on) cells.delete(key(x, y, z)); else cells.add(key(x, y, z)); }),
-        }));
+          type: 'button', class: `custom-cell${on ? ' on' : ''}`, 'aria-pressed': String(on), 'data-color': n || null,
+          'aria-label': `${box.l === 1 ? `cell ${x}, ${y}` : `cell ${x}, ${y}, layer ${z}`}${colourTitle(k)}`,
+          title: n ? `colour ${n}` : null,
+          onclick: () => click(k),
+        }, n && colours ? h('span', { class: 'cell-dot', style: `background:${colours.color(n)}` }) : null));
       }
       grids.append(box.l > 1 ? h('figure', { class: 'edit-layer' }, g, h('figcaption', { class: 'muted', text: `layer ${z}` })) : g);
     }
     clear(view);
     if (cells.size && !plane) view.append(isoPiece([...cells].map(parse), '#7fa7e0', 70));
+    cellsBtn.setAttribute('aria-pressed', String(brush === 'cells'));
+    colourBtn.setAttribute('aria-pressed', String(brush === 'colour'));
     undoBtn.disabled = undo.length === 0;
     redoBtn.disabled = redo.length === 0;
     saveBtn.textContent = replacing ? `Save ${replacing}` : 'Add this piece';
@@ -101,14 +150,21 @@ export function pieceEditor({ onSave, onNote }) {
   /* The cells moved by f, kept when they all stay in the box (the box
    * grows to hold a turned piece). */
   function transform(f, grow) {
-    const moved = [...cells].map(parse).map(f);
+    const before = [...cells];
+    const moved = before.map(parse).map(f);
+    const movedColors = before.map((k) => colors.get(k) || 0);
+    const set = (list, cols) => {
+      cells = new Set(list.map((c) => key(...c)));
+      colors = new Map();
+      list.forEach((c, i) => { if (cols?.[i]) colors.set(key(...c), cols[i]); });
+    };
     if (grow) {
-      const n = isPlane(lattice) ? normalizePlane(lattice, moved) : normalize(moved);
-      const nb = { w: Math.max(...n.map((c) => c[0])) + 1, h: Math.max(...n.map((c) => c[1])) + 1, l: isPlane(lattice) ? 1 : Math.max(...n.map((c) => c[2])) + 1 };
+      const n = normalizeColoured(lattice, moved, movedColors);
+      const nb = { w: Math.max(...n.cells.map((c) => c[0])) + 1, h: Math.max(...n.cells.map((c) => c[1])) + 1, l: isPlane(lattice) ? 1 : Math.max(...n.cells.map((c) => c[2])) + 1 };
       if (nb.w > EDIT_MAX || nb.h > EDIT_MAX || nb.l > EDIT_MAX) { onNote('Turned, the piece would not fit the editor.'); return; }
       change(() => {
         box = { w: Math.max(box.w, nb.w), h: Math.max(box.h, nb.h), l: Math.max(box.l, nb.l) };
-        cells = new Set(n.map((c) => key(...c)));
+        set(n.cells, n.colors);
       });
       return;
     }
@@ -116,9 +172,13 @@ export function pieceEditor({ onSave, onNote }) {
       onNote('The piece is at the edge of the editor that way.');
       return;
     }
-    change(() => { cells = new Set(moved.map((c) => key(...c))); });
+    change(() => set(moved, movedColors));
   }
   const act = (testid, text, title, fn) => h('button', { type: 'button', class: 'btn btn-small', 'data-testid': testid, text, title, onclick: fn });
+  const brushBtn = (testid, text, title, which) => h('button', { type: 'button', class: 'btn btn-small', 'data-testid': testid, text, title,
+    'aria-pressed': 'false', onclick: () => { brush = which; sync(); } });
+  const cellsBtn = brushBtn('edit-brush-cells', 'Cells', 'A click turns a cell on or off', 'cells');
+  const colourBtn = brushBtn('edit-brush-colour', 'Colour', 'A click paints a cell the colour chosen (0: neutral); again, back to neutral', 'colour');
   const tipBtn = act('edit-tip', '⤵ Tip over', 'A quarter turn about the x axis: layers become rows', () => transform(([x, y, z]) => [x, -z, y], true));
 
   // the box follows the fields as they are typed in, so that leaving a
@@ -130,7 +190,7 @@ export function pieceEditor({ onSave, onNote }) {
       if (v === box[k]) return;
       change(() => {
         box = { ...box, [k]: v };
-        for (const c of [...cells]) { const [x, y, z] = parse(c); if (x >= box.w || y >= box.h || (!isPlane(lattice) && z >= box.l)) cells.delete(c); }
+        for (const c of [...cells]) { const [x, y, z] = parse(c); if (x >= box.w || y >= box.h || (!isPlane(lattice) && z >= box.l)) { cells.delete(c); colors.delete(c); } }
       });
     };
     input.addEventListener('input', resize);
@@ -140,12 +200,14 @@ export function pieceEditor({ onSave, onNote }) {
   redoBtn.addEventListener('click', () => { if (redo.length) { undo.push(snapshot()); restore(redo.pop()); } });
   saveBtn.addEventListener('click', () => {
     if (cells.size === 0) { onNote('Click cells of the grid first.'); return; }
-    const list = [...cells].map(parse);
-    const piece = { name: name.value.trim() || 'A', cells: isPlane(lattice) ? normalizePlane(lattice, list) : normalize(list) };
+    const keys = [...cells];
+    const n = normalizeColoured(lattice, keys.map(parse), keys.map((k) => colors.get(k) || 0));
+    const piece = { name: name.value.trim() || 'A', cells: n.cells, colors: n.colors };
     const was = replacing;
     replacing = null;
     onSave(piece, was);
     cells = new Set();
+    colors = new Map();
     undo.length = 0; redo.length = 0;
     sync();
   });
@@ -166,7 +228,9 @@ export function pieceEditor({ onSave, onNote }) {
       act('edit-up', '↑', 'Shift up', () => transform(([x, y, z]) => [x, y + (isPlane(lattice) ? 1 : -1), z], false)),
       act('edit-down', '↓', 'Shift down', () => transform(([x, y, z]) => [x, y - (isPlane(lattice) ? 1 : -1), z], false)),
       undoBtn, redoBtn,
-      act('edit-clear', 'Clear', 'Start over', () => change(() => { cells = new Set(); replacing = null; }))),
+      act('edit-clear', 'Clear', 'Start over', () => change(() => { cells = new Set(); colors = new Map(); replacing = null; }))),
+    colours ? h('div', { class: 'designer-toolbar', role: 'toolbar', 'aria-label': 'Piece brush' },
+      cellsBtn, colourBtn, colours.el) : null,
     h('div', { class: 'edit-area' }, grids, view),
     h('div', { class: 'designer-toolbar' }, saveBtn));
   sync();
@@ -178,9 +242,12 @@ export function pieceEditor({ onSave, onNote }) {
       const n = isPlane(lattice) ? normalizePlane(lattice, piece.cells) : normalize(piece.cells);
       const nb = { w: Math.max(...n.map((c) => c[0])) + 1, h: Math.max(...n.map((c) => c[1])) + 1, l: isPlane(lattice) ? 1 : Math.max(...n.map((c) => c[2])) + 1 };
       if (nb.w > EDIT_MAX || nb.h > EDIT_MAX || nb.l > EDIT_MAX) return false;
+      const cols = normalizeColoured(lattice, piece.cells, piece.colors).colors;
       change(() => {
         box = { w: Math.max(nb.w, 3), h: Math.max(nb.h, 3), l: nb.l };
         cells = new Set(n.map((c) => key(...c)));
+        colors = new Map();
+        n.forEach((c, i) => { if (cols?.[i]) colors.set(key(...c), cols[i]); });
         replacing = piece.name;
       });
       name.value = piece.name;
@@ -192,10 +259,15 @@ export function pieceEditor({ onSave, onNote }) {
       lattice = next;
       box = { w: 5, h: 5, l: 1 };
       cells = new Set();
+      colors = new Map();
       replacing = null;
       undo.length = 0; redo.length = 0;
       sync();
     },
+    /** The colour brush, chosen (a swatch was picked). */
+    useColour() { brush = 'colour'; sync(); },
+    /** Draw again (the colours' look changed: another palette). */
+    redraw() { sync(); },
   };
 }
 

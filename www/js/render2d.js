@@ -60,8 +60,10 @@ function labelSpot(cells) {
  * opts.bounds: {minX,minY,maxX,maxY} to share a frame between drawings
  * opts.cell: cell size in px (viewBox units), opts.labels: draw names
  * opts.maxWidth: CSS max width in px (default: natural size)
- * A piece may carry fixed: true (drawn hatched: it does not move) and
- * dim: true (drawn faded, as unchanged pieces of a comparison).
+ * A piece may carry fixed: true (drawn hatched: it does not move),
+ * dim: true (drawn faded, as unchanged pieces of a comparison) and marks:
+ * one entry per cell, null or {n, color}: the cell's puzzle colour n
+ * (Puzzle JSON "colors"), drawn as a dot of that colour.
  */
 export function drawTiling(pieces, opts = {}) {
   if (isPlane(opts.lattice)) return drawPlane(pieces, opts);
@@ -119,6 +121,7 @@ export function drawTiling(pieces, opts = {}) {
     g.append(s('title', { text: p.fixed ? `${p.name} (fixed)` : p.name }));
     for (const [x, y] of p.cells) g.append(s('rect', { x: px(x), y: py(y), width: cell, height: cell }));
     if (hatch) for (const [x, y] of p.fixed ? p.cells : []) g.append(s('rect', { x: px(x), y: py(y), width: cell, height: cell, fill: `url(#${hatch})` }));
+    p.cells.forEach(([x, y], j) => { if (p.marks?.[j]) g.append(markDot(px(x) + cell / 2, py(y) + cell / 2, cell, p.marks[j])); });
     svg.append(g);
     return g;
   });
@@ -163,6 +166,16 @@ export function drawTiling(pieces, opts = {}) {
     });
   }
   return svg;
+}
+
+/** A cell's puzzle colour: a dot of it at (cx, cy), in a cell of size cell
+ *  (relatively larger in small drawings), named in its title. */
+export function markDot(cx, cy, cell, mark) {
+  return s('circle', {
+    cx: cx.toFixed(2), cy: cy.toFixed(2), r: Math.min(cell * 0.3, 2.5 + cell * 0.1).toFixed(2), fill: mark.color,
+    stroke: '#1b1f24', 'stroke-width': Math.max(0.6, cell / 40).toFixed(2), class: 'cell-mark', 'data-color': mark.n,
+    'pointer-events': 'none',
+  }, s('title', { text: `colour ${mark.n}` }));
 }
 
 /** The drawing's frame, shared by both kinds of drawing. */
@@ -247,6 +260,11 @@ function drawPlane(pieces, opts) {
     // a hairline of the cell's own colour closes the seams between polygons
     for (const c of p.cells) g.append(poly(c, { stroke: p.color, 'stroke-width': 0.5 }));
     if (hatch && p.fixed) for (const c of p.cells) g.append(s('polygon', { points: points(c), fill: `url(#${hatch})` }));
+    p.cells.forEach((c, j) => {
+      if (!p.marks?.[j]) return;
+      const [X, Y] = geom.centre(c);
+      g.append(markDot((X - b.minX) * cell + pad, (Y - b.minY) * cell + pad, cell * (geom.id === 'triangular' ? 0.7 : 1), p.marks[j]));
+    });
     svg.append(g);
     return g;
   });
@@ -300,7 +318,9 @@ export function drawLayers(pieces, opts = {}) {
   const wrap = h('div', { class: 'layers', 'data-testid': opts.testid || null });
   for (let z = minZ; z <= maxZ; z++) {
     const onZ = (cells) => cells.filter((c) => (c[2] || 0) === z);
-    const lp = pieces.map((p) => ({ ...p, cells: onZ(p.cells) })).filter((p) => p.cells.length);
+    const lp = pieces.map((p) => ({
+      ...p, cells: onZ(p.cells), marks: p.marks?.filter((_, j) => (p.cells[j][2] || 0) === z),
+    })).filter((p) => p.cells.length);
     const svg = drawTiling(lp, {
       board: onZ(board), bounds, cell: opts.cell || 26, labels: opts.labels,
       label: `Layer z = ${z}`, pad: opts.pad,

@@ -26,6 +26,7 @@ import { drawTiling, drawLayers, svgToString, svgToPng, elide } from './render2d
 import { Viewer3D } from './render3d.js';
 import { legend } from './preview.js';
 import { latticeOf, widthUnits } from './lattice.js';
+import { cellColor } from './colors.js';
 
 const PAGE = 50;          // solutions per request of the single view
 const GALLERY_PAGE = 24;  // thumbnails per gallery page
@@ -57,7 +58,12 @@ export function solutionBrowser({ id, job, puzzle, colors, params, onError }) {
     alive: () => !destroyed,
     pieces: (s) => {
       if (!ctx.lattice) ctx.lattice = latticeOf(s);
-      return s.pieces.map((p) => ({ name: p.name, color: colors.color(p.name), cells: p.cells, fixed: colors.fixed(p.name) }));
+      // a coloured piece's cell colours, as it lies (dots of the puzzle's colours)
+      const palette = puzzle?.colors?.palette;
+      return s.pieces.map((p) => ({
+        name: p.name, color: colors.color(p.name), cells: p.cells, fixed: colors.fixed(p.name),
+        marks: p.colors?.some(Boolean) ? p.colors.map((n) => (n ? { n, color: cellColor(n, palette) } : null)) : null,
+      }));
     },
     updatePager: () => { single.updatePager(); gallery.updatePager(); },
   };

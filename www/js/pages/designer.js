@@ -11,19 +11,24 @@
 // /api/v1/convert); then validate, estimate, submit it as a job, or submit
 // a batch of its hole variants (POST /api/v1/batches), counting as the job
 // options' fields say (built from the daemon's list, options.js).
+// Colours (Puzzle JSON "colors"): each board cell and piece cell may carry
+// one (1..63, shown in the puzzle's palette or a fixed one), painted with
+// the colour brush; the allowed pairs (piece colour -> board colour) are
+// edited in a list; all of it is read from and written back to the JSON.
 
 import { h, s, clear, downloadBlob, slug } from '../dom.js';
 import { api, postJSON } from '../api.js';
-import { pieceColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
-import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, normalize, balance, PLANE_SETS, planeSetPieces, canonicalPlane } from '../shapes.js';
-import { LATTICES, latticeOf, isPlane, geometry, screenBounds, planeMotions, normalizePlane, jsonCell } from '../lattice.js';
-import { drawTiling } from '../render2d.js';
+import { pieceColor, cellColor, BOARD_FILL, BOARD_STROKE } from '../colors.js';
+import { SETS, setPieces, NAME_SOURCES, canonical, GROUPS, balance, PLANE_SETS, planeSetPieces, canonicalPlane } from '../shapes.js';
+import { LATTICES, latticeOf, isPlane, geometry, screenBounds, planeMotions, jsonCell } from '../lattice.js';
+import { drawTiling, markDot } from '../render2d.js';
 import { optionsList, optionField, fieldValues } from '../options.js';
 import { disconnectedPieces, readPuzzleFile, burrToolsProblems, problemChooser } from '../preview.js';
-import { pieceEditor, isoPiece } from '../pieceeditor.js';
+import { pieceEditor, isoPiece, normalizeColoured } from '../pieceeditor.js';
 
 const MAX_SIDE = 40;   // board width and height in the editor
 const MAX_LAYERS = 8;
+const MAX_COLOUR = 63;  // Puzzle JSON's colours are 1..63 (0 neutral)
 const OPTIONS_SHOWN = ['unique', 'limit']; // of the daemon's list: how to count
 const LIBRARY_SETS = [
   { file: 'soma-cube.json', label: 'Soma (7)' },
@@ -33,27 +38,30 @@ const LIBRARY_SETS = [
 
 const key = (x, y, z) => `${x},${y},${z}`;
 
-/** A small drawing of a piece on the triangular or hexagonal lattice. */
-function planeThumb(lattice, cells, color, size = 44) {
+/** A small drawing of a piece on the triangular or hexagonal lattice
+ *  (marks: its cells' colours, as drawTiling takes them). */
+function planeThumb(lattice, cells, color, size = 44, marks = null) {
   const geom = geometry(lattice);
   const b = screenBounds(geom, [cells.map(geom.cell)]);
   const cell = Math.min(12, size / Math.max(b.maxX - b.minX, b.maxY - b.minY, 1));
-  const svg = drawTiling([{ name: '', color, cells }], { lattice, cell, labels: false, pad: 1, label: 'Piece' });
+  const svg = drawTiling([{ name: '', color, cells, marks }], { lattice, cell, labels: false, pad: 1, label: 'Piece' });
   svg.setAttribute('class', 'piece-thumb');
   svg.setAttribute('aria-hidden', 'true');
   return svg;
 }
 
-/** A small drawing of a piece: its cells from above, layers side by side. */
-function pieceThumb(cells, color, size = 44) {
-  const n = normalize(cells);
+/** A small drawing of a piece: its cells from above, layers side by side
+ *  (marks: its cells' colours, a dot on each coloured cell). */
+function pieceThumb(cellsIn, color, size = 44, marks = null) {
+  const n = cellsIn;
   const w = Math.max(...n.map((c) => c[0])) + 1;
   const hgt = Math.max(...n.map((c) => c[1])) + 1;
   const layers = Math.max(...n.map((c) => c[2])) + 1;
   const cols = w * layers + (layers - 1) * 0.5;
   const u = Math.min(size / Math.max(cols, hgt), 12);
   return s('svg', { class: 'piece-thumb', width: cols * u + 2, height: hgt * u + 2, viewBox: `-1 -1 ${cols * u + 2} ${hgt * u + 2}`, 'aria-hidden': 'true' },
-    n.map((c) => s('rect', { x: (c[0] + c[2] * (w + 0.5)) * u, y: c[1] * u, width: u, height: u, fill: color, stroke: '#33404f', 'stroke-width': 0.8 })));
+    n.map((c) => s('rect', { x: (c[0] + c[2] * (w + 0.5)) * u, y: c[1] * u, width: u, height: u, fill: color, stroke: '#33404f', 'stroke-width': 0.8 })),
+    n.map((c, i) => (marks?.[i] ? markDot((c[0] + c[2] * (w + 0.5)) * u + u / 2, c[1] * u + u / 2, u * 1.5, marks[i]) : null)));
 }
 
 export function mount(root, params = {}) {
@@ -65,9 +73,14 @@ export function mount(root, params = {}) {
     w: 6, h: 6, layers: 1,
     cells: new Map(),          // key -> 'req' | 'opt' | 'fix' (a fixed piece's cell)
     fixedNames: new Map(),     // a fixed piece's cells (keys, sorted) -> its name, kept from a loaded puzzle
-    pieces: [],                // {name, cells, min, max}
+    pieces: [],                // {name, cells, colors (one per cell, or null), min, max}
     rotations: 'all',
-    tool: 'paint', brush: 'req',
+    tool: 'paint', brush: 'req', // brush 'color' paints st.paintColor on board cells
+    colors: new Map(),         // key -> a board cell's colour 1..63 (a fixed cell's: its fixed piece's)
+    underFix: new Map(),       // key -> the board's colour under a fixed piece's cell, when a loaded puzzle gave one
+    palette: null,             // the puzzle's "colors.palette" ('#rrggbb' for colours 1, 2, ...), or null
+    allow: [],                 // the allowed pairs [piece colour, board colour], in order
+    paintColor: 1,             // the colour brush's colour (0: neutral)
     library: [],               // GET /api/v1/puzzles
     names: null,               // canonical key -> conventional name
     fits: null,                // piece name -> {placements, usable}, from the daemon
@@ -97,8 +110,90 @@ export function mount(root, params = {}) {
   const markChoices = () => {
     for (const [id, b] of Object.entries(toolButtons)) b.setAttribute('aria-pressed', String(st.tool === id));
     for (const [id, b] of Object.entries(brushButtons)) b.setAttribute('aria-pressed', String(st.brush === id));
+    drawSwatches();
   };
   const boardArea = h('div', { class: 'designer-board', 'data-testid': 'design-board' });
+
+  // ---- colours ----------------------------------------------------------------
+  const colourOf = (n) => cellColor(n, st.palette);
+  const STATE_NAMES = { req: 'required', opt: 'optional', fix: 'a fixed piece\'s cell' };
+  const cellTitle = (v, n) => `colour ${n}, ${STATE_NAMES[v] || v}`;
+  /* A board cell's colour: a dot of it (the cell keeps its state's look). */
+  const cellMark = (cx, cy, u, n) => markDot(cx, cy, u * 1.3, { n, color: colourOf(n) });
+  /* The highest colour the design uses (cells, pieces, pairs). */
+  function maxColourUsed() {
+    let m = 0;
+    for (const n of st.colors.values()) m = Math.max(m, n);
+    for (const n of st.underFix.values()) m = Math.max(m, n);
+    for (const p of st.pieces) for (const n of p.colors || []) m = Math.max(m, n);
+    for (const [a, b] of st.allow) m = Math.max(m, a, b);
+    return m;
+  }
+  let extraColours = 9; // colours offered without a palette (0..9, more with +)
+  /* How many colours the swatches offer: the palette's, else 9 or more. */
+  const colourCount = () => (st.palette ? st.palette.length : Math.max(extraColours, maxColourUsed()));
+  const isColoured = () => maxColourUsed() > 0 || Boolean(st.palette);
+  const swatchRows = [];
+  /* A row of colour swatches 0..N and a + for one more: pick(n) chooses. */
+  function swatchRow(testid, get, pick) {
+    const el = h('span', { class: 'swatches', role: 'group', 'aria-label': 'Colours (0: neutral)' });
+    const draw = () => {
+      clear(el);
+      for (let n = 0; n <= colourCount(); n++) {
+        el.append(h('button', {
+          type: 'button', class: 'swatch-btn', 'data-testid': testid, 'data-color': String(n), 'aria-pressed': String(get() === n),
+          title: n ? `Colour ${n}${st.palette ? ` (${st.palette[n - 1]})` : ''}` : 'Neutral (0): no colour, fits any colour',
+          onclick: () => pick(n),
+        }, h('span', { class: `swatch-dot${n ? '' : ' swatch-neutral'}`, style: n ? `background:${colourOf(n)}` : null }), h('span', { text: String(n) })));
+      }
+      el.append(h('button', {
+        type: 'button', class: 'swatch-btn', 'data-testid': `${testid}-add`, text: '+', title: 'One more colour',
+        disabled: colourCount() >= MAX_COLOUR, onclick: () => {
+          if (st.palette) st.palette.push(cellColor(st.palette.length + 1, null));
+          else extraColours = Math.min(MAX_COLOUR, Math.max(extraColours, maxColourUsed()) + 1);
+          pick(colourCount());
+          if (st.palette) edited();
+        },
+      }));
+    };
+    swatchRows.push(draw);
+    draw();
+    return el;
+  }
+  const drawSwatches = () => { for (const d of swatchRows) d(); };
+  const boardSwatches = swatchRow('color-swatch', () => (st.brush === 'color' ? st.paintColor : -1), (n) => {
+    st.paintColor = n; st.brush = 'color'; markChoices();
+  });
+  let editColour = 1; // the piece editor's colour brush
+  const editSwatches = swatchRow('edit-swatch', () => editColour, (n) => {
+    editColour = n; drawSwatches(); editor.useColour();
+  });
+
+  // the allowed pairs: piece colour -> board colour
+  const pairList = h('ul', { class: 'designer-pairs', 'data-testid': 'pair-list' });
+  const pairPiece = h('input', { type: 'number', min: '1', max: String(MAX_COLOUR), step: '1', value: '1', class: 'num-tiny', 'data-testid': 'pair-piece', 'aria-label': 'Piece colour' });
+  const pairBoard = h('input', { type: 'number', min: '1', max: String(MAX_COLOUR), step: '1', value: '1', class: 'num-tiny', 'data-testid': 'pair-board', 'aria-label': 'Board colour' });
+  const pairNote = h('small', { class: 'muted', 'data-testid': 'pair-note', 'aria-live': 'polite' });
+  const swatchOf = (n) => h('span', { class: 'swatch-dot', style: `background:${colourOf(n)}` });
+  function drawPairs() {
+    clear(pairList);
+    if (st.allow.length === 0) pairList.append(h('li', { class: 'muted', text: 'No pairs: coloured cells go on neutral cells only (neutral fits anything).' }));
+    st.allow.forEach(([a, b], i) => pairList.append(h('li', { 'data-testid': 'pair-row', 'data-piece': String(a), 'data-board': String(b) },
+      'piece ', swatchOf(a), ` ${a} → board `, swatchOf(b), ` ${b} `,
+      h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'data-testid': 'pair-remove', 'aria-label': `Remove the pair ${a} → ${b}`, text: '✕',
+        onclick: () => { st.allow.splice(i, 1); pairNote.textContent = `Removed ${a} → ${b}.`; changed(); } }))));
+  }
+  const pairAdd = h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'pair-add', text: 'Add pair',
+    onclick: () => {
+      const v = (i) => Math.round(Number(i.value));
+      const a = v(pairPiece), b = v(pairBoard);
+      if (!(a >= 1 && a <= MAX_COLOUR && b >= 1 && b <= MAX_COLOUR)) { pairNote.textContent = `Colours are 1 to ${MAX_COLOUR}.`; return; }
+      if (st.palette && Math.max(a, b) > st.palette.length) { pairNote.textContent = `The palette has ${st.palette.length} colours (+ adds one).`; return; }
+      if (st.allow.some(([x, y]) => x === a && y === b)) { pairNote.textContent = `${a} → ${b} is listed already.`; return; }
+      st.allow.push([a, b]);
+      pairNote.textContent = `Added ${a} → ${b}.`;
+      changed();
+    } });
 
   // on the triangular lattice z is the kind of triangle (0 up, 1 down)
   const zLimit = () => (st.lattice === 'triangular' ? 2 : isPlane(st.lattice) ? 1 : st.layers);
@@ -109,13 +204,32 @@ export function mount(root, params = {}) {
     for (let z = 0; z < zLimit(); z++) for (let y = 0; y < st.h; y++) for (let x = 0; x < st.w; x++) out.push([x, y, z]);
     return out;
   }
+  /* v: a state ('req', 'opt', 'fix', 'empty') or a colour 'cN' (painted
+   * on a cell of the board only; c0 is neutral). */
   function setCell(x, y, z, v) {
     if (!inBounds(x, y, z)) return;
-    if (v === 'empty') st.cells.delete(key(x, y, z)); else st.cells.set(key(x, y, z), v);
+    const k = key(x, y, z);
+    if (v[0] === 'c') {
+      if (!st.cells.has(k)) return;
+      const n = Number(v.slice(1));
+      if (n) st.colors.set(k, n); else st.colors.delete(k);
+      st.underFix.delete(k);
+      return;
+    }
+    if (v === 'empty') { st.cells.delete(k); st.colors.delete(k); } else st.cells.set(k, v);
+    if (v !== 'fix') st.underFix.delete(k);
   }
+  /* What the brush paints, and what a cell is in the brush's terms (its
+   * state, or its colour when the brush paints colours). */
+  const brushValue = () => (st.brush === 'color' ? `c${st.paintColor}` : st.brush);
+  const kindAt = (k) => (st.brush === 'color' ? (st.cells.has(k) ? `c${st.colors.get(k) || 0}` : 'empty') : st.cells.get(k) || 'empty');
+  /* A click with the paint tool: the brush's value, or (on a cell already
+   * of it) empty, or neutral for the colour brush. */
+  const toggled = (k) => (kindAt(k) === brushValue() ? (st.brush === 'color' ? 'c0' : 'empty') : brushValue());
   function fill(x, y, z, v) {
-    const from = st.cells.get(key(x, y, z)) || 'empty';
-    if (from === v) return;
+    const from = kindAt(key(x, y, z));
+    if (from === v || (v[0] === 'c' && from === 'empty')) return;
+    const kindOf = (k) => kindAt(k);
     if (isPlane(st.lattice)) {
       const geom = geometry(st.lattice);
       const todo = [[x, y, z]];
@@ -123,7 +237,7 @@ export function mount(root, params = {}) {
       while (todo.length) {
         const c = todo.pop();
         const k = key(...c);
-        if (seen.has(k) || !inBounds(...c) || (st.cells.get(k) || 'empty') !== from) continue;
+        if (seen.has(k) || !inBounds(...c) || kindOf(k) !== from) continue;
         seen.add(k);
         setCell(...c, v);
         todo.push(...geom.neighbours(c));
@@ -135,7 +249,7 @@ export function mount(root, params = {}) {
     while (stack.length) {
       const [cx, cy] = stack.pop();
       const k = key(cx, cy, z);
-      if (seen.has(k) || !inBounds(cx, cy, z) || (st.cells.get(k) || 'empty') !== from) continue;
+      if (seen.has(k) || !inBounds(cx, cy, z) || kindOf(k) !== from) continue;
       seen.add(k);
       setCell(cx, cy, z, v);
       stack.push([cx + 1, cy], [cx - 1, cy], [cx, cy + 1], [cx, cy - 1]);
@@ -156,17 +270,22 @@ export function mount(root, params = {}) {
       });
       for (let y = 0; y < st.h; y++) {
         for (let x = 0; x < st.w; x++) {
-          let v = st.cells.get(key(x, y, z)) || 'empty';
+          const k = key(x, y, z);
+          let v = st.cells.get(k) || 'empty', n = v === 'empty' ? 0 : st.colors.get(k) || 0;
           if (drag && drag.z === z && st.tool === 'rect' &&
               x >= Math.min(drag.x0, drag.x1) && x <= Math.max(drag.x0, drag.x1) &&
-              y >= Math.min(drag.y0, drag.y1) && y <= Math.max(drag.y0, drag.y1)) v = st.brush;
+              y >= Math.min(drag.y0, drag.y1) && y <= Math.max(drag.y0, drag.y1)) {
+            if (st.brush !== 'color') v = st.brush; else if (v !== 'empty') n = st.paintColor;
+          }
           svg.append(s('rect', {
             x: x * u, y: y * u, width: u, height: u, 'data-x': x, 'data-y': y, 'data-z': z, 'data-state': v,
+            'data-color': n || null,
             class: `dcell dcell-${v}`, fill: v === 'req' ? '#7fa7e0' : v === 'opt' ? '#fff' : v === 'fix' ? '#6b7685' : BOARD_FILL,
             stroke: v === 'empty' ? '#d5dbe3' : BOARD_STROKE, 'stroke-width': 1,
             'stroke-dasharray': v === 'opt' ? '3 2' : null,
-          }));
+          }, n ? s('title', { text: cellTitle(v, n) }) : null));
           if (v === 'opt') svg.append(s('text', { x: x * u + u / 2, y: y * u + u / 2 + 4, 'text-anchor': 'middle', class: 'dcell-plus', 'pointer-events': 'none', text: '+' }));
+          if (n) svg.append(cellMark(x * u + u / 2, y * u + u / 2, u, n, v));
         }
       }
       const cellAt = (ev) => {
@@ -179,11 +298,11 @@ export function mount(root, params = {}) {
         const [x, y] = cellAt(ev);
         if (!inBounds(x, y, z)) return;
         svg.setPointerCapture?.(ev.pointerId);
-        if (st.tool === 'fill') { fill(x, y, z, st.brush); changed(); return; }
+        if (st.tool === 'fill') { fill(x, y, z, brushValue()); changed(); return; }
         drag = { z, x0: x, y0: y, x1: x, y1: y };
         if (st.tool === 'paint') {
           // a click on a cell already of the brush's kind empties it
-          drag.value = (st.cells.get(key(x, y, z)) || 'empty') === st.brush ? 'empty' : st.brush;
+          drag.value = toggled(key(x, y, z));
           setCell(x, y, z, drag.value);
         }
         drawBoard();
@@ -200,7 +319,7 @@ export function mount(root, params = {}) {
         if (!drag || drag.z !== z) return;
         if (st.tool === 'rect') {
           for (let y = Math.min(drag.y0, drag.y1); y <= Math.max(drag.y0, drag.y1); y++)
-            for (let x = Math.min(drag.x0, drag.x1); x <= Math.max(drag.x0, drag.x1); x++) setCell(x, y, z, st.brush);
+            for (let x = Math.min(drag.x0, drag.x1); x <= Math.max(drag.x0, drag.x1); x++) setCell(x, y, z, brushValue());
         }
         drag = null;
         changed();
@@ -233,19 +352,22 @@ export function mount(root, params = {}) {
       y >= Math.min(drag.y0, drag.y1) && y <= Math.max(drag.y0, drag.y1);
     for (const c of cells) {
       const [x, y, z] = c;
-      let v = st.cells.get(key(x, y, z)) || 'empty';
-      if (inDrag(x, y)) v = st.brush;
+      const k = key(x, y, z);
+      let v = st.cells.get(k) || 'empty', n = v === 'empty' ? 0 : st.colors.get(k) || 0;
+      if (inDrag(x, y)) { if (st.brush !== 'color') v = st.brush; else if (v !== 'empty') n = st.paintColor; }
       svg.append(s('polygon', {
-        points: geom.polygon(c).map(P).map((p) => p.map((n) => n.toFixed(1)).join(',')).join(' '),
-        'data-x': x, 'data-y': y, 'data-z': z, 'data-state': v,
+        points: geom.polygon(c).map(P).map((p) => p.map((q) => q.toFixed(1)).join(',')).join(' '),
+        'data-x': x, 'data-y': y, 'data-z': z, 'data-state': v, 'data-color': n || null,
         class: `dcell dcell-${v}`, fill: v === 'req' ? '#7fa7e0' : v === 'opt' ? '#fff' : v === 'fix' ? '#6b7685' : BOARD_FILL,
         stroke: v === 'empty' ? '#d5dbe3' : BOARD_STROKE, 'stroke-width': 1, 'stroke-linejoin': 'round',
         'stroke-dasharray': v === 'opt' ? '3 2' : null,
-      }));
+      }, n ? s('title', { text: cellTitle(v, n) }) : null));
+      const [cx, cy] = P(geom.centre(c));
       if (v === 'opt') {
-        const [cx, cy] = P(geom.centre(c));
-        svg.append(s('text', { x: cx.toFixed(1), y: (cy + 4).toFixed(1), 'text-anchor': 'middle', class: 'dcell-plus', 'pointer-events': 'none', text: '+' }));
+        // beside the colour's dot when there is one
+        svg.append(s('text', { x: (cx + (n ? u * 0.22 : 0)).toFixed(1), y: (cy + 4).toFixed(1), 'text-anchor': 'middle', class: 'dcell-plus', 'pointer-events': 'none', text: '+' }));
       }
+      if (n) svg.append(cellMark(cx - (v === 'opt' ? u * 0.12 : 0), cy, st.lattice === 'triangular' ? u * 0.75 : u, n, v));
     }
     const cellAt = (ev) => {
       const r = svg.getBoundingClientRect();
@@ -257,11 +379,11 @@ export function mount(root, params = {}) {
       const c = cellAt(ev);
       if (!inBounds(...c)) return;
       svg.setPointerCapture?.(ev.pointerId);
-      if (st.tool === 'fill') { fill(...c, st.brush); changed(); return; }
+      if (st.tool === 'fill') { fill(...c, brushValue()); changed(); return; }
       drag = { x0: c[0], y0: c[1], x1: c[0], y1: c[1], last: key(...c) };
       if (st.tool === 'paint') {
         // a click on a cell already of the brush's kind empties it
-        drag.value = (st.cells.get(key(...c)) || 'empty') === st.brush ? 'empty' : st.brush;
+        drag.value = toggled(key(...c));
         setCell(...c, drag.value);
       }
       drawBoard();
@@ -277,7 +399,7 @@ export function mount(root, params = {}) {
     });
     const end = () => {
       if (!drag) return;
-      if (st.tool === 'rect') for (const [x, y, z] of cells) if (inDrag(x, y)) setCell(x, y, z, st.brush);
+      if (st.tool === 'rect') for (const [x, y, z] of cells) if (inDrag(x, y)) setCell(x, y, z, brushValue());
       drag = null;
       changed();
     };
@@ -296,7 +418,7 @@ export function mount(root, params = {}) {
     st.layers = clamp(lInput.value, 1, MAX_LAYERS);
     for (const k of [...st.cells.keys()]) {
       const [x, y, z] = k.split(',').map(Number);
-      if (!inBounds(x, y, z)) st.cells.delete(k);
+      if (!inBounds(x, y, z)) { st.cells.delete(k); st.colors.delete(k); st.underFix.delete(k); }
     }
     if (isPlane(st.lattice)) st.layers = 1;
     for (const [x, y, z] of boxCells())
@@ -388,16 +510,21 @@ export function mount(root, params = {}) {
     : canonical(cells, rotations === 'one-sided' ? GROUPS.onesided2 : rotations === 'none' ? [(c) => c] : GROUPS.rot3).key);
   /* A piece's cells in normal form (lattice.js on the plane lattices: a
    * triangle keeps its kind). */
-  const normalized = (cells) => (isPlane(st.lattice) ? normalizePlane(st.lattice, cells) : normalize(cells));
+  const normalized = (cells, colors) => normalizeColoured(st.lattice, cells, colors);
   /* Add pieces; one whose shape is already in the list (before this add)
    * raises that piece's count instead.  Returns the names raised. */
   function addPieces(list, onesided) {
     if (onesided) st.rotations = 'one-sided';
-    const had = new Map(st.pieces.map((p) => [shapeKey(p.cells, st.rotations), p]));
+    // a coloured piece is the same piece only with the same colours as they lie
+    const pieceKey = (p) => {
+      const n = normalized(p.cells, p.colors);
+      return n.colors ? `coloured:${JSON.stringify(n)}` : shapeKey(p.cells, st.rotations);
+    };
+    const had = new Map(st.pieces.map((p) => [pieceKey(p), p]));
     const taken = new Set(st.pieces.map((p) => p.name));
     const raised = [];
     for (const p of list) {
-      const same = had.get(shapeKey(p.cells, st.rotations));
+      const same = had.get(pieceKey(p));
       if (same) {
         same.min += p.min ?? 1;
         same.max += p.max ?? 1;
@@ -407,7 +534,7 @@ export function mount(root, params = {}) {
       let name = p.name;
       for (let i = 2; taken.has(name); i++) name = `${p.name}${i}`;
       taken.add(name);
-      st.pieces.push({ name, cells: normalized(p.cells), min: p.min ?? 1, max: p.max ?? 1 });
+      st.pieces.push({ name, ...normalized(p.cells, p.colors), min: p.min ?? 1, max: p.max ?? 1 });
     }
     changed();
     return raised;
@@ -432,7 +559,7 @@ export function mount(root, params = {}) {
         const pz = await libraryPieces(v.slice(4));
         const raised = addPieces(pz.pieces.filter((p) => !p.fixed).map((p) => {
           const [lo, hi] = Array.isArray(p.count) ? p.count : [p.count ?? 1, p.count ?? 1];
-          return { name: p.name, cells: p.cells, min: lo, max: hi };
+          return { name: p.name, cells: p.cells, colors: p.colors, min: lo, max: hi };
         }), pz.rotations === 'one-sided');
         setNote.textContent = `Added the pieces of ${pz.name || v.slice(4)}.${raisedNote(raised)}`;
       }
@@ -441,6 +568,7 @@ export function mount(root, params = {}) {
     }
   });
 
+  const marks = (p) => (p.colors ? p.colors.map((n) => (n ? { n, color: colourOf(n) } : null)) : null);
   function drawPieces() {
     clear(pieceList);
     if (st.pieces.length === 0) {
@@ -461,10 +589,11 @@ export function mount(root, params = {}) {
       };
       lo.addEventListener('change', () => { upd(); edited(); askFits(); });
       hi.addEventListener('change', () => { upd(); edited(); });
-      pieceList.append(h('div', { class: 'designer-piece', 'data-testid': 'design-piece', 'data-name': p.name },
-        isPlane(st.lattice) ? planeThumb(st.lattice, p.cells, color)
-          : p.cells.some((c) => c[2]) ? isoPiece(p.cells, color) : pieceThumb(p.cells, color),
-        h('span', { class: 'designer-piece-name', title: `${p.cells.length} cells`, text: p.name }),
+      pieceList.append(h('div', { class: 'designer-piece', 'data-testid': 'design-piece', 'data-name': p.name, 'data-colors': p.colors ? p.colors.join(',') : null },
+        // a coloured solid piece is drawn in layers, so that every cell's colour shows
+        isPlane(st.lattice) ? planeThumb(st.lattice, p.cells, color, 44, marks(p))
+          : p.cells.some((c) => c[2]) && !p.colors ? isoPiece(p.cells, color) : pieceThumb(p.cells, color, 44, marks(p)),
+        h('span', { class: 'designer-piece-name', title: `${p.cells.length} cells${p.colors ? `, colours ${[...new Set(p.colors)].sort((a, b) => a - b).join(', ')}` : ''}`, text: p.name }),
         h('span', { class: 'muted designer-piece-size', text: `${p.cells.length}` }),
         h('span', { class: 'designer-piece-fits', 'data-testid': 'piece-fits' }),
         h('label', { class: 'designer-count' }, lo, h('span', { text: '–' }), hi),
@@ -495,6 +624,7 @@ export function mount(root, params = {}) {
   // a piece drawn or edited in layers (pieceeditor.js)
   const editorBox = h('details', { class: 'designer-custom' }, h('summary', { text: 'Draw or edit a piece' }));
   const editor = pieceEditor({
+    colours: { el: editSwatches, current: () => editColour, color: (n) => colourOf(n) },
     onNote: (t) => { setNote.textContent = t; },
     onSave: (piece, replacing) => {
       const loose = disconnectedPieces([piece], st.lattice).length > 0;
@@ -502,6 +632,7 @@ export function mount(root, params = {}) {
       const old = replacing ? st.pieces.find((p) => p.name === replacing) : null;
       if (old) {
         old.cells = piece.cells;
+        old.colors = piece.colors;
         if (piece.name !== old.name && !st.pieces.some((p) => p.name === piece.name)) old.name = piece.name;
         changed();
         setNote.textContent = `Saved ${old.name}.${warn}`;
@@ -594,6 +725,9 @@ export function mount(root, params = {}) {
     fitsNote.hidden = true;
     drawBoard();
     drawPieces();
+    drawPairs();
+    drawSwatches();
+    editor.redraw();
     updateBalance();
     askFits();
     rotNote.textContent = st.rotations === 'one-sided' ? 'Pieces may not be turned over (one-sided).' : '';
@@ -619,14 +753,30 @@ export function mount(root, params = {}) {
     const plane = isPlane(st.lattice);
     const out = (list) => (plane ? list.map((c) => jsonCell(st.lattice, c)) : list); // hexagons as [x, y]
     const board = { cells: out(cells) };
+    // a fixed piece's cell: its colour is the piece's; the board's under it neutral unless loaded so
+    const boardColours = cells.map((c) => {
+      const k = key(...c);
+      return st.cells.get(k) === 'fix' ? st.underFix.get(k) || 0 : st.colors.get(k) || 0;
+    });
+    if (boardColours.some(Boolean)) board.colors = boardColours;
     if (optional.length) board.optional = out(optional);
-    const pieces = st.pieces.map((p) => ({ name: p.name, cells: out(p.cells), count: p.min === p.max ? p.min : [p.min, p.max] }));
-    const fixed = fixedPieces(new Set(pieces.map((p) => p.name))).map((p) => ({ ...p, cells: out(p.cells) }));
+    const pieces = st.pieces.map((p) => ({
+      name: p.name, cells: out(p.cells), ...(p.colors?.some(Boolean) ? { colors: [...p.colors] } : {}),
+      count: p.min === p.max ? p.min : [p.min, p.max],
+    }));
+    const fixed = fixedPieces(new Set(pieces.map((p) => p.name))).map((p) => {
+      const cols = p.cells.map((c) => st.colors.get(key(...c)) || 0);
+      return { ...p, cells: out(p.cells), ...(cols.some(Boolean) ? { colors: cols } : {}) };
+    });
+    const colors = {};
+    if (st.palette) colors.palette = [...st.palette];
+    if (st.allow.length) colors.allow = st.allow.map(([a, b]) => ({ piece: a, board: b }));
     return {
       version: 1, name: nameInput.value.trim() || 'My puzzle',
       ...(plane ? { lattice: st.lattice } : {}), // absent: the cubic lattice
       board, pieces: pieces.concat(fixed),
       rotations: st.rotations, mirror: false,
+      ...(Object.keys(colors).length ? { colors } : {}),
     };
   }
   /* The fixed brush's cells as fixed pieces: each connected group of them
@@ -677,21 +827,39 @@ export function mount(root, params = {}) {
     st.dirty = Boolean(k.dirty);
     changed('load');
   }
+  /* ": 3 colours, 4 allowed pairs" of a coloured design, else nothing. */
+  function colourSummary() {
+    if (!isColoured()) return '';
+    const used = new Set([...st.colors.values(), ...st.underFix.values(), ...st.pieces.flatMap((p) => p.colors || [])].filter(Boolean));
+    const n = st.palette ? st.palette.length : used.size;
+    return `: ${n} colour${n === 1 ? '' : 's'}, ${st.allow.length} allowed pair${st.allow.length === 1 ? '' : 's'}`;
+  }
   function load(pz) {
     st.cells.clear();
+    st.colors.clear();
+    st.underFix.clear();
     setLatticeUi(latticeOf(pz));
     const plane = isPlane(st.lattice);
     const all = pz.board?.cells || [];
     const opt = new Set((pz.board?.optional || []).map((c) => key(c[0], c[1], c[2] || 0)));
     const fixed = new Set();
-    for (const p of pz.pieces || []) if (p.fixed) for (const c of p.cells) fixed.add(key(c[0], c[1], c[2] || 0));
+    const fixedColour = new Map(); // a fixed piece's cell -> its colour
+    for (const p of pz.pieces || []) if (p.fixed) p.cells.forEach((c, i) => {
+      fixed.add(key(c[0], c[1], c[2] || 0));
+      if (p.colors?.[i]) fixedColour.set(key(c[0], c[1], c[2] || 0), p.colors[i]);
+    });
+    const boardColours = pz.board?.colors || [];
     // moved to the origin; on the triangular lattice z is a triangle's kind, not a layer
     const mins = [0, 1, 2].map((k) => (plane && k === 2 ? 0 : Math.min(...all.map((c) => c[k] || 0))));
     const at = (c) => key(c[0] - mins[0], c[1] - mins[1], (c[2] || 0) - mins[2]);
-    for (const c of all) {
+    all.forEach((c, i) => {
       const k = key(c[0], c[1], c[2] || 0);
       st.cells.set(at(c), fixed.has(k) ? 'fix' : opt.has(k) ? 'opt' : 'req');
-    }
+      // a fixed piece's cell shows the piece's colour; the board's under it is kept aside
+      const n = fixed.has(k) ? fixedColour.get(k) : boardColours[i];
+      if (n) st.colors.set(at(c), n);
+      if (fixed.has(k) && boardColours[i]) st.underFix.set(at(c), boardColours[i]);
+    });
     st.fixedNames = new Map((pz.pieces || []).filter((p) => p.fixed).map((p) => [p.cells.map(at).sort().join(';'), p.name]));
     st.w = Math.min(MAX_SIDE, Math.max(1, ...all.map((c) => c[0] - mins[0] + 1)));
     st.h = Math.min(MAX_SIDE, Math.max(1, ...all.map((c) => c[1] - mins[1] + 1)));
@@ -699,9 +867,12 @@ export function mount(root, params = {}) {
     wInput.value = st.w; hInput.value = st.h; lInput.value = st.layers;
     st.pieces = (pz.pieces || []).filter((p) => !p.fixed).map((p) => {
       const [lo, hi] = Array.isArray(p.count) ? p.count : [p.count ?? 1, p.count ?? 1];
-      return { name: p.name, cells: normalized(p.cells), min: lo, max: hi };
+      return { name: p.name, ...normalized(p.cells, p.colors), min: lo, max: hi };
     });
     st.rotations = pz.rotations || 'all';
+    st.palette = Array.isArray(pz.colors?.palette) ? [...pz.colors.palette] : null;
+    st.allow = (pz.colors?.allow || []).map((a) => [a.piece, a.board]);
+    extraColours = 9;
     nameInput.value = pz.name || 'My puzzle';
     st.dirty = false;
     changed('load');
@@ -758,12 +929,7 @@ export function mount(root, params = {}) {
     load(v.puzzle);
     const problems = opened?.text === text ? burrToolsProblems(text) : [];
     const which = problems.length > 1 ? `, problem ${problem || 1} of ${problems.length}` : '';
-    // the designer draws no colours yet: say that they are left out
-    const pz = v.puzzle || {};
-    const coloured = pz.colors || pz.board?.colors || (pz.pieces || []).some((p) => p.colors);
-    result.textContent = coloured
-      ? `Opened ${fname}${which} without its colours and colour constraints, which the designer does not draw yet; submit the file itself to solve it with them.`
-      : `Opened ${fname}${which}.`;
+    result.textContent = `Opened ${fname}${which}${colourSummary()}.`;
     return true;
   }
   fileInput.addEventListener('change', async () => {
@@ -873,9 +1039,11 @@ export function mount(root, params = {}) {
           choice('brush', 'req', 'Required', 'brush-req', 'Cells every solution covers'),
           choice('brush', 'opt', 'Optional +', 'brush-opt', 'Cells a solution may leave empty'),
           choice('brush', 'fix', 'Fixed ■', 'brush-fix', 'Cells of fixed pieces: part of the board, filled before the search (each connected group one piece)'),
-          choice('brush', 'empty', 'Erase', 'brush-empty', 'Not part of the board')),
+          choice('brush', 'empty', 'Erase', 'brush-empty', 'Not part of the board'),
+          choice('brush', 'color', 'Colour', 'brush-color', 'Paint the colour chosen on board cells (0: neutral); on a cell of that colour, back to neutral')),
+        h('div', { class: 'designer-toolbar', role: 'toolbar', 'aria-label': 'Colour' }, h('span', { class: 'muted', text: 'Colour ' }), boardSwatches),
         boardArea,
-        h('small', { class: 'help' }, 'Blue: required; dashed with +: optional (a solution may leave it empty); grey: fixed pieces. ',
+        h('small', { class: 'help' }, 'Blue: required; dashed with +: optional (a solution may leave it empty); grey: fixed pieces; a dot: the cell\'s colour (its number in the tooltip). ',
           'Several layers make a 3D board, drawn bottom layer first. ',
           'On triangles and hexagons the box is a parallelogram of width × height, y up (Polyform Puzzler\'s coordinates): erase what the board leaves out.')),
       h('section', { class: 'card' },
@@ -887,6 +1055,12 @@ export function mount(root, params = {}) {
         balanceBox,
         pieceList, fitsNote,
         editorBox)),
+    h('section', { class: 'card designer-colours', 'data-testid': 'design-colours' },
+      h('h2', { text: 'Colours' }),
+      h('p', { class: 'help' }, 'A coloured piece cell may sit on a neutral board cell, and on a coloured one only when the pair is listed; ',
+        'a neutral piece cell fits anywhere (BurrTools\' rule). Paint colours with the Colour brush above and in the piece editor.'),
+      pairList,
+      h('div', { class: 'designer-toolbar' }, h('label', {}, 'Piece colour ', pairPiece), h('label', {}, '→ board colour ', pairBoard), pairAdd, pairNote)),
     h('section', { class: 'card' },
       h('h2', { text: 'Check, save and run' }),
       h('div', { class: 'designer-toolbar' }, optionBox,
@@ -924,7 +1098,7 @@ export function mount(root, params = {}) {
         const pz = await api.puzzle(params.job);
         if (mayReplace(`the puzzle of job ${params.job}`)) {
           load(pz);
-          result.textContent = `Opened the puzzle of job ${params.job}.`;
+          result.textContent = `Opened the puzzle of job ${params.job}${colourSummary()}.`;
         } else {
           result.textContent = `Kept your design; the puzzle of job ${params.job} was not opened.`;
         }
