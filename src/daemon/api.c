@@ -8,6 +8,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -355,6 +356,12 @@ static void forget_job(jm_manager *m, jm_job *j)
     memmove(m->jobs + i, m->jobs + i + 1, (size_t)(m->njobs - i - 1) * sizeof *m->jobs);
     m->njobs--;
     pthread_cond_broadcast(&m->changed);
+    /* a runner that finished but was not joined yet (op_action refuses a
+     * live one): joined here, as the scheduler will not see the job again;
+     * it needs mu no more, so holding it cannot block the join */
+    assert(!j->has_runner || j->runner_done);
+    if (j->has_runner)
+        pthread_join(j->runner, NULL);
     jm_free_job(j);
 }
 

@@ -176,10 +176,14 @@ static void *scheduler_main(void *arg)
         for (int i = 0; i < m->njobs; i++) {
             jm_job *j = m->jobs[i];
             if (j->has_runner && j->runner_done) {
-                base_unlock(&m->mu);
-                pthread_join(j->runner, NULL);
-                base_lock(&m->mu);
+                /* take the finished runner's handle first: once mu is let
+                 * go a delete may free the job (forget_job), so nothing of
+                 * j is touched after */
+                pthread_t t = j->runner;
                 j->has_runner = j->runner_done = false;
+                base_unlock(&m->mu);
+                pthread_join(t, NULL);
+                base_lock(&m->mu);
                 i = -1; /* the table may have changed meanwhile */
                 continue;
             }
