@@ -99,6 +99,8 @@ static bool same_cells(const tsr_cell *a, int na, const tsr_cell *b, int nb)
 {
     if (na != nb)
         return false;
+    if (na == 0)
+        return true; /* and the lists may be NULL */
     tsr_cell *x = malloc((size_t)(na + 1) * sizeof *x), *y = malloc((size_t)(nb + 1) * sizeof *y);
     memcpy(x, a, (size_t)na * sizeof *x);
     memcpy(y, b, (size_t)nb * sizeof *y);
