@@ -534,7 +534,7 @@ uint64_t sym_mode_mask(const sym_group *g, enum tsr_unique mode)
 {
     uint64_t m = 0;
     for (int e = 0; e < g->n; e++)
-        if (e == 0 || (mode == TSR_UNIQUE_ROTATIONS && g->proper[e]) || mode == TSR_UNIQUE_MIRROR)
+        if (in_mode(g, mode, e))
             m |= 1ull << e;
     return m;
 }
