@@ -22,7 +22,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import {
   setup, teardown, withPage, gotoRoute, shot, checkPhone, eventually, trackJob, waitJob,
-  clickDownload, downloadBytes, keepDownload, clearReady, waitReady, T, SRCDIR, log,
+  clickDownload, downloadBytes, keepDownload, clearReady, waitReady, T, SRCDIR, log, submitDesign,
 } from './lib.mjs';
 
 before(setup, { timeout: T(60) });
@@ -65,18 +65,6 @@ const kept = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('tess
 const boardColours = (page) => page.locator('svg[data-testid=design-layer] .dcell:not([data-state=empty])').evaluateAll((els) =>
   Object.fromEntries(els.map((e) => [`${e.dataset.x},${e.dataset.y}`, e.dataset.color || ''])));
 
-async function submitDesign(page, expected) {
-  await clearReady(page);
-  await page.locator('[data-testid=design-submit]').click();
-  await eventually('the submit lands on the job page', async () => /#\/jobs\/\d+$/.test(page.url()));
-  await waitReady(page, 'the job page');
-  const id = Number(page.url().match(/#\/jobs\/(\d+)$/)[1]);
-  trackJob(id);
-  const done = await waitJob(id);
-  assert.equal(done.state, 'completed');
-  assert.equal(done.solutions, expected, `job ${id} counts ${expected}`);
-  return id;
-}
 
 test('a coloured puzzle opened, drawn, downloaded unchanged, painted, its pairs edited and submitted', { timeout: T(120) }, withPage(async (page, { context }) => {
   assert.equal(solveCount(FILE), 4, 'tessera solve counts 4 (raw), as by hand');

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   setup, teardown, withPage, gotoRoute, waitReady, clearReady, shot, checkPhone, eventually,
-  api, submitJob, trackJob, waitJob, clickDownload, downloadBytes, keepDownload, num, T, log, SRCDIR,
+  api, submitJob, trackJob, waitJob, clickDownload, downloadBytes, keepDownload, num, T, log, SRCDIR, submitDesign,
 } from './lib.mjs';
 
 before(setup, { timeout: T(60) });
@@ -171,18 +171,6 @@ async function addSet(page, label) {
 
 const saved = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('tessera.designer')).puzzle);
 
-async function submitDesign(page, expected) {
-  await clearReady(page);
-  await page.locator('[data-testid=design-submit]').click();
-  await eventually('the submit lands on the job page', async () => /#\/jobs\/\d+$/.test(page.url()));
-  await waitReady(page, 'the job page');
-  const id = Number(page.url().match(/#\/jobs\/(\d+)$/)[1]);
-  trackJob(id);
-  const done = await waitJob(id);
-  assert.equal(done.state, 'completed');
-  assert.equal(done.solutions, expected);
-  return id;
-}
 
 test('the designer on triangles: a board drawn, the hexiamonds added, saved and submitted', { timeout: T(100) }, withPage(async (page) => {
   await gotoRoute(page, '#/designer');

@@ -444,3 +444,18 @@ export async function canvasImage(locator) {
     return { url, width: w, height: h, colours: colours.size };
   });
 }
+
+/** Submit the designer's design and wait for its job to complete with
+ *  `expected` solutions; returns the job id. */
+export async function submitDesign(page, expected) {
+  await clearReady(page);
+  await page.locator('[data-testid=design-submit]').click();
+  await eventually('the submit lands on the job page', async () => /#\/jobs\/\d+$/.test(page.url()));
+  await waitReady(page, 'the job page');
+  const id = Number(page.url().match(/#\/jobs\/(\d+)$/)[1]);
+  trackJob(id);
+  const done = await waitJob(id);
+  assert.equal(done.state, 'completed');
+  assert.equal(done.solutions, expected, `job ${id} counts ${expected}`);
+  return id;
+}

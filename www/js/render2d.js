@@ -17,6 +17,29 @@ const MAX_LABEL = 4; // characters of a name drawn in a cell; the tooltip has al
 let hatchSeq = 0;
 
 /** "Hexomino-12" → "Hex…" when longer than n characters. */
+/* Hatching for fixed pieces: one pattern per drawing (ids must be unique
+ * in the page, and several drawings share it); its id, or null when no
+ * piece is fixed. */
+function hatchPattern(svg, pieces, cell) {
+  if (!pieces.some((p) => p.fixed)) return null;
+  const id = `hatch-${++hatchSeq}`;
+  const step = Math.max(4, cell / 4);
+  svg.append(s('defs', {}, s('pattern', {
+    id, patternUnits: 'userSpaceOnUse', width: step, height: step, patternTransform: 'rotate(45)',
+  }, s('line', { x1: 0, y1: 0, x2: 0, y2: step, stroke: '#4a525c', 'stroke-width': Math.max(1, step / 4), 'stroke-opacity': 0.55 }))));
+  return id;
+}
+
+/* A piece's group: its colour, fixed and dimmed flags, and its name as a title. */
+function pieceGroup(p) {
+  const g = s('g', {
+    'data-piece': p.name, fill: p.color, 'data-fixed': p.fixed ? '1' : null,
+    'data-dim': p.dim ? '1' : null, opacity: p.dim ? 0.22 : null,
+  });
+  g.append(s('title', { text: p.fixed ? `${p.name} (fixed)` : p.name }));
+  return g;
+}
+
 export function elide(name, n) {
   const chars = [...String(name)];
   return chars.length <= n ? String(name) : `${chars.slice(0, n - 1).join('')}…`;
@@ -101,24 +124,11 @@ export function drawTiling(pieces, opts = {}) {
     svg.append(g);
   }
 
-  // Hatching for fixed pieces: one pattern per drawing (ids must be unique
-  // in the page, and several drawings share it).
-  let hatch = null;
-  if (pieces.some((p) => p.fixed)) {
-    hatch = `hatch-${++hatchSeq}`;
-    const step = Math.max(4, cell / 4);
-    svg.append(s('defs', {}, s('pattern', {
-      id: hatch, patternUnits: 'userSpaceOnUse', width: step, height: step, patternTransform: 'rotate(45)',
-    }, s('line', { x1: 0, y1: 0, x2: 0, y2: step, stroke: '#4a525c', 'stroke-width': Math.max(1, step / 4), 'stroke-opacity': 0.55 }))));
-  }
+  const hatch = hatchPattern(svg, pieces, cell);
 
   // Cells and labels, one group per piece.
   const groups = pieces.map((p) => {
-    const g = s('g', {
-      'data-piece': p.name, fill: p.color, 'data-fixed': p.fixed ? '1' : null,
-      'data-dim': p.dim ? '1' : null, opacity: p.dim ? 0.22 : null,
-    });
-    g.append(s('title', { text: p.fixed ? `${p.name} (fixed)` : p.name }));
+    const g = pieceGroup(p);
     for (const [x, y] of p.cells) g.append(s('rect', { x: px(x), y: py(y), width: cell, height: cell }));
     if (hatch) for (const [x, y] of p.fixed ? p.cells : []) g.append(s('rect', { x: px(x), y: py(y), width: cell, height: cell, fill: `url(#${hatch})` }));
     p.cells.forEach(([x, y], j) => { if (p.marks?.[j]) g.append(markDot(px(x) + cell / 2, py(y) + cell / 2, cell, p.marks[j])); });
@@ -243,20 +253,9 @@ function drawPlane(pieces, opts) {
     for (const c of board) if (owner.get(geom.key(c)) === -1) g.append(poly(c));
     svg.append(g);
   }
-  let hatch = null;
-  if (placed.some((p) => p.fixed)) {
-    hatch = `hatch-${++hatchSeq}`;
-    const step = Math.max(4, cell / 4);
-    svg.append(s('defs', {}, s('pattern', {
-      id: hatch, patternUnits: 'userSpaceOnUse', width: step, height: step, patternTransform: 'rotate(45)',
-    }, s('line', { x1: 0, y1: 0, x2: 0, y2: step, stroke: '#4a525c', 'stroke-width': Math.max(1, step / 4), 'stroke-opacity': 0.55 }))));
-  }
+  const hatch = hatchPattern(svg, placed, cell);
   const groups = placed.map((p) => {
-    const g = s('g', {
-      'data-piece': p.name, fill: p.color, 'data-fixed': p.fixed ? '1' : null,
-      'data-dim': p.dim ? '1' : null, opacity: p.dim ? 0.22 : null,
-    });
-    g.append(s('title', { text: p.fixed ? `${p.name} (fixed)` : p.name }));
+    const g = pieceGroup(p);
     // a hairline of the cell's own colour closes the seams between polygons
     for (const c of p.cells) g.append(poly(c, { stroke: p.color, 'stroke-width': 0.5 }));
     if (hatch && p.fixed) for (const c of p.cells) g.append(s('polygon', { points: points(c), fill: `url(#${hatch})` }));
