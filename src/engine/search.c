@@ -205,9 +205,13 @@ int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const i
     if (s->opt.goal > 0)
         return 1;
     sym_sort(sol, *n);
-    if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, *n, scratch))
+    uint64_t stab = 0;
+    if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, *n, scratch, &stab))
         return 0;
-    return sym_expand(s->ip, s->g, s->mode_mask, sol, *n, expand);
+    /* only counted: the stabiliser tells how many, when every element
+     * maps every solution to one */
+    int m = expand == NULL && s->g->all_full ? sym_count(s->g, s->mode_mask, stab) : -1;
+    return m >= 0 ? m : sym_expand(s->ip, s->g, s->mode_mask, sol, *n, expand);
 }
 
 /* A leaf of the run: its solutions reported one by one, or as one class

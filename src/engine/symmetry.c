@@ -526,6 +526,9 @@ int sym_build(const img_problem *ip, enum tsr_unique mode, const tsr_stop *stop,
         sym_free(g);
         return rc;
     }
+    g->all_full = !g->relabel;
+    for (int e = 0; e < g->n; e++)
+        g->all_full &= g->full[e];
     *out = g;
     return 0;
 }
@@ -768,7 +771,7 @@ static bool relabelled_image(const img_problem *ip, const sym_group *g, int e, c
 }
 
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
-                const int *sol, int n, int *scratch)
+                const int *sol, int n, int *scratch, uint64_t *stab)
 {
     int *tally = scratch + n;
     int *tmp = tally + ip->ntypes;
@@ -783,11 +786,29 @@ bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *
                 return false;
         return true;
     }
-    for (int e = 1; e < g->n; e++)
-        if (map_solution(ip, g, e, sol, n, scratch, tally) && set_cmp(scratch, sol, n) < 0 &&
-            (keep == NULL || findable(keep, scratch, n)))
+    uint64_t fixes = 1; /* the identity */
+    for (int e = 1; e < g->n; e++) {
+        if (!map_solution(ip, g, e, sol, n, scratch, tally))
+            continue;
+        int c = set_cmp(scratch, sol, n);
+        if (c < 0 && (keep == NULL || findable(keep, scratch, n)))
             return false;
+        fixes |= (uint64_t)(c == 0) << e;
+    }
+    if (stab != NULL)
+        *stab = fixes;
     return true;
+}
+
+int sym_count(const sym_group *g, uint64_t mode_mask, uint64_t stab)
+{
+    assert(g->all_full && (stab & 1));
+    int ng = g->n, nh = __builtin_popcountll(mode_mask);
+    if (nh != 1 && 2 * nh != ng && nh != ng)
+        return -1;
+    int ns = __builtin_popcountll(stab), nhs = __builtin_popcountll(stab & mode_mask);
+    assert((ng * nhs) % (nh * ns) == 0);
+    return ng * nhs / (nh * ns);
 }
 
 int sym_expand(const img_problem *ip, const sym_group *g, uint64_t mode_mask, const int *sol,

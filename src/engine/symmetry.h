@@ -83,6 +83,7 @@ typedef struct sym_group {
     int tf[GEO_NTRANSFORMS];      /* geo transform index of each element */
     bool proper[GEO_NTRANSFORMS];
     bool full[GEO_NTRANSFORMS];   /* maps every image, permuting the types */
+    bool all_full;                /* every element is full (and none relabels) */
     int *cellmap;                 /* n * ncells */
     int *imgmap;                  /* n * nimages, -1 where the image has no image */
     int *fixtype;                 /* n * ntypes: the type all images of a type go to under
@@ -122,9 +123,19 @@ int sym_filter_keep(const img_problem *ip, const sym_group *g, int t, const tsr_
                     unsigned char *keep);
 
 /* Whether the search should accept `sol` (sorted, n ids), given the
- * filter's keep flags (NULL = no filter).  `scratch` holds 2n + ntypes ints. */
+ * filter's keep flags (NULL = no filter).  `scratch` holds 2n + ntypes ints.
+ * When g->all_full, *stab gets the elements that map an accepted sol onto
+ * itself (its stabiliser). */
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
-                const int *sol, int n, int *scratch);
+                const int *sol, int n, int *scratch, uint64_t *stab);
+
+/* How many solutions a mode reports for an accepted solution with
+ * stabiliser `stab` (sym_accept), when g->all_full: what sym_expand counts,
+ * without listing them.  The mode's group H (identity, proper elements or
+ * all) is normal in G, so the class's H-orbits number
+ * |G| |H & stab| / (|H| |stab|).  -1 when that does not hold (H of another
+ * order): then ask sym_expand. */
+int sym_count(const sym_group *g, uint64_t mode_mask, uint64_t stab);
 
 /* Expand an accepted solution of n ids into the solutions a mode reports:
  * writes them (each n sorted ids) into out, which holds g->n solutions, and

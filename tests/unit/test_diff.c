@@ -101,6 +101,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classcount.h"
 #include "tessera/engine.h"
 #include "tessera/puzzle.h"
 
@@ -1934,6 +1935,12 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
                              (unsigned long long)st.classes, ref_reported_classes(R, mode));
                 else if (st.stopped)
                     snprintf(msg, sizeof msg, "run reported stopped");
+                unsigned long long classes = 0;
+                long long byclass = k == 0 && !msg[0] ? classcount_run(sv, &classes) : ec.n;
+                if (byclass != ec.n || (k == 0 && !msg[0] && classes != st.classes))
+                    snprintf(msg, sizeof msg,
+                             "counted by classes: %lld solutions in %llu classes, listed: %lld "
+                             "in %llu", byclass, classes, ec.n, (unsigned long long)st.classes);
                 if (loose && mode == 0 && c->fila == 0 && c->red == RED_AUTO && c->order == NULL) {
                     if (c->volume == KEEP && c->vtrigger == KEEP && c->parity == KEEP &&
                         c->pfilter == KEEP && c->nof == KEEP)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classcount.h"
 #include "ref_lattice.h"
 #include "tessera/engine.h"
 #include "tessera/puzzle.h"
@@ -289,6 +290,11 @@ static int check_puzzle(const ref_puzzle *rp, const ref_result *R, const char *w
             else if (st.solutions != (uint64_t)cc.n)
                 snprintf(msg, sizeof msg, "stats.solutions %llu, callbacks %lld",
                          (unsigned long long)st.solutions, cc.n);
+            unsigned long long classes = 0;
+            long long byclass = k == 0 && !msg[0] ? classcount_run(sv, &classes) : cc.n;
+            if (byclass != cc.n)
+                snprintf(msg, sizeof msg, "counted by classes: %lld solutions, listed: %lld",
+                         byclass, cc.n);
             if (msg[0])
                 snprintf(desc + strlen(desc), sizeof desc - strlen(desc), " [%s]",
                          tsr_solver_config(sv));
