@@ -138,9 +138,10 @@ START_TEST(automatic_choices_on_any_threads)
                  {"pentominoes-6x10.json", "order=s=12:f=11 "},
                  {"records/onesided-pentominoes-9x10.json", "order=s=18:e=17 "},
                  {"records/onesided-pentominoes-6x15.json", "order=s=18:f=17 "},
-                 /* the plane lattices weigh E from 1e6 nodes, E taken when 3 times smaller */
-                 {"../tests/fixtures/lattices/hexiamonds-6x6.json", "order=s=12:e=11 "},
-                 {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", "order=s=12:e=11 "},
+                 /* the plane lattices weigh E from 1e6 nodes, E taken when 3 times
+                  * smaller, F for the last three pieces */
+                 {"../tests/fixtures/lattices/hexiamonds-6x6.json", "order=s=12:e=11:f=3 "},
+                 {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", "order=s=12:e=11:f=3 "},
                  {"../tests/fixtures/lattices/hexiamonds-9x4.json", "order=s=12:f=11 "},
                  {"../tests/fixtures/lattices/polyhexes-34-hexagon.json", "order=s=10:f=9 "}};
     static const int threads[] = {1, 2, 3, 16};
