@@ -2,8 +2,9 @@
 """Every search measurable and interruptible at any depth (docs/engine.md §6, §7).
 
 On deep searches whose subtrees outlast any run (the 35 hexominoes in the
-15x14 parallelogram, whose tree is astronomically large) and on the Tetris
-Cube, through the real daemon:
+15x14 parallelogram, whose tree is astronomically large, and on the hexagonal
+lattice the 34 polyhexes of orders 1 to 5 in the 15x10 parallelogram) and on
+the Tetris Cube, through the real daemon:
   - the fraction moves between any two polls a second apart, and never goes
     down, across the checkpoints taken every second;
   - the ETA is a range in words, past a century said so, never 1e17 s;
@@ -20,6 +21,45 @@ from tlib import check, check_eq
 HEX = "hexominoes-parallelogram-15x14.json"
 CENTURY = 100 * 365.25 * 86400
 POLLS = 4 if tlib.QUICK else 6
+
+
+def polyhexes(order):
+    """Every free polyhex of 1 .. order cells ({size: [cells]}), in Polyform
+    Puzzler's axial coordinates: grown a cell at a time, each kept in the
+    smallest of its 12 images (turn (x, y) -> (-y, x + y), flip (x, y) ->
+    (-x, x + y)) moved to x, y >= 0."""
+    def norm(cells):
+        mx, my = min(x for x, _ in cells), min(y for _, y in cells)
+        return tuple(sorted((x - mx, y - my) for x, y in cells))
+
+    def canon(cells):
+        best, cur = None, list(cells)
+        for _ in range(2):
+            for _ in range(6):
+                n = norm(cur)
+                best = n if best is None or n < best else best
+                cur = [(-y, x + y) for x, y in cur]
+            cur = [(-x, x + y) for x, y in cur]
+        return best
+
+    sets = {1: {canon([(0, 0)])}}
+    for k in range(2, order + 1):
+        sets[k] = {canon(list(p) + [(x + dx, y + dy)]) for p in sets[k - 1] for x, y in p
+                   for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+                   if (x + dx, y + dy) not in p}
+    return {k: sorted(v) for k, v in sets.items()}
+
+
+def polyhex_board():
+    """The 34 polyhexes of orders 1 to 5 (150 cells) in the 15x10
+    parallelogram: a 34-piece search on the hexagonal lattice."""
+    sets = polyhexes(5)
+    check_eq([len(sets[k]) for k in range(1, 6)], [1, 1, 3, 7, 22], "the free polyhexes of orders 1-5")
+    pieces = [{"name": "H%d-%d" % (k, i + 1), "cells": [list(c) for c in p]}
+              for k in range(1, 6) for i, p in enumerate(sets[k])]
+    return {"version": 1, "name": "Polyhexes of orders 1-5, 15x10", "lattice": "hexagonal",
+            "board": {"cells": [[x, y] for x in range(15) for y in range(10)]},
+            "pieces": pieces, "rotations": "all"}
 
 
 def progress(d, jid):
@@ -116,6 +156,27 @@ def main(t):
     j = d.wait_state(jid, "running")
     check(j["progress"]["fraction"] >= f0 * (1 - 1e-12) and j["progress"]["fraction"] > 0,
           "the restarted job resumes from its checkpoint (%r vs %r)" % (j["progress"]["fraction"], f0))
+    timed(d, jid, "cancel", "cancelled", 1.0)
+
+    # the same on the hexagonal lattice, on both threads: the fraction moves,
+    # pause and cancel act within a second, SIGTERM exits with the
+    # checkpoint and the job goes on from it
+    jid = d.submit({"puzzle": polyhex_board(), "options": {"threads": 2}})["id"]
+    d.wait_for(jid, lambda j: j["progress"]["fraction"] > 0, timeout=30, what="a first fraction")
+    watch_fraction(d, jid, "34 polyhexes", stalls=1)
+    timed(d, jid, "pause", "paused", 1.0)
+    paused = progress(d, jid)["fraction"]
+    d.action(jid, "resume")
+    d.wait_for(jid, lambda j: j["progress"]["fraction"] > paused, timeout=30, what="polyhexes: progress after resume")
+    f0 = progress(d, jid)["fraction"]
+    rc, took = d.stop()
+    check_eq(rc, 0, "SIGTERM during the polyhex search: exit status 0")
+    check(took <= 5 * tlib.SCALE, "SIGTERM during the polyhex search: exit in %.2fs (<= 5s)" % took)
+    d.start()
+    j = d.wait_state(jid, "running")
+    check(j["progress"]["fraction"] >= f0 * (1 - 1e-12),
+          "the restarted polyhex job resumes from its checkpoint (%r vs %r)" % (j["progress"]["fraction"], f0))
+    check(j["solutions"] > 0, "the polyhex job has found solutions (%d)" % j["solutions"])
     timed(d, jid, "cancel", "cancelled", 1.0)
 
     # the Tetris Cube on one thread (a few seconds on any machine): pause at
