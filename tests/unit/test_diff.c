@@ -102,6 +102,7 @@
 #include <string.h>
 
 #include "classcount.h"
+#include "engine_configs.h"
 #include "tessera/engine.h"
 #include "tessera/puzzle.h"
 
@@ -1630,50 +1631,7 @@ static tsr_puzzle *draw_puzzle(enum family fam, int index, uint64_t base_seed, r
     return NULL;
 }
 
-/* ---- engine configurations --------------------------------------------------------- */
-
-enum { KEEP = -99, FILA_P = -100, FILA_P1 = -101 };
-enum { RED_AUTO, RED_OFF, RED_FIRST, RED_LAST };
-
-typedef struct cfg {
-    int fila;
-    const char *order;
-    int nof, volume, parity, vtrigger, pfilter, fit, red;
-} cfg;
-
-static const cfg configs[] = {
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},      /* defaults */
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* DLX only */
-    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P1, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P1, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {KEEP, NULL, 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* NOF off */
-    {FILA_P, "e", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_FIRST},
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST},
-    {KEEP, NULL, KEEP, 0, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* volume off */
-    {KEEP, NULL, KEEP, -2, KEEP, KEEP, KEEP, KEEP, RED_AUTO},        /* volume once */
-    {0, NULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP, RED_AUTO},            /* volume per level */
-    {KEEP, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},         /* parity trigger */
-    {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},
-    {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO},            /* volume trigger */
-    {0, NULL, KEEP, 1, KEEP, 1, KEEP, KEEP, RED_LAST},               /* both, named piece */
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO},            /* parity filter */
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO},         /* fit filter */
-    {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},          /* DLX, ranked cells */
-    {0, "r", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "x", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "a@30", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "s:e=3:f=2", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-};
-#define NCONFIG ((int)(sizeof configs / sizeof configs[0]))
+/* ---- engine configurations (engine_configs.h) ------------------------------------- */
 
 /* Options of configuration k for a puzzle of P copies; the configuration
  * as tessera CLI flags goes to desc.  Returns false when it does not apply
@@ -1681,53 +1639,9 @@ static const cfg configs[] = {
 static bool make_options(int k, const ref *R, enum tsr_unique mode, tsr_options *o, char *desc,
                          size_t size)
 {
-    static const char *const modes[] = {"raw", "rotations", "mirror"};
     const cfg *c = &configs[k];
-    tsr_options_init(o);
-    o->unique = mode;
-    size_t len = (size_t)snprintf(desc, size, "--unique=%s", modes[mode]);
-#define ADD(...) len += (size_t)snprintf(desc + len, len < size ? size - len : 0, __VA_ARGS__)
-    if (c->fila != KEEP) {
-        o->fila = c->fila == FILA_P ? R->ncop : c->fila == FILA_P1 ? R->ncop - 1 : c->fila;
-        ADD(" --fila=%d", o->fila);
-    }
-    if (c->order) {
-        snprintf(o->order, sizeof o->order, "%s", c->order);
-        ADD(" --order=%s", c->order);
-    }
-    if (c->nof != KEEP) {
-        o->nof = c->nof;
-        ADD(c->nof ? " --nof" : " --no-nof");
-    }
-    if (c->volume != KEEP) {
-        o->volume = c->volume;
-        if (c->volume == -2)
-            ADD(" --volume=once");
-        else if (c->volume == 0)
-            ADD(" --volume=off");
-        else
-            ADD(" --volume=%d", c->volume);
-    }
-    if (c->parity != KEEP) {
-        o->parity = c->parity;
-        ADD(" --parity=%d", c->parity);
-    }
-    if (c->vtrigger != KEEP) {
-        o->vtrigger = c->vtrigger;
-        ADD(" --vtrigger=%d", c->vtrigger);
-    }
-    if (c->pfilter != KEEP) {
-        o->pfilter = c->pfilter;
-        ADD(" --pfilter=%d", c->pfilter);
-    }
-    if (c->fit != KEEP) {
-        o->fit = c->fit;
-        ADD(c->fit ? " --fit" : " --no-fit");
-    }
-    if (c->red == RED_OFF) {
-        snprintf(o->redundancy, sizeof o->redundancy, "off");
-        ADD(" --redundancy=off");
-    } else if (c->red == RED_FIRST || c->red == RED_LAST) {
+    const char *piece = NULL;
+    if (c->red == RED_FIRST || c->red == RED_LAST) {
         int pick = -1;
         for (int e = 0; e < R->ne; e++)
             if (R->count[e] == 1 && (pick < 0 || c->red == RED_LAST) &&
@@ -1735,20 +1649,10 @@ static bool make_options(int k, const ref *R, enum tsr_unique mode, tsr_options 
                 pick = e;
         if (pick < 0)
             return false;
-        snprintf(o->redundancy, sizeof o->redundancy, "%s", R->pz->pieces[R->piece_of[pick]].name);
-        ADD(" --redundancy=%s", o->redundancy);
+        piece = R->pz->pieces[R->piece_of[pick]].name;
     }
-#undef ADD
+    cfg_options(c, R->ncop, mode, piece, o, desc, size);
     return true;
-}
-
-/* Does the engine accept these options for a loose puzzle?  Only DLX, with
- * no parity or fit filter (automatic values are fine); the redundancy
- * filter (automatic or on a named piece of at most one copy), the volume
- * filter and trigger and the parity trigger are accepted. */
-static bool loose_ok(const tsr_options *o)
-{
-    return o->fila <= 0 && o->pfilter <= 0 && o->fit <= 0;
 }
 
 /* ---- checking the engine's solutions ------------------------------------------------ */
@@ -1888,7 +1792,7 @@ static int check_puzzle(const tsr_puzzle *pz, const ref *R, const char *what, in
             tsr_solver *sv = NULL;
             tsr_err err = {""};
             int rc = tsr_solver_new(pz, &o, &sv, &err);
-            if (!tsr_puzzle_is_exact(pz) && !loose_ok(&o)) {
+            if (!tsr_puzzle_is_exact(pz) && !cfg_loose_ok(&o)) {
                 if (rc == 0)
                     snprintf(msg, sizeof msg, "accepted options a loose puzzle cannot use [%s]",
                              tsr_solver_config(sv));

@@ -12,11 +12,13 @@
  * reference would pass its caps.  The cubic lattice runs a few as a
  * control (test_diff covers it).
  *
- * Engine: each puzzle in each counting mode under a list of
- * configurations (default, DLX only, FILA from the root and one level
- * below with orders e/s/f, NOF off, redundancy off and on a named piece,
- * the volume filter off / once / per level, parity trigger and filter,
- * volume trigger, fit filter, ranked orders).  Every reported solution
+ * Engine: each puzzle in each counting mode under test_diff's list of
+ * configurations (engine_configs.h: default, DLX only, FILA from the root
+ * and one level below with orders e/s/f, NOF off, redundancy off and on a
+ * named piece, the volume filter off / once / per level, parity trigger
+ * and filter, volume trigger, fit filter, ranked and mixed orders), and
+ * in the default configuration counted by classes too (classcount.h).
+ * Every reported solution
  * must be a raw tiling of the reference (ref_find) and the first of its
  * class in the mode (ref_class); the number reported must be the
  * reference's count.  Loose puzzles (ranges, optional cells) skip the
@@ -31,48 +33,12 @@
 #include <string.h>
 
 #include "classcount.h"
+#include "engine_configs.h"
 #include "ref_lattice.h"
 #include "tessera/engine.h"
 #include "tessera/puzzle.h"
 
-typedef struct cfg {
-    int fila;           /* -1 keep, -2 P, -3 P-1 */
-    const char *order;
-    int nof, volume, parity, vtrigger, pfilter, fit; /* -99 keep */
-    int red;            /* 0 auto, 1 off, 2 the first unique piece */
-    bool loose_ok;      /* the engine runs it on loose puzzles */
-} cfg;
-
-enum { K = -99 };
-
-static const cfg configs[] = {
-    {-1, NULL, K, K, K, K, K, K, 0, true},        /* defaults */
-    {0, NULL, K, K, K, K, K, K, 0, true},         /* DLX only */
-    {-2, "e", K, K, K, K, K, K, 0, false},
-    {-2, "s", K, K, K, K, K, K, 0, false},
-    {-2, "f", K, K, K, K, K, K, 0, false},
-    {-3, "e", K, K, K, K, K, K, 0, false},
-    {-3, "f", K, K, K, K, K, K, 0, false},
-    {-1, NULL, 0, K, K, K, K, K, 0, true},        /* NOF off */
-    {-2, "e", 0, K, K, K, K, K, 0, false},
-    {-1, NULL, K, K, K, K, K, K, 1, true},        /* redundancy off */
-    {0, NULL, K, K, K, K, K, K, 1, true},
-    {-1, NULL, K, K, K, K, K, K, 2, true},        /* redundancy on a named piece */
-    {-1, NULL, K, 0, K, K, K, K, 0, true},        /* volume off */
-    {-1, NULL, K, -2, K, K, K, K, 0, true},       /* volume once */
-    {0, NULL, K, 1, K, K, K, K, 0, true},         /* volume per level */
-    {0, NULL, K, K, 1, K, K, K, 0, false},        /* parity trigger */
-    {-2, "s", K, K, 1, K, K, K, 0, false},
-    {0, NULL, K, K, K, 1, K, K, 0, false},        /* volume trigger */
-    {0, NULL, K, K, K, K, 1, K, 0, false},        /* parity filter */
-    {-1, NULL, K, K, K, K, K, 1, 0, false},       /* fit filter */
-    {0, "f", K, K, K, K, K, K, 0, true},          /* DLX, ranked cells */
-    {-2, "a@30", K, K, K, K, K, K, 0, false},
-};
-#define NCONFIG ((int)(sizeof configs / sizeof configs[0]))
-
 static const char *const lattice_names[] = {"cubic", "triangular", "hexagonal"};
-static const char *const mode_names[] = {"raw", "rotations", "mirror"};
 
 /* The engine's puzzle for a reference puzzle: cells copy over, pieces in
  * the same order (so a placement's piece index is the reference's). */
@@ -179,67 +145,32 @@ static int on_solution(void *ctx, const tsr_solution *s)
     return 0;
 }
 
-/* Options for configuration k in mode m; false when it does not apply. */
-static bool make_options(int k, const ref_puzzle *rp, tsr_puzzle *pz, int m, tsr_options *o,
-                         char *desc, size_t size)
+/* Options for configuration k in mode m (engine_configs.h); false when it
+ * does not apply (FILA below the first piece with one copy, a named
+ * redundancy filter with no piece of one copy).  RED_FIRST and RED_LAST
+ * name the first and the last mobile piece of one copy. */
+static bool make_options(int k, tsr_puzzle *pz, int m, tsr_options *o, char *desc, size_t size)
 {
     const cfg *c = &configs[k];
-    tsr_options_init(o);
-    o->unique = (enum tsr_unique)m;
-    int copies = 0;
-    for (int p = 0; p < pz->npieces; p++)
-        copies += pz->pieces[p].fixed ? 0 : pz->pieces[p].count;
-    size_t len = (size_t)snprintf(desc, size, "--unique=%s", mode_names[m]);
-#define ADD(...) len += (size_t)snprintf(desc + len, len < size ? size - len : 0, __VA_ARGS__)
-    if (c->fila != -1) {
-        o->fila = c->fila == -2 ? copies : c->fila == -3 ? copies - 1 : c->fila;
-        if (o->fila < 0)
+    int copies = 0, first = -1, last = -1;
+    for (int p = 0; p < pz->npieces; p++) {
+        if (pz->pieces[p].fixed)
+            continue;
+        copies += pz->pieces[p].count;
+        if (pz->pieces[p].count == 1) {
+            first = first < 0 ? p : first;
+            last = p;
+        }
+    }
+    if (c->fila == FILA_P1 && copies < 1)
+        return false;
+    const char *piece = NULL;
+    if (c->red == RED_FIRST || c->red == RED_LAST) {
+        if (first < 0)
             return false;
-        ADD(" --fila=%d", o->fila);
+        piece = pz->pieces[c->red == RED_FIRST ? first : last].name;
     }
-    if (c->order) {
-        snprintf(o->order, sizeof o->order, "%s", c->order);
-        ADD(" --order=%s", c->order);
-    }
-    if (c->nof != K) {
-        o->nof = c->nof;
-        ADD(c->nof ? " --nof" : " --no-nof");
-    }
-    if (c->volume != K) {
-        o->volume = c->volume;
-        ADD(" --volume=%d", c->volume);
-    }
-    if (c->parity != K) {
-        o->parity = c->parity;
-        ADD(" --parity=%d", c->parity);
-    }
-    if (c->vtrigger != K) {
-        o->vtrigger = c->vtrigger;
-        ADD(" --vtrigger=%d", c->vtrigger);
-    }
-    if (c->pfilter != K) {
-        o->pfilter = c->pfilter;
-        ADD(" --pfilter=%d", c->pfilter);
-    }
-    if (c->fit != K) {
-        o->fit = c->fit;
-        ADD(" --fit");
-    }
-    if (c->red == 1) {
-        snprintf(o->redundancy, sizeof o->redundancy, "off");
-        ADD(" --redundancy=off");
-    } else if (c->red == 2) {
-        int pick = -1;
-        for (int p = 0; p < pz->npieces && pick < 0; p++)
-            if (!pz->pieces[p].fixed && pz->pieces[p].count == 1)
-                pick = p;
-        if (pick < 0)
-            return false;
-        snprintf(o->redundancy, sizeof o->redundancy, "%s", pz->pieces[pick].name);
-        ADD(" --redundancy=%s", o->redundancy);
-    }
-#undef ADD
-    (void)rp;
+    cfg_options(c, copies, (enum tsr_unique)m, piece, o, desc, size);
     return true;
 }
 
@@ -258,11 +189,11 @@ static int check_puzzle(const ref_puzzle *rp, const ref_result *R, const char *w
         for (int k = 0; k < NCONFIG; k++) {
             tsr_options o;
             char desc[256], msg[512] = "";
-            if (!make_options(k, rp, pz, m, &o, desc, sizeof desc))
+            if (!make_options(k, pz, m, &o, desc, sizeof desc))
                 continue;
             tsr_solver *sv = NULL;
             int rc = tsr_solver_new(pz, &o, &sv, &err);
-            if (loose && !configs[k].loose_ok) {
+            if (loose && !cfg_loose_ok(&o)) {
                 if (rc == 0) /* the engine may run it after all: then it must count right */
                     goto run;
                 tsr_solver_free(sv);
