@@ -9,7 +9,8 @@
 #   TESSERAD           the daemon (default $TSR_SRCDIR/tesserad)
 #   CHROMIUM           the browser (default /usr/bin/chromium)
 #   TSR_ARTIFACTS      screenshots and downloads (default tests/browser/artifacts)
-#   TSR_TEST_TIMEOUT   seconds per test file (default 120)
+#   TSR_TEST_TIMEOUT   seconds per test file (default 120, times the whole
+#                      part of TSR_TIMEOUT_SCALE)
 #   TSR_TIMEOUT_SCALE  stretches every wait inside the tests (default 1)
 #
 # Exit status: 0 all passed, 1 a failure, 77 skipped (no node or no browser:
@@ -21,7 +22,10 @@ TSR_SRCDIR=${TSR_SRCDIR:-$(cd "$here/../.." && pwd)}
 TESSERAD=${TESSERAD:-$TSR_SRCDIR/tesserad}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 TSR_ARTIFACTS=${TSR_ARTIFACTS:-$here/artifacts}
-TSR_TEST_TIMEOUT=${TSR_TEST_TIMEOUT:-120}
+scale=${TSR_TIMEOUT_SCALE:-1}
+scale=${scale%%.*}
+[ "${scale:-0}" -ge 1 ] 2>/dev/null || scale=1
+TSR_TEST_TIMEOUT=${TSR_TEST_TIMEOUT:-$((120 * scale))}
 export TSR_SRCDIR TESSERAD CHROMIUM TSR_ARTIFACTS
 
 skip() { echo "SKIP: browser tests: $*" >&2; exit 77; }
