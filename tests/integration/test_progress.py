@@ -126,6 +126,32 @@ def timed(d, jid, action, state, bound):
     return took
 
 
+def pause_and_resume(d, jid, what):
+    """Pause acts within a second and keeps the fraction; after resume the
+    fraction moves again (the runner prepares the solver first)."""
+    before = progress(d, jid)["fraction"]
+    timed(d, jid, "pause", "paused", 1.0)
+    paused = progress(d, jid)["fraction"]
+    check(paused >= before, "%s: the paused job kept its fraction (%r >= %r)" % (what, paused, before))
+    d.action(jid, "resume")
+    d.wait_for(jid, lambda j: j["progress"]["fraction"] > paused, timeout=30,
+               what="%s: progress after resume" % what)
+
+
+def sigterm_and_restart(d, jid, what):
+    """SIGTERM writes the final checkpoint and exits at once; the restarted
+    daemon resumes the job from it.  Returns the job as it runs again."""
+    f0 = progress(d, jid)["fraction"]
+    rc, took = d.stop()
+    check_eq(rc, 0, "%s: SIGTERM: exit status 0" % what)
+    check(took <= 5 * tlib.SCALE, "%s: SIGTERM during the search: exit in %.2fs (<= 5s)" % (what, took))
+    d.start()
+    j = d.wait_state(jid, "running")
+    check(j["progress"]["fraction"] >= f0 * (1 - 1e-12) and j["progress"]["fraction"] > 0,
+          "%s: the restarted job resumes from its checkpoint (%r vs %r)" % (what, j["progress"]["fraction"], f0))
+    return j
+
+
 def main(t):
     d = t.daemon(threads=2, checkpoint=1)
     # the deep tree on one thread: its fraction is around 1e-7 and moves by
@@ -139,23 +165,9 @@ def main(t):
           "35 hexominoes: the ETA reaches 'more than a century' (%r)" % (eta,))
     check(p["eta_s"] is None and eta["high_s"] is None and eta["estimate_s"] is None,
           "35 hexominoes: no number past a century")
-    before = p["fraction"]
-    timed(d, jid, "pause", "paused", 1.0)
-    paused = progress(d, jid)["fraction"]
-    check(paused >= before, "the paused job kept its fraction (%r >= %r)" % (paused, before))
-    d.action(jid, "resume")
-    # the runner prepares the solver again before its search reports
-    d.wait_for(jid, lambda j: j["progress"]["fraction"] > paused, timeout=30, what="progress after resume")
+    pause_and_resume(d, jid, "35 hexominoes")
     watch_fraction(d, jid, "35 hexominoes after resume", stalls=1)
-    # SIGTERM: the final checkpoint is written and the process exits at once
-    f0 = progress(d, jid)["fraction"]
-    rc, took = d.stop()
-    check_eq(rc, 0, "SIGTERM: exit status 0")
-    check(took <= 5 * tlib.SCALE, "SIGTERM during the deep search: exit in %.2fs (<= 5s)" % took)
-    d.start()
-    j = d.wait_state(jid, "running")
-    check(j["progress"]["fraction"] >= f0 * (1 - 1e-12) and j["progress"]["fraction"] > 0,
-          "the restarted job resumes from its checkpoint (%r vs %r)" % (j["progress"]["fraction"], f0))
+    sigterm_and_restart(d, jid, "35 hexominoes")
     timed(d, jid, "cancel", "cancelled", 1.0)
 
     # the same on the hexagonal lattice, on both threads: the fraction moves,
@@ -164,18 +176,8 @@ def main(t):
     jid = d.submit({"puzzle": polyhex_board(), "options": {"threads": 2}})["id"]
     d.wait_for(jid, lambda j: j["progress"]["fraction"] > 0, timeout=30, what="a first fraction")
     watch_fraction(d, jid, "34 polyhexes", stalls=1)
-    timed(d, jid, "pause", "paused", 1.0)
-    paused = progress(d, jid)["fraction"]
-    d.action(jid, "resume")
-    d.wait_for(jid, lambda j: j["progress"]["fraction"] > paused, timeout=30, what="polyhexes: progress after resume")
-    f0 = progress(d, jid)["fraction"]
-    rc, took = d.stop()
-    check_eq(rc, 0, "SIGTERM during the polyhex search: exit status 0")
-    check(took <= 5 * tlib.SCALE, "SIGTERM during the polyhex search: exit in %.2fs (<= 5s)" % took)
-    d.start()
-    j = d.wait_state(jid, "running")
-    check(j["progress"]["fraction"] >= f0 * (1 - 1e-12),
-          "the restarted polyhex job resumes from its checkpoint (%r vs %r)" % (j["progress"]["fraction"], f0))
+    pause_and_resume(d, jid, "34 polyhexes")
+    j = sigterm_and_restart(d, jid, "34 polyhexes")
     check(j["solutions"] > 0, "the polyhex job has found solutions (%d)" % j["solutions"])
     timed(d, jid, "cancel", "cancelled", 1.0)
 

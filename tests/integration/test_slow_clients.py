@@ -50,14 +50,20 @@ def connect(d, source):
     return s
 
 
+def peer_state(s):
+    """What the server did on the connection since the last look: "closed"
+    (closed or shut it down), "sent" (sent bytes, now read) or None."""
+    try:
+        return "sent" if s.recv(4096) else "closed"
+    except BlockingIOError:
+        return None
+    except OSError as e:
+        return "closed" if e.errno in (errno.ECONNRESET, errno.EPIPE, errno.ENOTCONN) else None
+
+
 def closed_by_peer(s):
     """True when the server has closed or shut down the connection."""
-    try:
-        return s.recv(4096) == b""
-    except BlockingIOError:
-        return False
-    except OSError as e:
-        return e.errno in (errno.ECONNRESET, errno.EPIPE, errno.ENOTCONN)
+    return peer_state(s) == "closed"
 
 
 class Crowd:
@@ -75,17 +81,10 @@ class Crowd:
         for i, s in enumerate(self.socks):
             if i in self.cut_at:
                 continue
-            try:
-                data = s.recv(4096)
-            except BlockingIOError:
-                continue
-            except OSError as e:
-                if e.errno in (errno.ECONNRESET, errno.EPIPE, errno.ENOTCONN):
-                    self.cut_at[i] = now
-                continue
-            if data == b"":
+            state = peer_state(s)
+            if state == "closed":
                 self.cut_at[i] = now
-            else:
+            elif state == "sent":
                 self.heard.add(i)
 
     def trickle(self, request, k):
