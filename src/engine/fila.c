@@ -123,7 +123,8 @@ struct fila {
     bool ahead[FILA_MAX_BITS + 1];
     /* mode[p]: which copy of the child loop a node with p pieces left runs:
      * 4 if the parity trigger checks its placements, + 2 if single, + 1 if
-     * its children use the ordered lists (ahead[p - 1]) */
+     * its children use the ordered lists (ahead[p - 1]), + 8 (without the
+     * parity trigger) if, moreover, their children are leaves */
     unsigned char mode[FILA_MAX_BITS + 1];
     uint64_t *attempts, *fits;
     /* no shape has more than one copy left: the recursion keeps its
@@ -728,7 +729,10 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         f->single &= f->N[s] <= 1;
     for (int q = 1; q <= f->top && q <= FILA_MAX_BITS; q++) {
         bool parity = f->plan->parity_min > 0 && q - 1 >= f->plan->parity_min;
-        f->mode[q] = (unsigned char)(4 * parity + 2 * f->single + f->ahead[q - 1]);
+        /* + 8 when the children's children are leaves (and no parity
+         * trigger checks here, which keeps the copies few) */
+        bool last = !parity && f->ahead[q - 1] && q - 2 == f->plan->goal;
+        f->mode[q] = (unsigned char)(8 * last + 4 * parity + 2 * f->single + f->ahead[q - 1]);
         f->lv[q].ei = f->ahead[q] ? f->oimg : f->uimg;
     }
     f->hp = hole_parity;

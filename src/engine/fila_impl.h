@@ -709,7 +709,7 @@ FLN(child)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, uint32_t i, u
 static inline __attribute__((always_inline)) void
 FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint32_t *fit,
               uint32_t n, const MASK *em, const int *ei, const bool parity, const bool single,
-              const bool ahead)
+              const bool ahead, const bool last)
 {
     if (!ahead) {
         for (uint32_t i = 0; i < n; i++)
@@ -721,6 +721,7 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
     const size_t Q1 = (size_t)f->Q + 1;
     fila_kid *kid = f->kidp[p];
     uint32_t m = 0;
+    uint64_t dead_tries = 0; /* `last`: the attempts of the children found dead here */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t k = fit[i];
         int s = f->ishape[ei[k]];
@@ -731,9 +732,23 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
         int b = FLN(ctz)(~co);
         uint32_t ls = (uint32_t)f->obase[b] + FLN(ext)(co, f->FLN(ozm)[b]);
         uint64_t csh = f->opres[ls] & left;
+        if (last && csh) {
+            /* the child's children are leaves: gather them now, into the
+             * child's slice, and call the child only when one fits (its
+             * own gather then counts them); the others' attempts are
+             * counted here, as the child would have */
+            uint32_t t;
+            if (FLN(gather_set)(f->FLN(omask), co, f->ooff + ls * Q1, csh, f->fitp[p - 1], &t,
+                                1) == 0) {
+                dead_tries += t;
+                csh = 0;
+            }
+        }
         kid[m].FLN(w) = (FLN(fila_kid)){.co = co, .csh = csh, .i = i, .ls = ls};
         m += csh != 0;
     }
+    if (last)
+        f->attempts[p - 1] += dead_tries;
     for (uint32_t j = 0; j < m; j++) {
         const FLN(fila_kid) *c = &kid[j].FLN(w);
         if (FLN(child)(f, p, o, avail, lv, c->i, fit[c->i], em, ei, c->co, f->ooff + c->ls * Q1,
@@ -798,20 +813,23 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     lv->fit = fit; /* lv->ei is set where the search starts */
     lv->n = n;
     lv->flags = 0;
-#define FL_CHILDREN(parity, single, ahead) \
-    FLN(children)(f, p, o, avail, lv, fit, n, em, ei, parity, single, ahead)
+#define FL_CHILDREN(parity, single, ahead, last) \
+    FLN(children)(f, p, o, avail, lv, fit, n, em, ei, parity, single, ahead, last)
     unsigned mode = f->mode[p];
     if (mode == 3) /* the common cases first: conditional jumps predict better */
-        FL_CHILDREN(false, true, true);
+        FL_CHILDREN(false, true, true, false);
+    else if (mode == 11)
+        FL_CHILDREN(false, true, true, true);
     else if (mode == 2)
-        FL_CHILDREN(false, true, false);
-    else switch (mode) { /* 2 and 3 are done above */
-    case 0: FL_CHILDREN(false, false, false); break;
-    case 1: FL_CHILDREN(false, false, true); break;
-    case 4: FL_CHILDREN(true, false, false); break;
-    case 5: FL_CHILDREN(true, false, true); break;
-    case 6: FL_CHILDREN(true, true, false); break;
-    default: FL_CHILDREN(true, true, true); break;
+        FL_CHILDREN(false, true, false, false);
+    else switch (mode) { /* 2, 3 and 11 are done above */
+    case 0: FL_CHILDREN(false, false, false, false); break;
+    case 1: FL_CHILDREN(false, false, true, false); break;
+    case 4: FL_CHILDREN(true, false, false, false); break;
+    case 5: FL_CHILDREN(true, false, true, false); break;
+    case 6: FL_CHILDREN(true, true, false, false); break;
+    case 9: FL_CHILDREN(false, false, true, true); break;
+    default: FL_CHILDREN(true, true, true, false); break;
     }
 #undef FL_CHILDREN
     if (f->event && lv->flags && !f->stop)
