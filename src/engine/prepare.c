@@ -218,6 +218,8 @@ void tsr_solver_free(tsr_solver *s)
     img_free(s->ip);
     sym_free(s->g);
     free(s->keep);
+    free(s->quick);
+    free(s->digest_tab);
     free(s->alive);
     free_plan(s);
     flt_parity_free(s->parity);
@@ -459,6 +461,36 @@ static int choose_constrained_piece(tsr_solver *s, const int *cands, int n)
     if (s->keep == NULL)
         return TSR_ENOMEM;
     return sym_filter_keep(ip, s->g, s->ctype, s->stop, s->keep);
+}
+
+/* The images that settle a leaf's acceptance (sym_quick_accept), kept
+ * only when some are and the count of such a class is known; and the
+ * table of image hashes the leaves' digests add up (srch_class_digest),
+ * up to a megabyte of it. */
+#define DIGEST_TAB_MAX 65536
+static int leaf_tables(tsr_solver *s)
+{
+    int ni = s->ip->nimages;
+    if (ni > 0 && ni <= DIGEST_TAB_MAX) {
+        s->digest_tab = malloc((size_t)ni * 2 * sizeof *s->digest_tab);
+        if (s->digest_tab == NULL)
+            return TSR_ENOMEM;
+        for (int i = 0; i < ni; i++) {
+            s->digest_tab[2 * i] = srch_image_hash(i);
+            s->digest_tab[2 * i + 1] = srch_mix(s->digest_tab[2 * i]);
+        }
+    }
+    s->quick = malloc((size_t)(s->ip->nimages ? s->ip->nimages : 1));
+    if (s->quick == NULL)
+        return TSR_ENOMEM;
+    s->quick_count = sym_quick_accept(s->ip, s->g, s->ctype, s->ctype >= 0 ? s->keep : NULL, s->quick) > 0
+                         ? sym_count(s->g, s->mode_mask, 1)
+                         : -1;
+    if (s->quick_count < 0) {
+        free(s->quick);
+        s->quick = NULL;
+    }
+    return 0;
 }
 
 /* FILA's heuristic on a flat board: F (cells in order, the cheapest node)
@@ -743,6 +775,8 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     if (rc == 0)
         rc = choose_constrained_piece(s, cands, ncands);
     free(cands);
+    if (rc == 0)
+        rc = leaf_tables(s);
     if (rc == 0)
         rc = choose_schedule(s, err);
     if (rc == 0) /* the options in force name the choice, so they reproduce it */

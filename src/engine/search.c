@@ -206,8 +206,18 @@ int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const i
         return 1;
     sym_sort(sol, *n);
     uint64_t stab = 0;
-    if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, *n, scratch, &stab))
+    bool quick = false;
+    for (int i = 0; s->quick != NULL && i < *n; i++)
+        quick |= s->quick[sol[i]];
+    if (quick) {
+#ifdef TSR_DEBUG
+        assert(sym_accept(s->ip, s->g, s->keep, sol, *n, scratch, &stab) && stab == 1);
+#endif
+        if (expand == NULL)
+            return s->quick_count;
+    } else if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, *n, scratch, &stab)) {
         return 0;
+    }
     /* only counted: the stabiliser tells how many, when every element
      * maps every solution to one */
     int m = expand == NULL && s->g->all_full ? sym_count(s->g, s->mode_mask, stab) : -1;
@@ -231,9 +241,10 @@ static int leaf(void *ctx, const int *extra, int nextra)
         return r->stop;
     if (s->opt.goal == 0)
         r->st->classes++;
-    r->st->digest += srch_class_digest(r->walk.sol, n, m);
+    r->st->digest += srch_class_digest(s->digest_tab, r->walk.sol, n, m);
     if (classes) {
-        sym_sort(r->walk.sol, n); /* a partial assembly too: a class is a sorted set */
+        if (s->opt.goal > 0) /* srch_leaf_solutions sorted the others */
+            sym_sort(r->walk.sol, n); /* a partial assembly too: a class is a sorted set */
         report_class(r, r->walk.sol, n, m);
     } else if (s->opt.goal > 0) {
         report(r, r->walk.sol, n);

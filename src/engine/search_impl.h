@@ -32,6 +32,10 @@ struct tsr_solver {
     double est_quick;       /* the first candidate's quick estimate (200 probes), -1 */
     bool order_auto;        /* the schedule is the automatic one */
     unsigned char *keep;    /* redundancy filter flags */
+    unsigned char *quick;   /* images that settle a leaf's acceptance (sym_quick_accept), NULL */
+    int quick_count;        /* the solutions such a leaf counts in the mode */
+    uint64_t *digest_tab;   /* per image: its hash and that hash mixed (srch_class_digest);
+                               NULL on puzzles of over DIGEST_TAB_MAX images */
     unsigned char *alive;   /* images left after the root filters */
     const tsr_stop *stop;   /* during tsr_solver_prepare only: its latch */
     int nalive;
@@ -102,13 +106,21 @@ static inline uint64_t srch_mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static inline uint64_t srch_class_digest(const int *images, int n, int count)
+static inline uint64_t srch_image_hash(int image)
+{
+    return srch_mix((uint64_t)(unsigned)image + 0x9e3779b97f4a7c15ull);
+}
+
+/* `tab` (may be NULL) holds each image's hash and that hash mixed again
+ * (tsr_solver.digest_tab): two loads an image instead of two mixes, which
+ * were most of a leaf's time once sym_quick_accept made the rest short. */
+static inline uint64_t srch_class_digest(const uint64_t *tab, const int *images, int n, int count)
 {
     uint64_t sum = 0, xr = 0;
     for (int i = 0; i < n; i++) {
-        uint64_t h = srch_mix((uint64_t)(unsigned)images[i] + 0x9e3779b97f4a7c15ull);
+        uint64_t h = tab ? tab[2 * images[i]] : srch_image_hash(images[i]);
         sum += h;
-        xr ^= srch_mix(h);
+        xr ^= tab ? tab[2 * images[i] + 1] : srch_mix(h);
     }
     return srch_mix(sum ^ (xr << 1) ^ ((uint64_t)n << 56) ^ (uint64_t)(unsigned)count);
 }

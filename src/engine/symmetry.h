@@ -129,6 +129,19 @@ int sym_filter_keep(const img_problem *ip, const sym_group *g, int t, const tsr_
 bool sym_accept(const img_problem *ip, const sym_group *g, const unsigned char *keep,
                 const int *sol, int n, int *scratch, uint64_t *stab);
 
+/* The images whose presence in a solution settles sym_accept at once:
+ * accepted, with the identity alone for stabiliser.  Such an image i is a
+ * kept image of the constrained type t, which is in every solution once
+ * (count and count_min 1), in a group whose elements are all full and all
+ * map t to t, and no element but the identity fixes i.  Then for e != 1
+ * e(S) has t at e(i) != i, in i's orbit, where i is the image the filter
+ * keeps: e(S) is not findable (so it cannot reject S) and is not S.  On an
+ * asymmetric constrained piece that is every solution, so a leaf skips
+ * mapping its solution through the whole group.  Writes quick[i] (nimages
+ * flags) and returns how many are set (0: none, quick all 0). */
+int sym_quick_accept(const img_problem *ip, const sym_group *g, int t, const unsigned char *keep,
+                     unsigned char *quick);
+
 /* How many solutions a mode reports for an accepted solution with
  * stabiliser `stab` (sym_accept), when g->all_full: what sym_expand counts,
  * without listing them.  The mode's group H (identity, proper elements or
