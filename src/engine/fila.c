@@ -74,8 +74,10 @@ struct fila {
     /* open neighbours of each bit: direction k (ILSI bit) and neighbour bit */
     signed char nnb[FILA_MAX_BITS], nbb[FILA_MAX_BITS][6];
     signed char onnb[FILA_MAX_BITS]; /* of those, how many come later in bit order */
-    /* ILSI: the occupancy of a bit's open neighbours, packed in bit order
-     * (pext); freen/ofreen are the ILSI values possible (0 without NOF) */
+    /* ILSI: the occupancy of a bit's open neighbours (unordered lists: the
+     * first plan->nof_max of them; ordered: the later ones), packed in bit
+     * order (pext); freen/ofreen are the ILSI values possible (0 without
+     * NOF) */
     unsigned char freen[FILA_MAX_BITS], ofreen[FILA_MAX_BITS];
     int ubase[FILA_MAX_BITS], obase[FILA_MAX_BITS];
     int gtype[FILA_MAX_SHAPES];   /* shape -> type */
@@ -297,7 +299,8 @@ static int prepare(fila *f, const dlx *d, int *rows)
         }
         f->nnb[b] = (signed char)n;
         f->onnb[b] = (signed char)on;
-        f->freen[b] = pl->nof ? (unsigned char)((1u << n) - 1) : 0;
+        int un = pl->nof_max > 0 && n > pl->nof_max ? pl->nof_max : n;
+        f->freen[b] = pl->nof ? (unsigned char)((1u << un) - 1) : 0;
         f->ofreen[b] = pl->nof ? (unsigned char)((1u << on) - 1) : 0;
     }
     /* shapes: types with copies left */

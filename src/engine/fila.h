@@ -38,6 +38,12 @@ typedef struct fila_plan {
      * neighbours of all cells at once with shifts.  stride/ext per axis x, y, z. */
     int box, stride[3], ext[3];
     bool nof;
+    /* with nof: the unordered lists' sets are picked by the occupancy of at
+     * most this many of a bit's open neighbours (those first in bit order;
+     * 0: all of them).  On hexagons six neighbours make 64 sets a bit,
+     * whose building cost the small searches more than the few entries
+     * they spare E's nodes; three make 8. */
+    int nof_max;
     int goal;             /* leaves at this many pieces left (0 = complete) */
     /* parity trigger: active while pieces left >= parity_min (0 = off) */
     int parity_min;

@@ -102,7 +102,12 @@ static int FLN(fila_build)(fila *f)
         }
         f->FLN(nbm)[b] = m;
         f->FLN(onbm)[b] = later;
-        f->FLN(uzm)[b] = pl->nof ? m : 0;
+        MASK um = 0, rest = m; /* the first nof_max of them */
+        for (int k = 0; rest != 0 && (pl->nof_max <= 0 || k < pl->nof_max); k++) {
+            um |= rest & ((MASK)0 - rest);
+            rest &= rest - 1;
+        }
+        f->FLN(uzm)[b] = pl->nof ? um : 0;
         f->FLN(ozm)[b] = pl->nof ? later : 0;
     }
     if (pl->box > 0)
@@ -185,7 +190,7 @@ static int FLN(fila_build)(fila *f)
             if (img_stopped(f->build_stop, &f->build_work, (unsigned long)n * (f->freen[b] + 1u)))
                 return TSR_ECANCELED;
             for (int i = 0; i < n; i++)
-                f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(nbm)[b]);
+                f->nmask_scratch[i] = FLN(ext)(f->FLN(imask)[imgs[i]], f->FLN(uzm)[b]);
             unsigned fm = f->freen[b], z = 0;
             do {
                 rc = FLN(emit)(f, f->uoff + ((size_t)f->ubase[b] + z) * (Q + 1),
