@@ -56,6 +56,9 @@ typedef struct { uint64_t co, csh; uint32_t i, ls; } fila_kid64;
 typedef struct { u128 co; uint64_t csh; uint32_t i, ls; } fila_kid128;
 typedef union { fila_kid64 w64; fila_kid128 w128; } fila_kid; /* FLN(w) picks the width */
 
+/* Neighbour offsets E may count by shifts (struct fila: delta) */
+#define FILA_MAX_DELTAS 12
+
 /* How often (placements) the recursion calls the tick hook: often enough
  * that a pause or a checkpoint takes effect within milliseconds, rarely
  * enough that the call costs nothing measurable (about 1 ms apart at
@@ -103,6 +106,15 @@ struct fila {
     u128 uzm128[FILA_MAX_BITS], ozm128[FILA_MAX_BITS];
     /* box numbering: bits with a neighbour in the + and - direction of each axis */
     uint64_t hasp64[3], hasm64[3];
+    /* other numberings (the plane lattices'): the distinct differences
+     * between a bit and its neighbours' bits, and for each the bits that
+     * have a neighbour that far off, so that E counts every hole's open
+     * neighbours at once, as box numbering does; ndelta 0 when there are
+     * more than FILA_MAX_DELTAS (an irregular board) or box numbering */
+    int ndelta;
+    int delta[FILA_MAX_DELTAS];
+    uint64_t dmask64[FILA_MAX_DELTAS];
+    u128 dmask128[FILA_MAX_DELTAS];
     u128 hasp128[3], hasm128[3];
     /* per run */
     fila_level lv[FILA_MAX_BITS + 1];
@@ -253,6 +265,28 @@ static inline bool parity_ok(const fila *f)
     return (row[v >> 6] >> (v & 63)) & 1;
 }
 
+/* The neighbour offsets of struct fila's delta, when the plan asks for
+ * them (pl->shift_count) and they are few; the masks are filled in by
+ * fila_build at its width. */
+static void collect_deltas(fila *f)
+{
+    f->ndelta = 0;
+    if (f->plan->box > 0 || !f->plan->shift_count)
+        return;
+    for (int b = 0; b < f->V; b++)
+        for (int i = 0; i < f->nnb[b]; i++) {
+            int d = f->nbb[b][i] - b, k = 0;
+            while (k < f->ndelta && f->delta[k] != d)
+                k++;
+            if (k == FILA_MAX_DELTAS) {
+                f->ndelta = 0; /* too many: count hole by hole */
+                return;
+            }
+            if (k == f->ndelta)
+                f->delta[f->ndelta++] = d;
+        }
+}
+
 /* Number the open cells, collect shapes and images: shared by both widths. */
 static int prepare(fila *f, const dlx *d, int *rows)
 {
@@ -303,6 +337,7 @@ static int prepare(fila *f, const dlx *d, int *rows)
         f->freen[b] = pl->nof ? (unsigned char)((1u << un) - 1) : 0;
         f->ofreen[b] = pl->nof ? (unsigned char)((1u << on) - 1) : 0;
     }
+    collect_deltas(f);
     /* shapes: types with copies left */
     int Q = 0;
     for (int t = 0; t < ip->ntypes; t++) {

@@ -37,6 +37,11 @@ typedef struct fila_plan {
      * then a fixed stride apart, and the E heuristic counts the open
      * neighbours of all cells at once with shifts.  stride/ext per axis x, y, z. */
     int box, stride[3], ext[3];
+    /* Without box numbering: E counts the open neighbours of every hole
+     * at once by shifts, one per distinct offset between a bit and a
+     * neighbour's bit, when there are few (a regular board); else hole
+     * by hole.  The same holes either way. */
+    bool shift_count;
     bool nof;
     /* with nof: the unordered lists' sets are picked by the occupancy of at
      * most this many of a bit's open neighbours (those first in bit order;

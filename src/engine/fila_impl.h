@@ -110,6 +110,14 @@ static int FLN(fila_build)(fila *f)
         f->FLN(uzm)[b] = pl->nof ? um : 0;
         f->FLN(ozm)[b] = pl->nof ? later : 0;
     }
+    for (int k = 0; k < f->ndelta; k++) {
+        MASK m = 0;
+        for (int b = 0; b < V; b++)
+            for (int i = 0; i < f->nnb[b]; i++)
+                if (f->nbb[b][i] - b == f->delta[k])
+                    m |= (MASK)1 << b;
+        f->FLN(dmask)[k] = m;
+    }
     if (pl->box > 0)
         for (int a = 0; a < 3; a++) {
             MASK hp = 0, hm = 0;
@@ -317,6 +325,29 @@ static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
     return holes;
 }
 
+/* The same on another numbering, by its neighbour offsets (struct fila:
+ * delta): the holes with the fewest open neighbours. */
+static inline MASK FLN(fewest_by_deltas)(const fila *f, MASK holes)
+{
+    MASK c0 = 0, c1 = 0, c2 = 0;
+    for (int k = 0; k < f->ndelta; k++) {
+        int d = f->delta[k];
+        /* bit b: b's neighbour at b + d is a hole */
+        MASK m = (d > 0 ? holes >> d : holes << -d) & f->FLN(dmask)[k];
+        MASK carry0 = c0 & m;
+        c0 ^= m;
+        MASK carry1 = c1 & carry0;
+        c1 ^= carry0;
+        c2 |= carry1;
+    }
+    for (int n = 0; n <= 6; n++) {
+        MASK e = holes & (n & 1 ? c0 : ~c0) & (n & 2 ? c1 : ~c1) & (n & 4 ? c2 : ~c2);
+        if (e)
+            return e;
+    }
+    return holes;
+}
+
 /* Fits at bit b (unordered lists) for the shapes in avail, counting no
  * further than `limit`. */
 static inline int FLN(count_fits)(const fila *f, int b, MASK o, uint64_t avail, int limit)
@@ -354,6 +385,20 @@ static int FLN(candidates)(const fila *f, char h, MASK o, int *cand)
     int nc = 0;
     if (h == 'e' && pl->box > 0) {
         for (MASK hh = FLN(fewest_neighbours)(f, holes); hh; hh &= hh - 1)
+            cand[nc++] = FLN(ctz)(hh);
+    } else if (h == 'e' && f->ndelta > 0) {
+        MASK fewest = FLN(fewest_by_deltas)(f, holes);
+#ifdef TSR_DEBUG
+        /* the same holes as counting each one's open neighbours */
+        int nmin = 7;
+        for (MASK hh = holes; hh; hh &= hh - 1)
+            if (FLN(popc)(f->FLN(nbm)[FLN(ctz)(hh)] & holes) < nmin)
+                nmin = FLN(popc)(f->FLN(nbm)[FLN(ctz)(hh)] & holes);
+        for (MASK hh = holes; hh; hh &= hh - 1)
+            assert(((fewest >> FLN(ctz)(hh)) & 1) ==
+                   (FLN(popc)(f->FLN(nbm)[FLN(ctz)(hh)] & holes) == nmin));
+#endif
+        for (MASK hh = fewest; hh; hh &= hh - 1)
             cand[nc++] = FLN(ctz)(hh);
     } else if (h == 'e') {
         int nmin = 7;

@@ -689,6 +689,9 @@ static int build_plan(tsr_solver *s, tsr_err *err)
      * faster and searched as fast on the polyhex hexagon; the cubes' six
      * pay for themselves (the Tetris Cube 15% slower with three) */
     s->plan.nof_max = ip->L.id == TSR_LATTICE_HEXAGONAL ? 3 : 0;
+    /* E's neighbour count by shifts: the hexiamonds' 6x6 searched in 0.83
+     * of the time, the 8x5 polyhexes in 0.975; cubes unchanged */
+    s->plan.shift_count = ip->L.id != TSR_LATTICE_CUBIC;
     s->plan.goal = s->opt.goal;
     if (s->opt.parity > 0 && s->parity != NULL) {
         s->plan.parity_min = s->opt.parity;
