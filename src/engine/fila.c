@@ -106,15 +106,6 @@ struct fila {
     u128 uzm128[FILA_MAX_BITS], ozm128[FILA_MAX_BITS];
     /* box numbering: bits with a neighbour in the + and - direction of each axis */
     uint64_t hasp64[3], hasm64[3];
-    /* other numberings (the plane lattices'): the distinct differences
-     * between a bit and its neighbours' bits, and for each the bits that
-     * have a neighbour that far off, so that E counts every hole's open
-     * neighbours at once, as box numbering does; ndelta 0 when there are
-     * more than FILA_MAX_DELTAS (an irregular board) or box numbering */
-    int ndelta;
-    int delta[FILA_MAX_DELTAS];
-    uint64_t dmask64[FILA_MAX_DELTAS];
-    u128 dmask128[FILA_MAX_DELTAS];
     u128 hasp128[3], hasm128[3];
     /* per run */
     fila_level lv[FILA_MAX_BITS + 1];
@@ -137,8 +128,8 @@ struct fila {
     bool ahead[FILA_MAX_BITS + 1];
     /* mode[p]: which copy of the child loop a node with p pieces left runs:
      * 4 if the parity trigger checks its placements, + 2 if single, + 1 if
-     * its children use the ordered lists (ahead[p - 1]), + 8 (without the
-     * parity trigger) if, moreover, their children are leaves */
+     * its children use the ordered lists (ahead[p - 1]), + 8 (single and
+     * without the parity trigger) if, moreover, their children are leaves */
     unsigned char mode[FILA_MAX_BITS + 1];
     uint64_t *attempts, *fits;
     /* no shape has more than one copy left: the recursion keeps its
@@ -175,6 +166,17 @@ struct fila {
     /* asked while lists are built (fila_set_stop), by entries written */
     const tsr_stop *build_stop;
     unsigned long build_work;
+    /* other numberings than the box (the plane lattices'): the distinct
+     * differences between a bit and its neighbours' bits, and for each the
+     * bits that have a neighbour that far off, so that E counts every
+     * hole's open neighbours at once, as box numbering does; ndelta 0 when
+     * there are more than FILA_MAX_DELTAS (an irregular board) or with box
+     * numbering.  Last, to leave the layout of the fields above as the
+     * cubes' searches had it. */
+    int ndelta;
+    int delta[FILA_MAX_DELTAS];
+    uint64_t dmask64[FILA_MAX_DELTAS];
+    u128 dmask128[FILA_MAX_DELTAS];
 };
 
 fila *fila_new(const img_problem *ip, const fila_plan *plan)
@@ -767,9 +769,10 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         f->single &= f->N[s] <= 1;
     for (int q = 1; q <= f->top && q <= FILA_MAX_BITS; q++) {
         bool parity = f->plan->parity_min > 0 && q - 1 >= f->plan->parity_min;
-        /* + 8 when the children's children are leaves (and no parity
-         * trigger checks here, which keeps the copies few) */
-        bool last = !parity && f->ahead[q - 1] && q - 2 == f->plan->goal;
+        /* + 8 when the children's children are leaves (and neither the
+         * parity trigger checks here nor a shape has copies, which keeps
+         * the copies of the loop to one more) */
+        bool last = !parity && f->single && f->ahead[q - 1] && q - 2 == f->plan->goal;
         f->mode[q] = (unsigned char)(8 * last + 4 * parity + 2 * f->single + f->ahead[q - 1]);
         f->lv[q].ei = f->ahead[q] ? f->oimg : f->uimg;
     }

@@ -326,8 +326,9 @@ static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
 }
 
 /* The same on another numbering, by its neighbour offsets (struct fila:
- * delta): the holes with the fewest open neighbours. */
-static inline MASK FLN(fewest_by_deltas)(const fila *f, MASK holes)
+ * delta): the holes with the fewest open neighbours.  Out of line, so that
+ * the cubes' candidate step stays as small as it was. */
+static __attribute__((noinline)) MASK FLN(fewest_by_deltas)(const fila *f, MASK holes)
 {
     MASK c0 = 0, c1 = 0, c2 = 0;
     for (int k = 0; k < f->ndelta; k++) {
@@ -868,17 +869,15 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     unsigned mode = f->mode[p];
     if (mode == 3) /* the common cases first: conditional jumps predict better */
         FL_CHILDREN(false, true, true, false);
-    else if (mode == 11)
-        FL_CHILDREN(false, true, true, true);
     else if (mode == 2)
         FL_CHILDREN(false, true, false, false);
-    else switch (mode) { /* 2, 3 and 11 are done above */
+    else switch (mode) { /* 2 and 3 are done above */
+    case 11: FL_CHILDREN(false, true, true, true); break; /* one level a search */
     case 0: FL_CHILDREN(false, false, false, false); break;
     case 1: FL_CHILDREN(false, false, true, false); break;
     case 4: FL_CHILDREN(true, false, false, false); break;
     case 5: FL_CHILDREN(true, false, true, false); break;
     case 6: FL_CHILDREN(true, true, false, false); break;
-    case 9: FL_CHILDREN(false, false, true, true); break;
     default: FL_CHILDREN(true, true, true, false); break;
     }
 #undef FL_CHILDREN
