@@ -7,7 +7,8 @@
  * piece and FILA-F below), domino tiling counts (2xN: Fibonacci; 4x4: 36;
  * 6x6: 6728), and the search's contracts: partial starts partition the
  * tree, limits and cancellation stop it, progress only grows and ends at 1,
- * and a preparation stopped at any of its questions ends cleanly.
+ * a preparation stopped at any of its questions ends cleanly, and a
+ * leaf's key sorts as qsort would at every length.
  */
 #include <check.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/symmetry.h"
 #include "tessera/tessera.h"
 
 #ifndef TSR_SRCDIR
@@ -1033,6 +1035,34 @@ START_TEST(preparation_stops_at_any_question)
 END_TEST
 
 /* The suite (tests/unit/check_main.c runs it). */
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* A leaf's key is its ids sorted (sym_sort ranks up to 16 of them with
+ * vector compares, more by insertion): every length around that boundary,
+ * with duplicates and without, as qsort orders them. */
+START_TEST(keys_sort_at_every_length)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int n = 0; n <= 40; n++)
+        for (int round = 0; round < 200; round++) {
+            int a[40], b[40];
+            int range = round % 2 ? 5 : 1 << 20; /* many duplicates, or few */
+            for (int i = 0; i < n; i++) {
+                x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+                a[i] = b[i] = (int)((x * 2685821657736338717ull >> 33) % (uint64_t)range);
+            }
+            sym_sort(a, n);
+            qsort(b, (size_t)n, sizeof *b, cmp_int);
+            ck_assert_msg(memcmp(a, b, (size_t)n * sizeof *a) == 0, "length %d, round %d", n,
+                          round);
+        }
+}
+END_TEST
+
 Suite *test_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -1056,6 +1086,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, estimate_stops_at_once);
     tcase_add_test(tc, runner_runs_tasks_in_turn);
     tcase_add_test(tc, preparation_stops_at_any_question);
+    tcase_add_test(tc, keys_sort_at_every_length);
     suite_add_tcase(s, tc);
     return s;
 }
