@@ -298,55 +298,56 @@ static bool FLN(fila_sane)(const fila *f, int p, MASK o, uint64_t avail)
 }
 #endif
 
-/* Box numbering: the holes with the fewest open neighbours, all cells at
- * once.  Each direction gives the set of cells whose neighbour that way is
- * a hole; a bit-sliced counter (c2 c1 c0) adds the six sets. */
-static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
+/* Every cell's open neighbours counted at once: a bit-sliced counter
+ * (c[2] c[1] c[0], up to 7) to which each direction adds the set of cells
+ * whose neighbour that way is a hole. */
+static inline void FLN(count_add)(MASK c[3], MASK m)
 {
-    MASK c0 = 0, c1 = 0, c2 = 0;
-    for (int a = 0; a < 3; a++) {
-        int st = f->plan->stride[a];
-        if (f->plan->ext[a] < 2)
-            continue;
-        MASK m[2] = {(holes >> st) & f->FLN(hasp)[a], (holes << st) & f->FLN(hasm)[a]};
-        for (int k = 0; k < 2; k++) {
-            MASK carry0 = c0 & m[k];
-            c0 ^= m[k];
-            MASK carry1 = c1 & carry0;
-            c1 ^= carry0;
-            c2 |= carry1;
-        }
-    }
+    MASK carry0 = c[0] & m;
+    c[0] ^= m;
+    MASK carry1 = c[1] & carry0;
+    c[1] ^= carry0;
+    c[2] |= carry1;
+}
+
+/* The holes whose count is the smallest. */
+static inline MASK FLN(count_least)(const MASK c[3], MASK holes)
+{
     for (int n = 0; n <= 6; n++) {
-        MASK e = holes & (n & 1 ? c0 : ~c0) & (n & 2 ? c1 : ~c1) & (n & 4 ? c2 : ~c2);
+        MASK e = holes & (n & 1 ? c[0] : ~c[0]) & (n & 2 ? c[1] : ~c[1]) &
+                 (n & 4 ? c[2] : ~c[2]);
         if (e)
             return e;
     }
     return holes;
 }
 
-/* The same on another numbering, by its neighbour offsets (struct fila:
- * delta): the holes with the fewest open neighbours.  Out of line, so that
- * the cubes' candidate step stays as small as it was. */
+/* Box numbering: the holes with the fewest open neighbours, the
+ * directions being a stride along each axis. */
+static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
+{
+    MASK c[3] = {0, 0, 0};
+    for (int a = 0; a < 3; a++) {
+        int st = f->plan->stride[a];
+        if (f->plan->ext[a] < 2)
+            continue;
+        FLN(count_add)(c, (holes >> st) & f->FLN(hasp)[a]);
+        FLN(count_add)(c, (holes << st) & f->FLN(hasm)[a]);
+    }
+    return FLN(count_least)(c, holes);
+}
+
+/* The same on another numbering, the directions being its neighbour
+ * offsets (struct fila: delta).  Out of line, so that the cubes' candidate
+ * step stays as small as it was. */
 static __attribute__((noinline)) MASK FLN(fewest_by_deltas)(const fila *f, MASK holes)
 {
-    MASK c0 = 0, c1 = 0, c2 = 0;
+    MASK c[3] = {0, 0, 0};
     for (int k = 0; k < f->ndelta; k++) {
-        int d = f->delta[k];
-        /* bit b: b's neighbour at b + d is a hole */
-        MASK m = (d > 0 ? holes >> d : holes << -d) & f->FLN(dmask)[k];
-        MASK carry0 = c0 & m;
-        c0 ^= m;
-        MASK carry1 = c1 & carry0;
-        c1 ^= carry0;
-        c2 |= carry1;
+        int d = f->delta[k]; /* bit b: b's neighbour at b + d is a hole */
+        FLN(count_add)(c, (d > 0 ? holes >> d : holes << -d) & f->FLN(dmask)[k]);
     }
-    for (int n = 0; n <= 6; n++) {
-        MASK e = holes & (n & 1 ? c0 : ~c0) & (n & 2 ? c1 : ~c1) & (n & 4 ? c2 : ~c2);
-        if (e)
-            return e;
-    }
-    return holes;
+    return FLN(count_least)(c, holes);
 }
 
 /* Fits at bit b (unordered lists) for the shapes in avail, counting no
