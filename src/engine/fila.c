@@ -267,28 +267,6 @@ static inline bool parity_ok(const fila *f)
     return (row[v >> 6] >> (v & 63)) & 1;
 }
 
-/* The neighbour offsets of struct fila's delta, when the plan asks for
- * them (pl->shift_count) and they are few; the masks are filled in by
- * fila_build at its width. */
-static void collect_deltas(fila *f)
-{
-    f->ndelta = 0;
-    if (f->plan->box > 0 || !f->plan->shift_count)
-        return;
-    for (int b = 0; b < f->V; b++)
-        for (int i = 0; i < f->nnb[b]; i++) {
-            int d = f->nbb[b][i] - b, k = 0;
-            while (k < f->ndelta && f->delta[k] != d)
-                k++;
-            if (k == FILA_MAX_DELTAS) {
-                f->ndelta = 0; /* too many: count hole by hole */
-                return;
-            }
-            if (k == f->ndelta)
-                f->delta[f->ndelta++] = d;
-        }
-}
-
 /* Number the open cells, collect shapes and images: shared by both widths. */
 static int prepare(fila *f, const dlx *d, int *rows)
 {
@@ -339,7 +317,6 @@ static int prepare(fila *f, const dlx *d, int *rows)
         f->freen[b] = pl->nof ? (unsigned char)((1u << un) - 1) : 0;
         f->ofreen[b] = pl->nof ? (unsigned char)((1u << on) - 1) : 0;
     }
-    collect_deltas(f);
     /* shapes: types with copies left */
     int Q = 0;
     for (int t = 0; t < ip->ntypes; t++) {

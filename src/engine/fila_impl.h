@@ -110,14 +110,26 @@ static int FLN(fila_build)(fila *f)
         f->FLN(uzm)[b] = pl->nof ? um : 0;
         f->FLN(ozm)[b] = pl->nof ? later : 0;
     }
-    for (int k = 0; k < f->ndelta; k++) {
-        MASK m = 0;
-        for (int b = 0; b < V; b++)
-            for (int i = 0; i < f->nnb[b]; i++)
-                if (f->nbb[b][i] - b == f->delta[k])
-                    m |= (MASK)1 << b;
-        f->FLN(dmask)[k] = m;
-    }
+    /* the neighbour offsets (struct fila: delta), when the plan asks for
+     * them and they are few */
+    f->ndelta = 0;
+    bool deltas = pl->box == 0 && pl->shift_count;
+    for (int b = 0; b < V && deltas; b++)
+        for (int i = 0; i < f->nnb[b] && deltas; i++) {
+            int d = f->nbb[b][i] - b, k = 0;
+            while (k < f->ndelta && f->delta[k] != d)
+                k++;
+            if (k == f->ndelta && k < FILA_MAX_DELTAS) {
+                f->delta[f->ndelta++] = d;
+                f->FLN(dmask)[k] = 0;
+            }
+            if (k == FILA_MAX_DELTAS)
+                deltas = false; /* too many: count hole by hole */
+            else
+                f->FLN(dmask)[k] |= (MASK)1 << b;
+        }
+    if (!deltas)
+        f->ndelta = 0;
     if (pl->box > 0)
         for (int a = 0; a < 3; a++) {
             MASK hp = 0, hm = 0;
