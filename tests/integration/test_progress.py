@@ -5,7 +5,8 @@ On deep searches whose subtrees outlast any run (the 35 hexominoes in the
 15x14 parallelogram, whose tree is astronomically large, and on the hexagonal
 lattice the 34 polyhexes of orders 1 to 5 in the 15x10 parallelogram) and on
 the Tetris Cube, through the real daemon:
-  - the fraction moves between any two polls a second apart, and never goes
+  - the fraction moves between any two polls a second apart (where its
+    moves are down at a double's last digits, the nodes do), and never goes
     down, across the checkpoints taken every second;
   - the ETA is a range in words, past a century said so, never 1e17 s;
   - pause, cancel and SIGTERM take effect within a second (SIGTERM: the
@@ -13,6 +14,7 @@ the Tetris Cube, through the real daemon:
     it stopped.
 """
 
+import math
 import time
 
 import tlib
@@ -66,16 +68,29 @@ def progress(d, jid):
     return d.job(jid)["progress"]
 
 
+# A move of the fraction this small (in units of its last digit) is at the
+# resolution of a double: the next second's move may round to nothing.
+LAST_DIGITS_ULPS = 4096
+
+
 def watch_fraction(d, jid, what, stalls=0, polls=POLLS):
-    """Poll a second apart: the fraction never goes down and moves every time
-    (on the 35 hexominoes the moves are of 1e-18 on 1e-7, at the last digits
-    of a double: on a loaded machine one second may move it less than a
-    digit, so `stalls` such seconds are allowed, never two in a row)."""
+    """Poll a second apart: the fraction never goes down and moves every time,
+    with two exceptions, each checked for what it is:
+      - on a loaded machine one second may move it by less than a digit:
+        `stalls` such seconds are allowed, never two in a row;
+      - once the search is deep enough that its moves are a few units of the
+        double's last digit (on the 34 polyhexes, moves of 1e-35 on 5e-20,
+        1 to 50 ulps a second, reached 4 to 8 seconds in), a second may
+        round to no move at all: then the nodes must have moved instead,
+        showing the search went on and reported."""
     if tlib.QUICK:
         # sanitizer builds search several times slower: deep moves are rarer,
         # so only the whole window must move
         stalls, polls = polls - 1, max(polls, 4)
-    first = last = progress(d, jid)["fraction"]
+    p = progress(d, jid)
+    first = last = p["fraction"]
+    last_nodes = p["nodes"]
+    last_move = None
     stalled = 0
     previous_stalled = False
     seen = []
@@ -86,14 +101,20 @@ def watch_fraction(d, jid, what, stalls=0, polls=POLLS):
         f = p["fraction"]
         check(f >= last, "%s: fraction never goes down (poll %d: %r -> %r)" % (what, i + 1, last, f))
         moved = f > last
-        if not moved:
+        if moved:
+            check(True, "%s: fraction moved in poll %d (%r -> %r)" % (what, i + 1, last, f))
+            last_move = f - last
+        elif last_move is not None and last_move <= LAST_DIGITS_ULPS * math.ulp(last):
+            check(p["nodes"] > last_nodes,
+                  "%s: poll %d: the fraction moves at its last digits (last move %d ulps), "
+                  "the nodes moved (%d -> %d)"
+                  % (what, i + 1, round(last_move / math.ulp(last)), last_nodes, p["nodes"]))
+        else:
             stalled += 1
             check(stalled <= stalls and (tlib.QUICK or not previous_stalled),
                   "%s: fraction moved in poll %d (%r -> %r)" % (what, i + 1, last, f))
-        else:
-            check(True, "%s: fraction moved in poll %d (%r -> %r)" % (what, i + 1, last, f))
         previous_stalled = not moved
-        last = f
+        last, last_nodes = f, p["nodes"]
     check(last > first, "%s: fraction moved over %d polls (%r -> %r)" % (what, polls, first, last))
     return seen
 
