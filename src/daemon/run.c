@@ -6,21 +6,27 @@
  * same tree and stored tasks keep their meaning), then runs the pool from
  * the job's stored frontier (none: the root).  Solutions come as classes
  * (tsr_callbacks.found) and wait, a few bytes each, as the run's pending
- * found classes (sto_found); each checkpoint commits the pool's frontier,
- * those classes and the progress in one
- * transaction, which is what makes results exactly-once across crashes.  A
- * checkpoint is asked for as soon as they are big or a second old, so
- * memory stays bounded and the stored count close behind the search.  A pause, a new thread count, preemption or shutdown ends the
- * pool at a checkpoint; a cancel stops it at once and commits what was
- * found; the end of the search commits the last solutions with the final
- * state.
+ * found classes (sto_found; one per worker thread when every solution is
+ * kept); each checkpoint commits the pool's frontier, those classes and
+ * the progress in one transaction, which is what makes results
+ * exactly-once across crashes.  A checkpoint is taken while the workers
+ * are parked and, when the run goes on, written by the run's committer
+ * thread while they search on.  It is asked for as soon as the classes
+ * are big or a second old, so memory stays bounded and the stored count
+ * close behind the search.  A pause, a new thread count, preemption or
+ * shutdown ends the pool at a checkpoint; a cancel stops it at once and
+ * commits what was found; the end of the search commits the last
+ * solutions with the final state.
  */
 #define _GNU_SOURCE /* SCHED_BATCH */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +35,41 @@
 #include "daemon/manager.h"
 
 /* ---- a run: one job's search, on its runner thread ---------------------------- */
+
+/* What one commit writes: the frontier, the classes found before it, the
+ * progress and (has_state) the job's next state.  A checkpoint the run goes
+ * on from is written behind the search, by the run's committer thread:
+ * then the order owns copies of the tasks' images, since the pool's own go
+ * on being searched. */
+typedef struct commit_order {
+    sto_task *tasks;
+    int ntasks;
+    bool own_images;
+    sto_found found;
+    uint64_t nodes;
+    double fraction, seconds;
+    char *stats;
+    sto_tally *tally;
+    int ntally;
+    bool has_state;
+    enum sto_state state;
+} commit_order;
+
+/* The classes one thread found since the last checkpoint, when the job
+ * keeps every solution it finds (no limit, no options.store): the common
+ * flood, where each worker reports a million classes a second and one
+ * shared lock made the two workers of a 2-core machine wait on each other
+ * (the futex calls were 10% of the daemon's time).  The owner thread adds
+ * to `found` without a lock; anyone else reads it only while the pool's
+ * workers are parked or gone (a checkpoint), when the pool's own mutex
+ * orders those accesses.  bytes and since are what checkpoint_wanted may
+ * read at any time. */
+typedef struct found_local {
+    struct found_local *next; /* the run's list (sol_mu) */
+    sto_found found;
+    atomic_size_t bytes;      /* found.records.len */
+    _Atomic double since;     /* when found got its first class; 0: empty */
+} found_local;
 
 typedef struct run {
     jm_manager *m;
@@ -42,6 +83,8 @@ typedef struct run {
     base_mutex sol_mu;
     sto_found pending;        /* found since the last checkpoint (sol_mu) */
     double pending_since;     /* when it got its first solution */
+    found_local *locals;      /* and by each thread on its own (sol_mu) */
+    uint64_t serial;          /* this run, among all (found_local's owner) */
     long long found;          /* stored when the run began + reported since */
     long long keep;           /* solutions still to store: -1 all (options.store) */
     bool limit_hit;
@@ -66,13 +109,59 @@ typedef struct run {
     char store_msg[TSR_ERR_MAX];
     jm_record *rec;           /* a record job's tasks (record.c), or NULL */
     bool rec_lost;            /* a task lay under no record task: the job fails */
+    /* the committer: a checkpoint written behind the search (cm_mu) */
+    base_mutex cm_mu;
+    pthread_cond_t cm_cv;
+    pthread_t cm_thread;
+    bool cm_started, cm_busy, cm_quit;
+    commit_order cm_order;    /* the one in flight (cm_busy) */
+    int cm_rc;                /* the first failure of a commit written behind */
+    char cm_msg[TSR_ERR_MAX];
 } run;
 
+/* This thread's found_local for run r, registered on first use; NULL when
+ * out of memory.  A thread may serve several runs in turn: the serial,
+ * unique to a run, tells whether the pointer it kept is this run's. */
+static found_local *local_found(run *r)
+{
+    static _Thread_local struct {
+        uint64_t serial;
+        found_local *l;
+    } mine;
+    if (mine.serial == r->serial && mine.l != NULL)
+        return mine.l;
+    found_local *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return NULL;
+    base_lock(&r->sol_mu);
+    l->next = r->locals;
+    r->locals = l;
+    base_unlock(&r->sol_mu);
+    mine.serial = r->serial;
+    mine.l = l;
+    return l;
+}
+
 /* A class found by a pool worker (one at a time): into the pending ones, its
- * count cut at the job's limit and, for storage, at options.store. */
+ * count cut at the job's limit and, for storage, at options.store.  When
+ * neither applies (both are fixed for the run), into the worker's own. */
 static int on_found(void *ctx, const int *images, int n, int count)
 {
     run *r = ctx;
+    found_local *l = r->limit == 0 && r->keep < 0 ? local_found(r) : NULL;
+    if (l != NULL) {
+        bool first = l->found.found == 0;
+        if (sto_found_add(&l->found, images, n, count, count) != 0) {
+            base_lock(&r->sol_mu);
+            r->pending_failed = true; /* out of memory: the run fails */
+            base_unlock(&r->sol_mu);
+            return 1;
+        }
+        atomic_store_explicit(&l->bytes, l->found.records.len, memory_order_relaxed);
+        if (first)
+            atomic_store_explicit(&l->since, base_now(), memory_order_relaxed);
+        return 0;
+    }
     base_lock(&r->sol_mu);
     int stop = 0;
     if (r->limit > 0 && r->found + count > r->limit)
@@ -219,8 +308,12 @@ static int on_progress(void *ctx, const tsr_stats *st)
 }
 
 /* A checkpoint is due early when the run must end (pause, cancel, a new
- * thread count, preemption, shutdown), when the pending classes are big (memory) or
- * when solutions have waited a second (clients see only what is stored). */
+ * thread count, preemption, shutdown, a commit written behind that
+ * failed), when the pending classes are big (memory) or when solutions
+ * have waited a second (clients see only what is stored).  For the last
+ * two, while the last checkpoint is still being written, the next one
+ * waits for it rather than park the workers to wait, unless the batch
+ * has grown four times as big. */
 static int checkpoint_wanted(void *ctx)
 {
     run *r = ctx;
@@ -228,68 +321,136 @@ static int checkpoint_wanted(void *ctx)
     int want = r->m->shutdown || r->j->want != WANT_NONE ||
                jm_target_threads(r->m, r->j) != r->j->threads;
     base_unlock(&r->m->mu);
+    base_lock(&r->cm_mu);
+    bool writing = r->cm_busy;
+    want = want || r->cm_rc != 0;
+    base_unlock(&r->cm_mu);
     base_lock(&r->sol_mu);
-    want = want || r->pending.records.len >= SOLUTION_BUFFER_BYTES ||
-           (r->pending.found > 0 && base_now() - r->pending_since >= SOLUTION_DELAY_S);
+    size_t len = r->pending.records.len;
+    double since = r->pending.found > 0 ? r->pending_since : 0;
+    for (found_local *l = r->locals; l != NULL; l = l->next) {
+        len += atomic_load_explicit(&l->bytes, memory_order_relaxed);
+        double t = atomic_load_explicit(&l->since, memory_order_relaxed);
+        if (t > 0 && (since == 0 || t < since))
+            since = t;
+    }
+    want = want || len >= (writing ? 4 : 1) * (size_t)SOLUTION_BUFFER_BYTES ||
+           (!writing && since > 0 && base_now() - since >= SOLUTION_DELAY_S);
     base_unlock(&r->sol_mu);
     return want;
 }
 
-/* Commit frontier + new solutions + progress (+ new state) in one
- * transaction; on success the solutions buffer is emptied and the job's
- * stored count refreshed.  Called with no lock held. */
-static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st,
-                  const enum sto_state *new_state, tsr_err *err)
+/* ---- checkpoints: taken while the pool is parked, written in order --------------- */
+
+static void order_free(commit_order *o)
 {
-    jm_manager *m = r->m;
-    uint64_t nodes;
-    double fraction, seconds;
-    account(r, st, &nodes, &fraction, &seconds);
+    for (int i = 0; o->own_images && o->tasks != NULL && i < o->ntasks; i++)
+        free(o->tasks[i].images);
+    free(o->tasks);
+    sto_found_free(&o->found);
+    free(o->stats);
+    free(o->tally);
+    *o = (commit_order){0};
+}
+
+/* Move src's classes to the end of dst, leaving src empty. */
+static int found_move(sto_found *dst, sto_found *src)
+{
+    if (src->found == 0)
+        return 0;
+    if (dst->found == 0) {
+        sto_found_free(dst);
+        *dst = *src;
+        *src = (sto_found){0};
+        return 0;
+    }
+    if (sto_found_append(dst, src) != 0)
+        return TSR_ENOMEM;
+    src->records.len = 0;
+    src->classes = src->stored = src->found = 0;
+    return 0;
+}
+
+/* Take a checkpoint's content: the progress, the solutions pending (which
+ * start again empty) and the frontier (copied when copy_images).  Called
+ * on the pool's calling thread, with the workers parked or done.  On
+ * failure the order holds what it took, to be freed. */
+static int capture(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st,
+                   const enum sto_state *new_state, bool copy_images, commit_order *o,
+                   tsr_err *err)
+{
+    *o = (commit_order){.own_images = copy_images};
+    account(r, st, &o->nodes, &o->fraction, &o->seconds);
     if (new_state && *new_state == STO_COMPLETED && !r->limit_hit)
-        fraction = 1;
-    char *stats = jm_stats_text(r->levels, r->cur_attempts, r->cur_fits, tsr_solver_config(r->s));
-    sto_progress prog = {nodes, fraction, seconds, stats, NULL, 0};
-    sto_tally *tally = NULL;
+        o->fraction = 1;
+    if (new_state) {
+        o->has_state = true;
+        o->state = *new_state;
+    }
+    o->stats = jm_stats_text(r->levels, r->cur_attempts, r->cur_fits, tsr_solver_config(r->s));
+    bool nomem = o->stats == NULL;
     if (r->rec != NULL) {
-        int trc = jm_record_take(r->rec, &tally, &prog.ntally);
-        prog.tally = tally;
+        int trc = jm_record_take(r->rec, &o->tally, &o->ntally);
         if (trc == TSR_EINVAL)
             r->rec_lost = true; /* run_job fails the job */
         else if (trc != 0)
-            stats = (free(stats), NULL); /* out of memory, reported below */
+            nomem = true;
     }
     /* the store's task type has the same fields */
-    sto_task *t = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *t);
+    o->tasks = calloc((size_t)(ntasks > 0 ? ntasks : 1), sizeof *o->tasks);
     base_lock(&r->sol_mu);
-    sto_found found = r->pending;
+    o->found = r->pending;
     r->pending = (sto_found){0};
+    /* the workers are parked or gone: their classes are still */
+    for (found_local *l = r->locals; l != NULL; l = l->next) {
+        nomem = found_move(&o->found, &l->found) != 0 || nomem;
+        atomic_store_explicit(&l->bytes, 0, memory_order_relaxed);
+        atomic_store_explicit(&l->since, 0, memory_order_relaxed);
+    }
     base_unlock(&r->sol_mu);
-    int rc = t == NULL || stats == NULL ? tsr_err_set(err, TSR_ENOMEM, "out of memory") : 0;
-    for (int i = 0; rc == 0 && i < ntasks; i++)
-        t[i] = (sto_task){tasks[i].n, tasks[i].images, tasks[i].weight};
+    if (o->tasks == NULL)
+        return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+    o->ntasks = ntasks;
+    for (int i = 0; i < ntasks; i++) {
+        int *images = tasks[i].images;
+        if (copy_images && tasks[i].n > 0) {
+            if ((images = malloc((size_t)tasks[i].n * sizeof *images)) == NULL) {
+                o->ntasks = i;
+                return tsr_err_set(err, TSR_ENOMEM, "out of memory");
+            }
+            memcpy(images, tasks[i].images, (size_t)tasks[i].n * sizeof *images);
+        }
+        o->tasks[i] = (sto_task){tasks[i].n, copy_images && tasks[i].n == 0 ? NULL : images,
+                                 tasks[i].weight};
+    }
+    return nomem ? tsr_err_set(err, TSR_ENOMEM, "out of memory") : 0;
+}
+
+/* Write a captured order in one transaction; on success the job's stored
+ * count is refreshed.  Behind the search (on the committer thread) the
+ * live progress is the runner's to publish, so only what the store now
+ * holds is set.  Called with no lock held.  On failure the store holds
+ * the last checkpoint as it was, and the order's classes go: the run
+ * ends, and the next one starts from that checkpoint, which finds these
+ * solutions again. */
+static int write_order(run *r, const commit_order *o, bool behind, tsr_err *err)
+{
+    jm_manager *m = r->m;
+    sto_progress prog = {o->nodes, o->fraction, o->seconds, o->stats, o->tally, o->ntally};
     double t0 = base_now();
     sto_job summary = {0};
     sto_job *list = NULL;
     int nlist = 0;
-    if (rc == 0) {
-        base_lock(&m->db_mu);
-        rc = sto_checkpoint(m->db, r->id, t, ntasks, &found, &prog, new_state, err);
-        if (rc == 0 && sto_job_list(m->db, NULL, r->id - 1, 1, &list, &nlist, NULL) == 0 &&
-            nlist == 1)
-            summary = list[0];
-        base_unlock(&m->db_mu);
-    }
+    base_lock(&m->db_mu);
+    int rc = sto_checkpoint(m->db, r->id, o->tasks, o->ntasks, &o->found, &prog,
+                            o->has_state ? &o->state : NULL, err);
+    if (rc == 0 && sto_job_list(m->db, NULL, r->id - 1, 1, &list, &nlist, NULL) == 0 &&
+        nlist == 1)
+        summary = list[0];
+    base_unlock(&m->db_mu);
     double dt = base_now() - t0;
     if (rc == 0 && r->rec != NULL)
-        jm_record_committed(r->rec, tally, prog.ntally);
-    free(tally);
-    free(t);
-    free(stats);
-    /* On failure the store holds the last checkpoint as it was (one
-     * transaction), and the found classes go: the run ends (on_checkpoint) and
-     * the next one starts from that checkpoint, which finds these
-     * solutions again. */
-    sto_found_free(&found);
+        jm_record_committed(r->rec, o->tally, o->ntally);
     if (rc != 0 && rc != TSR_EINVAL) {
         r->store_failed = true;
         snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
@@ -299,20 +460,118 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
         m->checkpoints++;
         m->checkpoint_seconds_sum += dt;
         jm_store_ok(m, r->j);
-        r->committed_nodes = nodes;
-        r->committed_fraction = fraction;
-        r->committed_seconds = seconds;
+        r->committed_nodes = o->nodes;
+        r->committed_fraction = o->fraction;
+        r->committed_seconds = o->seconds;
         if (nlist == 1) {
             r->j->solutions = summary.solutions;
             r->j->stored = summary.stored;
         }
-        if (new_state)
-            r->j->state = *new_state;
-        publish(r, nodes, fraction, seconds);
+        if (behind) {
+            jm_touch(m, r->j);
+        } else {
+            if (o->has_state)
+                r->j->state = o->state;
+            publish(r, o->nodes, o->fraction, o->seconds);
+        }
     }
     base_unlock(&m->mu);
     sto_jobs_free(list, nlist);
     return rc;
+}
+
+/* Commit frontier + new solutions + progress (+ new state) now, on the
+ * calling thread. */
+static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st,
+                  const enum sto_state *new_state, tsr_err *err)
+{
+    commit_order o;
+    int rc = capture(r, tasks, ntasks, st, new_state, false, &o, err);
+    if (rc == 0) {
+        rc = write_order(r, &o, false, err);
+    } else if (rc != TSR_EINVAL) {
+        r->store_failed = true;
+        snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
+    }
+    order_free(&o);
+    return rc;
+}
+
+/* The committer: writes the checkpoints a run goes on from, one at a time
+ * and in order, while the workers search on; the next checkpoint waits
+ * for it (committer_drain), so at most one batch of classes is in
+ * flight.  The search no longer stands still for SQLite: a commit of the
+ * 8 MB batch a flood fills takes about 0.1 s, and the 30 million
+ * solutions of the 8x5 polyhexes make 31 of them. */
+static void *committer_main(void *arg)
+{
+    run *r = arg;
+    base_lock(&r->cm_mu);
+    for (;;) {
+        while (!r->cm_busy && !r->cm_quit)
+            base_cond_wait(&r->cm_cv, &r->cm_mu, INFINITY);
+        if (!r->cm_busy)
+            break;
+        commit_order o = r->cm_order;
+        base_unlock(&r->cm_mu);
+        tsr_err err = {{0}};
+        int rc = write_order(r, &o, true, &err);
+        order_free(&o);
+        base_lock(&r->cm_mu);
+        if (rc != 0 && r->cm_rc == 0) {
+            r->cm_rc = rc;
+            snprintf(r->cm_msg, sizeof r->cm_msg, "%s", err.msg);
+        }
+        r->cm_order = (commit_order){0};
+        r->cm_busy = false;
+        pthread_cond_broadcast(&r->cm_cv);
+    }
+    base_unlock(&r->cm_mu);
+    return NULL;
+}
+
+/* Wait for the commit in flight, if any; returns the first failure of a
+ * commit written behind (its message in *err), or 0. */
+static int committer_drain(run *r, tsr_err *err)
+{
+    base_lock(&r->cm_mu);
+    while (r->cm_busy)
+        base_cond_wait(&r->cm_cv, &r->cm_mu, INFINITY);
+    int rc = r->cm_rc;
+    if (rc != 0 && err != NULL)
+        tsr_err_set(err, rc, "%s", r->cm_msg);
+    base_unlock(&r->cm_mu);
+    return rc;
+}
+
+/* Hand a captured order to the committer (started on first use); false
+ * when no thread could be started: the caller writes it itself. */
+static bool committer_take(run *r, commit_order *o)
+{
+    base_lock(&r->cm_mu);
+    assert(!r->cm_busy);
+    if (!r->cm_started)
+        r->cm_started = pthread_create(&r->cm_thread, NULL, committer_main, r) == 0;
+    if (r->cm_started) {
+        r->cm_order = *o;
+        *o = (commit_order){0};
+        r->cm_busy = true;
+        pthread_cond_broadcast(&r->cm_cv);
+    }
+    base_unlock(&r->cm_mu);
+    return r->cm_started;
+}
+
+static void committer_stop(run *r)
+{
+    base_lock(&r->cm_mu);
+    r->cm_quit = true;
+    pthread_cond_broadcast(&r->cm_cv);
+    bool started = r->cm_started;
+    base_unlock(&r->cm_mu);
+    if (started)
+        pthread_join(r->cm_thread, NULL);
+    order_free(&r->cm_order);
 }
 
 static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr_stats *st)
@@ -329,9 +588,27 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
     else if (r->j->assigned == 0 && !m->shutdown)
         next = STO_QUEUED; /* preempted by a job of higher priority */
     base_unlock(&m->mu);
+    /* checkpoints are written in order: this one after the last */
+    if (committer_drain(r, NULL) != 0)
+        return 1; /* the store refused it: end the run (run_job says why) */
     if (want == WANT_CANCEL)
         return 1; /* no frontier needed: run_job commits the cancel */
     tsr_err err = {{0}};
+    if (!end && r->rec == NULL) {
+        /* the run goes on: the search need not wait for the write */
+        commit_order o;
+        int rc = capture(r, tasks, ntasks, st, &next, true, &o, &err);
+        if (rc == 0 && committer_take(r, &o))
+            return 0;
+        if (rc == 0)
+            rc = write_order(r, &o, false, &err);
+        else if (rc != TSR_EINVAL) {
+            r->store_failed = true;
+            snprintf(r->store_msg, sizeof r->store_msg, "%s", err.msg);
+        }
+        order_free(&o);
+        return rc != 0;
+    }
     if (commit(r, tasks, ntasks, st, &next, &err) != 0)
         return 1; /* end the run: the job waits for the store (stall_job) */
     if (end)
@@ -669,6 +946,11 @@ static void run_job(run *r)
             rc = tsr_pool_search(r->s, threads, tasks, ntasks, &cb, &hk, &st);
         }
         free_tasks(tasks, ntasks);
+        /* the checkpoint written behind the search ends first; if it
+         * failed, so does this run: not the store's doing, the job fails */
+        int crc = committer_drain(r, rc == 0 ? &err : NULL);
+        if (crc != 0 && rc == 0 && !r->store_failed)
+            rc = crc;
         if (rc == 0 && r->store_failed) {
             tsr_stats_free(&st);
             break; /* the checkpoint that ended the run was not written */
@@ -720,7 +1002,8 @@ void *jm_runner_main(void *arg)
 {
     jm_job *j = arg;
     jm_manager *m = j->m;
-    run r = {.m = m, .j = j, .id = j->id};
+    static atomic_uint_fast64_t serials;
+    run r = {.m = m, .j = j, .id = j->id, .serial = atomic_fetch_add(&serials, 1) + 1};
     tsr_eta_init(&r.eta);
     /* Searches are batch work: SCHED_BATCH (inherited by the pool's
      * workers) lets an HTTP thread that wakes up run at once instead of
@@ -730,7 +1013,10 @@ void *jm_runner_main(void *arg)
     struct sched_param sp = {.sched_priority = 0};
     pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
     base_mutex_init(&r.sol_mu);
+    base_mutex_init(&r.cm_mu);
+    base_cond_init(&r.cm_cv);
     run_job(&r);
+    committer_stop(&r);
     estimator_join(&r);
     tsr_solver_free(r.s);
     tsr_puzzle_free(r.pz);
@@ -741,7 +1027,14 @@ void *jm_runner_main(void *arg)
     free(r.base_fits);
     free(r.cur_attempts);
     free(r.cur_fits);
+    for (found_local *l = r.locals, *next; l != NULL; l = next) {
+        next = l->next;
+        sto_found_free(&l->found);
+        free(l);
+    }
     base_mutex_destroy(&r.sol_mu);
+    base_mutex_destroy(&r.cm_mu);
+    pthread_cond_destroy(&r.cm_cv);
     base_lock(&m->mu);
     j->threads = 0;
     j->nworkers = 0;
