@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,23 +128,39 @@ bool sto_record_read(const unsigned char *data, size_t len, size_t *pos, int *n,
     return true;
 }
 
-/* CRC-32 (IEEE 802.3, the zlib one), continuing from crc. */
+/* CRC-32 (IEEE 802.3, the zlib one), continuing from crc, eight bytes a
+ * step ("slicing by 8": table k maps a byte to its CRC followed by k zero
+ * bytes).  A flood commits 300 MB of classes, and the byte-at-a-time loop
+ * was 3.5% of the daemon's time there. */
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_table[0][i] = c;
+    }
+    for (int t = 1; t < 8; t++)
+        for (int i = 0; i < 256; i++)
+            crc_table[t][i] = crc_table[0][crc_table[t - 1][i] & 0xff] ^ (crc_table[t - 1][i] >> 8);
+}
+
 static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t len)
 {
-    static uint32_t table[256];
-    static bool ready; /* a benign race: every thread computes the same table */
-    if (!ready) {
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++)
-                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            table[i] = c;
-        }
-        ready = true;
-    }
+    pthread_once(&crc_once, crc_init);
     crc = ~crc;
-    for (size_t i = 0; i < len; i++)
-        crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+    for (; len >= 8; p += 8, len -= 8) {
+        uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                             (uint32_t)p[3] << 24);
+        crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+              crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^ crc_table[3][p[4]] ^
+              crc_table[2][p[5]] ^ crc_table[1][p[6]] ^ crc_table[0][p[7]];
+    }
+    while (len-- > 0)
+        crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
     return ~crc;
 }
 
