@@ -4,15 +4,19 @@
  * run.c runs a job, api.c answers HTTP (manager.h lists every room).
  *
  * Threads and locks.  HTTP threads, one scheduler thread and one runner
- * thread per running job share the manager.  Its mutexes are taken in this
- * order and never the other way round (a thread may skip any of them):
+ * thread (and one committer thread, run.c) per running job share the
+ * manager.  Its mutexes are taken in this order and never the other way
+ * round (a thread may skip any of them):
  *   db_mu   the writer connection (creates, checkpoints, state changes);
  *   rd_mu   the reader connection (solution pages, puzzle documents);
  *   mu      the in-memory job table, every field of every jm_job, and the
- *           condition `changed`, broadcast whenever a job changes;
- *   sol_mu  (one per run, run.c) the solutions found since its last
- *           checkpoint, taken by pool workers with nothing else held and
- *           by the runner under db_mu.
+ *           condition `changed`, broadcast whenever a job changes.
+ * A run's own mutexes (run.c) are each taken with none of those held, and
+ * hold none of them inside:
+ *   cm_mu   the commit in flight and the first failed commit;
+ *   sol_mu  the solutions found since the last checkpoint when one batch
+ *           holds them (and the list of per-thread batches), taken by pool
+ *           workers under the pool's out_mu and by the runner.
  * dec_mu, the decoder cache (api.c), is taken alone: with no other lock
  * held, and none taken under it.
  * No SQLite call is made while holding mu, so status requests never wait
@@ -27,7 +31,9 @@
  * later run builds the same tree and the stored frontier keeps its
  * meaning), then runs the pool from the stored frontier.  Each checkpoint
  * commits, in one transaction, the pool's frontier, the solutions found
- * since the previous one and the progress: that is the exactly-once rule.
+ * since the previous one and the progress: that is the exactly-once rule
+ * (taken with the workers parked, written by the committer while they
+ * search on).
  * A pause, a new thread count, a preemption or shutdown ends the run at a
  * checkpoint; a cancel stops it at once and commits what was found.
  */

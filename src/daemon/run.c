@@ -84,7 +84,8 @@ typedef struct run {
     sto_found pending;        /* found since the last checkpoint (sol_mu) */
     double pending_since;     /* when it got its first solution */
     found_local *locals;      /* and by each thread on its own (sol_mu) */
-    uint64_t serial;          /* this run, among all (found_local's owner) */
+    uint64_t serial;          /* this pool call, among all (found_local's owner) */
+    bool per_thread;          /* no limit, every solution kept: locals are used */
     long long found;          /* stored when the run began + reported since */
     long long keep;           /* solutions still to store: -1 all (options.store) */
     bool limit_hit;
@@ -115,9 +116,32 @@ typedef struct run {
     pthread_t cm_thread;
     bool cm_started, cm_busy, cm_quit;
     commit_order cm_order;    /* the one in flight (cm_busy) */
-    int cm_rc;                /* the first failure of a commit written behind */
+    int cm_rc;                /* the first failed commit (cm_mu), and why */
     char cm_msg[TSR_ERR_MAX];
 } run;
+
+/* A number no other pool call of this process has: the owner of the
+ * found_locals a thread caches. */
+static uint64_t next_serial(void)
+{
+    static atomic_uint_fast64_t serials;
+    return atomic_fetch_add(&serials, 1) + 1;
+}
+
+/* Free the run's found_locals (taken by a checkpoint, or the run is
+ * over), once no worker is left: the threads of the next pool call
+ * register new ones under a new serial, so that none reuses a pointer it
+ * cached. */
+static void locals_free(run *r)
+{
+    for (found_local *l = r->locals, *next; l != NULL; l = next) {
+        next = l->next;
+        sto_found_free(&l->found);
+        free(l);
+    }
+    r->locals = NULL;
+    r->serial = next_serial();
+}
 
 /* This thread's found_local for run r, registered on first use; NULL when
  * out of memory.  A thread may serve several runs in turn: the serial,
@@ -144,11 +168,11 @@ static found_local *local_found(run *r)
 
 /* A class found by a pool worker (one at a time): into the pending ones, its
  * count cut at the job's limit and, for storage, at options.store.  When
- * neither applies (both are fixed for the run), into the worker's own. */
+ * neither applies (per_thread, fixed for the run), into the worker's own. */
 static int on_found(void *ctx, const int *images, int n, int count)
 {
     run *r = ctx;
-    found_local *l = r->limit == 0 && r->keep < 0 ? local_found(r) : NULL;
+    found_local *l = r->per_thread ? local_found(r) : NULL;
     if (l != NULL) {
         bool first = l->found.found == 0;
         if (sto_found_add(&l->found, images, n, count, count) != 0) {
@@ -426,6 +450,24 @@ static int capture(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *s
     return nomem ? tsr_err_set(err, TSR_ENOMEM, "out of memory") : 0;
 }
 
+/* A commit failed (rc, err): the run ends.  The store's refusals (a full
+ * disk, a read-only file, I/O) leave the job waiting (store_failed,
+ * stall_job); anything else fails it.  run_job learns of either from
+ * committer_drain, whichever thread wrote. */
+static void commit_failed(run *r, int rc, const tsr_err *err)
+{
+    if (rc != TSR_EINVAL) {
+        r->store_failed = true;
+        snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
+    }
+    base_lock(&r->cm_mu);
+    if (r->cm_rc == 0) {
+        r->cm_rc = rc;
+        snprintf(r->cm_msg, sizeof r->cm_msg, "%s", err->msg);
+    }
+    base_unlock(&r->cm_mu);
+}
+
 /* Write a captured order in one transaction; on success the job's stored
  * count is refreshed.  Behind the search (on the committer thread) the
  * live progress is the runner's to publish, so only what the store now
@@ -451,10 +493,8 @@ static int write_order(run *r, const commit_order *o, bool behind, tsr_err *err)
     double dt = base_now() - t0;
     if (rc == 0 && r->rec != NULL)
         jm_record_committed(r->rec, o->tally, o->ntally);
-    if (rc != 0 && rc != TSR_EINVAL) {
-        r->store_failed = true;
-        snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
-    }
+    if (rc != 0)
+        commit_failed(r, rc, err);
     base_lock(&m->mu);
     if (rc == 0) {
         m->checkpoints++;
@@ -487,12 +527,10 @@ static int commit(run *r, const tsr_task *tasks, int ntasks, const tsr_stats *st
 {
     commit_order o;
     int rc = capture(r, tasks, ntasks, st, new_state, false, &o, err);
-    if (rc == 0) {
+    if (rc == 0)
         rc = write_order(r, &o, false, err);
-    } else if (rc != TSR_EINVAL) {
-        r->store_failed = true;
-        snprintf(r->store_msg, sizeof r->store_msg, "%s", err->msg);
-    }
+    else
+        commit_failed(r, rc, err);
     order_free(&o);
     return rc;
 }
@@ -515,13 +553,9 @@ static void *committer_main(void *arg)
         commit_order o = r->cm_order;
         base_unlock(&r->cm_mu);
         tsr_err err = {{0}};
-        int rc = write_order(r, &o, true, &err);
+        write_order(r, &o, true, &err); /* a failure is in cm_rc */
         order_free(&o);
         base_lock(&r->cm_mu);
-        if (rc != 0 && r->cm_rc == 0) {
-            r->cm_rc = rc;
-            snprintf(r->cm_msg, sizeof r->cm_msg, "%s", err.msg);
-        }
         r->cm_order = (commit_order){0};
         r->cm_busy = false;
         pthread_cond_broadcast(&r->cm_cv);
@@ -530,8 +564,8 @@ static void *committer_main(void *arg)
     return NULL;
 }
 
-/* Wait for the commit in flight, if any; returns the first failure of a
- * commit written behind (its message in *err), or 0. */
+/* Wait for the commit in flight, if any; returns the run's first failed
+ * commit (its message in *err), or 0. */
 static int committer_drain(run *r, tsr_err *err)
 {
     base_lock(&r->cm_mu);
@@ -602,10 +636,8 @@ static int on_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr
             return 0;
         if (rc == 0)
             rc = write_order(r, &o, false, &err);
-        else if (rc != TSR_EINVAL) {
-            r->store_failed = true;
-            snprintf(r->store_msg, sizeof r->store_msg, "%s", err.msg);
-        }
+        else
+            commit_failed(r, rc, &err);
         order_free(&o);
         return rc != 0;
     }
@@ -708,6 +740,7 @@ static int prepare(run *r, tsr_err *err)
         r->limit = opt.limit;
         opt.limit = 0; /* the job's limit counts over every run: enforced here */
         r->keep = opt.store < 0 ? -1 : opt.store > doc.stored ? opt.store - doc.stored : 0;
+        r->per_thread = r->limit == 0 && r->keep < 0;
         rc = tsr_solver_prepare(r->pz, &opt, &(tsr_stop){prep_stop, r}, &r->s, err);
     }
     char *resolved = NULL;
@@ -946,8 +979,9 @@ static void run_job(run *r)
             rc = tsr_pool_search(r->s, threads, tasks, ntasks, &cb, &hk, &st);
         }
         free_tasks(tasks, ntasks);
-        /* the checkpoint written behind the search ends first; if it
-         * failed, so does this run: not the store's doing, the job fails */
+        /* the checkpoint written behind the search ends first; a failed
+         * commit ends the run: the store's refusal stalls the job (below),
+         * anything else fails it */
         int crc = committer_drain(r, rc == 0 ? &err : NULL);
         if (crc != 0 && rc == 0 && !r->store_failed)
             rc = crc;
@@ -983,8 +1017,10 @@ static void run_job(run *r)
             memcpy(r->base_attempts, r->cur_attempts, (size_t)r->levels * sizeof(uint64_t));
             memcpy(r->base_fits, r->cur_fits, (size_t)r->levels * sizeof(uint64_t));
             tsr_stats_free(&st);
-            if (r->end_state == STO_RUNNING && !m->shutdown)
+            if (r->end_state == STO_RUNNING && !m->shutdown) {
+                locals_free(r); /* the checkpoint took their classes */
                 continue; /* a new thread count */
+            }
             break;
         }
         /* completed, limit reached or cancelled: one last commit */
@@ -1002,8 +1038,7 @@ void *jm_runner_main(void *arg)
 {
     jm_job *j = arg;
     jm_manager *m = j->m;
-    static atomic_uint_fast64_t serials;
-    run r = {.m = m, .j = j, .id = j->id, .serial = atomic_fetch_add(&serials, 1) + 1};
+    run r = {.m = m, .j = j, .id = j->id, .serial = next_serial()};
     tsr_eta_init(&r.eta);
     /* Searches are batch work: SCHED_BATCH (inherited by the pool's
      * workers) lets an HTTP thread that wakes up run at once instead of
@@ -1027,11 +1062,7 @@ void *jm_runner_main(void *arg)
     free(r.base_fits);
     free(r.cur_attempts);
     free(r.cur_fits);
-    for (found_local *l = r.locals, *next; l != NULL; l = next) {
-        next = l->next;
-        sto_found_free(&l->found);
-        free(l);
-    }
+    locals_free(&r);
     base_mutex_destroy(&r.sol_mu);
     base_mutex_destroy(&r.cm_mu);
     pthread_cond_destroy(&r.cm_cv);
