@@ -63,6 +63,12 @@ typedef struct tsr_callbacks {
      * tsr_solver_solution turn a class back into those solutions later.
      * Return nonzero to stop. */
     int (*found)(void *ctx, const int *images, int n, int count);
+    /* Set when found may run on several pool workers at once.  The pool
+     * calls found one worker at a time, to cut the counts at the limit;
+     * with no limit and this set, it calls it from each worker as it
+     * comes, without a lock (a million classes a second per worker on a
+     * flood, where that lock made the workers wait on each other). */
+    bool found_concurrent;
     /* Called about every progress_seconds with the run's statistics so
      * far; return nonzero to stop. */
     int (*progress)(void *ctx, const tsr_stats *st);

@@ -543,9 +543,10 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         return rc;
     }
     tsr_callbacks cb = {.ctx = &c, .progress = on_progress, .progress_seconds = 0.5};
-    if (c.quiet)
-        cb.found = on_found_quiet;
-    else
+    if (c.quiet) {
+        cb.found = on_found_quiet; /* counts nothing itself: any thread may call it */
+        cb.found_concurrent = true;
+    } else
         cb.solution = on_solution;
     if (c.trace)
         cb.trace = on_trace;

@@ -166,9 +166,10 @@ static found_local *local_found(run *r)
     return l;
 }
 
-/* A class found by a pool worker (one at a time): into the pending ones, its
- * count cut at the job's limit and, for storage, at options.store.  When
- * neither applies (per_thread, fixed for the run), into the worker's own. */
+/* A class found by a pool worker: into the pending ones, its count cut at
+ * the job's limit and, for storage, at options.store (one worker at a
+ * time).  When neither applies (per_thread, fixed for the run), into the
+ * worker's own, from each worker at once (found_concurrent). */
 static int on_found(void *ctx, const int *images, int n, int count)
 {
     run *r = ctx;
@@ -956,8 +957,8 @@ static void run_job(run *r)
         }
         /* progress twice a second, so that any two polls a second apart
          * see it move */
-        tsr_callbacks cb = {.ctx = r, .found = on_found, .progress = on_progress,
-                            .progress_seconds = 0.5};
+        tsr_callbacks cb = {.ctx = r, .found = on_found, .found_concurrent = r->per_thread,
+                            .progress = on_progress, .progress_seconds = 0.5};
         tsr_pool_hooks hk = {.ctx = r, .checkpoint_seconds = m->cfg.checkpoint_seconds,
                              .checkpoint_wanted = checkpoint_wanted,
                              .checkpoint = on_checkpoint,

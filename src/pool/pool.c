@@ -61,6 +61,7 @@ typedef struct worker {
     uint64_t nodes, solutions;
     tsr_worker_stats doing;  /* what progress reports show of this worker */
     uint64_t *attempts, *fits; /* per level, of the search in progress */
+    atomic_uint_fast64_t reported; /* solutions passed on without out_mu (owner writes) */
 } worker;
 
 struct pool {
@@ -141,11 +142,24 @@ static bool deque_empty(deque *q)
 
 /* Pass a solution (sol) or a class of `count` solutions (images) on to the
  * caller, one worker at a time, the count cut so that the total never
- * passes the limit.  Nonzero: stop the search. */
+ * passes the limit (classes with no limit, to a caller that allows it:
+ * from each worker at once).  Nonzero: stop the search. */
 static int pass_on(worker *w, const tsr_solution *sol, const int *images, int n, int count)
 {
     pool *pl = w->pl;
     int stop = 0;
+    if (sol == NULL && pl->limit <= 0 && pl->user->found_concurrent) {
+        /* nothing to cut, and a caller that takes concurrent calls */
+        atomic_store_explicit(&w->reported,
+                              atomic_load_explicit(&w->reported, memory_order_relaxed) +
+                                  (uint64_t)count,
+                              memory_order_relaxed);
+        if (pl->user->found(pl->user->ctx, images, n, count) != 0) {
+            atomic_store(&pl->stop, 1);
+            return 1;
+        }
+        return 0;
+    }
     pthread_mutex_lock(&pl->out_mu);
     if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit) {
         stop = 1;
@@ -354,6 +368,7 @@ static void snapshot(pool *pl, tsr_stats *st)
     st->fits = pl->snap_fits;
     st->solutions = pl->reported;
     for (int k = 0; k < pl->nworkers; k++) {
+        st->solutions += atomic_load_explicit(&pl->w[k].reported, memory_order_relaxed);
         pthread_mutex_lock(&pl->w[k].mu);
         st->fraction += pl->w[k].fraction;
         st->nodes += pl->w[k].nodes;
@@ -534,6 +549,8 @@ static void pool_end(pool *pl, int started, double t0, tsr_stats *st)
     }
     *st = pl->total;
     st->solutions = pl->reported;
+    for (int k = 0; pl->w != NULL && k < pl->nworkers; k++)
+        st->solutions += atomic_load_explicit(&pl->w[k].reported, memory_order_relaxed);
     st->seconds = base_now() - t0;
     st->stopped = atomic_load(&pl->stop) != 0;
     st->nworkers = 0;
