@@ -169,6 +169,84 @@ static void same_as_plain(const char *file, enum tsr_unique mode)
     tsr_puzzle_free(pz);
 }
 
+/* A class as "count:id,id,...", into c (which locks: found may be called
+ * from several workers at once). */
+static int collect_class(void *ctx, const int *images, int n, int count)
+{
+    collected *c = ctx;
+    char buf[1024];
+    size_t len = (size_t)snprintf(buf, sizeof buf, "%d:", count);
+    for (int i = 0; i < n && len < sizeof buf; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%d,", images[i]);
+    pthread_mutex_lock(&c->mu);
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 1024;
+        c->keys = realloc(c->keys, (size_t)c->cap * sizeof *c->keys);
+    }
+    c->keys[c->n++] = strdup(buf);
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}
+
+/* found_concurrent: with no limit the pool calls found from each worker at
+ * once; the classes, their counts and the pool's solution total are those
+ * of the one-at-a-time calls, on 1..8 threads; with a limit the flag is
+ * ignored and the limit still holds exactly. */
+START_TEST(found_concurrent_same_classes)
+{
+    tsr_puzzle *pz = load("pentominoes-6x10.json");
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.unique = TSR_UNIQUE_RAW;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    collected ref = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
+    tsr_callbacks rcb = {.ctx = &ref, .found = collect_class};
+    tsr_stats rst;
+    ck_assert_int_eq(tsr_pool_run(s, 2, NULL, 0, &rcb, &rst), 0);
+    ck_assert_int_eq(rst.solutions, 9356);
+    qsort(ref.keys, (size_t)ref.n, sizeof *ref.keys, by_str);
+    static const int threads[] = {1, 2, 3, 8};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        collected par = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
+        tsr_callbacks pcb = {.ctx = &par, .found = collect_class, .found_concurrent = true,
+                             .progress = watch, .progress_seconds = 0.01};
+        tsr_stats st;
+        ck_assert_int_eq(tsr_pool_run(s, threads[t], NULL, 0, &pcb, &st), 0);
+        ASSERT_NO_LATER(par.fail);
+        ck_assert_int_eq(st.solutions, rst.solutions);
+        ck_assert_msg(par.n == ref.n, "%d threads: %ld classes, %ld one at a time", threads[t],
+                      par.n, ref.n);
+        qsort(par.keys, (size_t)par.n, sizeof *par.keys, by_str);
+        for (long i = 0; i < par.n; i++)
+            ck_assert_msg(strcmp(par.keys[i], ref.keys[i]) == 0, "%d threads: class %ld differs",
+                          threads[t], i);
+        tsr_stats_free(&st);
+        clear(&par);
+    }
+    tsr_solver_free(s);
+    /* a limit: calls are cut one at a time, whatever the flag says */
+    opt.limit = 1001;
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    collected lim = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
+    tsr_callbacks lcb = {.ctx = &lim, .found = collect_class, .found_concurrent = true};
+    tsr_stats lst;
+    ck_assert_int_eq(tsr_pool_run(s, 3, NULL, 0, &lcb, &lst), 0);
+    long total = 0;
+    for (long i = 0; i < lim.n; i++)
+        total += atol(lim.keys[i]);
+    ck_assert_int_eq(total, 1001);
+    ck_assert_int_eq(lst.solutions, 1001);
+    tsr_stats_free(&lst);
+    clear(&lim);
+    tsr_stats_free(&rst);
+    clear(&ref);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(pentominoes_6x10) { same_as_plain("pentominoes-6x10.json", TSR_UNIQUE_RAW); }
 END_TEST
 START_TEST(soma_all_modes)
@@ -555,6 +633,7 @@ Suite *test_suite(void)
     TCase *tc = tcase_create("pool");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, pentominoes_6x10);
+    tcase_add_test(tc, found_concurrent_same_classes);
     tcase_add_test(tc, soma_all_modes);
     tcase_add_test(tc, onesided_3x30);
     tcase_add_test(tc, fixed_and_identical);
