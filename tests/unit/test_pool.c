@@ -72,6 +72,18 @@ static int by_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Keep a copy of key (from any worker). */
+static void add_key(collected *c, const char *key)
+{
+    pthread_mutex_lock(&c->mu);
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 1024;
+        c->keys = realloc(c->keys, (size_t)c->cap * sizeof *c->keys);
+    }
+    c->keys[c->n++] = strdup(key);
+    pthread_mutex_unlock(&c->mu);
+}
+
 static int collect(void *ctx, const tsr_solution *s)
 {
     collected *c = ctx;
@@ -92,13 +104,7 @@ static int collect(void *ctx, const tsr_solution *s)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s|", parts[i]);
         free(parts[i]);
     }
-    pthread_mutex_lock(&c->mu);
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 1024;
-        c->keys = realloc(c->keys, (size_t)c->cap * sizeof *c->keys);
-    }
-    c->keys[c->n++] = strdup(buf);
-    pthread_mutex_unlock(&c->mu);
+    add_key(c, buf);
     return 0;
 }
 
@@ -178,13 +184,7 @@ static int collect_class(void *ctx, const int *images, int n, int count)
     size_t len = (size_t)snprintf(buf, sizeof buf, "%d:", count);
     for (int i = 0; i < n && len < sizeof buf; i++)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%d,", images[i]);
-    pthread_mutex_lock(&c->mu);
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 1024;
-        c->keys = realloc(c->keys, (size_t)c->cap * sizeof *c->keys);
-    }
-    c->keys[c->n++] = strdup(buf);
-    pthread_mutex_unlock(&c->mu);
+    add_key(c, buf);
     return 0;
 }
 
