@@ -128,7 +128,9 @@ int tsr_solver_check(const tsr_puzzle *pz, const tsr_options *opt, int threads, 
 void tsr_solver_free(tsr_solver *s);
 
 /* The configuration actually used, as one line of text (for example
- * "dlx=s fila=11 order=e=11:f=3 nof volume=once parity=off redundancy=X"). */
+ * "fila=11 order=s=12:f=11 nof=on volume=once vtrigger=0 parity=0 pfilter=0
+ * fit=off redundancy=X group=4 images=1907/2056"; " pairs=on" follows
+ * fit=... when the two-piece table is used). */
 const char *tsr_solver_config(const tsr_solver *s);
 
 /* The options in force, automatic choices resolved. */

@@ -103,6 +103,9 @@
       TSR_OPT_ENGINE, "[=PIECE|off]",                                                              \
       "rotational-redundancy filter: off, automatic (true, or the flag without a value), or "      \
       "constrain the named piece, which must be in the puzzle")                                    \
+    X(pairs,      SWITCH, 0,    1,             TSR_AUTO,                                           \
+      TSR_OPT_ENGINE, "",                                                                          \
+      "two-piece table in FILA: drop the nodes whose two pieces left cannot fill the holes")      \
     X(store,      STORE,  0,    LLONG_MAX,     TSR_STORE_ALL,                                      \
       TSR_OPT_DAEMON, "=all|none|N",                                                               \
       "which solutions are kept for reading: all, none (counted only) or the first N")          \

@@ -93,6 +93,8 @@ int tsr_solver_check(const tsr_puzzle *pz, const tsr_options *opt, int threads, 
     if (opt->goal > copies)
         return tsr_err_set(err, TSR_EINVAL, "goal %d exceeds the %ld piece copies", opt->goal,
                            copies);
+    if (opt->pairs > 0 && opt->goal > 0) /* as preparation refuses it (prepare.c) */
+        return tsr_err_set(err, TSR_EINVAL, "option 'pairs' needs complete solutions (goal 0)");
     char *heur = malloc((size_t)copies + 2);
     double *angle = malloc(((size_t)copies + 2) * sizeof *angle);
     tsr_cell *buf = malloc((size_t)GEO_NTRANSFORMS * (size_t)maxcells * sizeof *buf);

@@ -19,6 +19,7 @@
 
 #include "base/base.h"
 #include "engine/fila.h"
+#include "engine/pairs.h"
 
 typedef unsigned __int128 u128;
 
@@ -129,7 +130,9 @@ struct fila {
     /* mode[p]: which copy of the child loop a node with p pieces left runs:
      * 4 if the parity trigger checks its placements, + 2 if single, + 1 if
      * its children use the ordered lists (ahead[p - 1]), + 8 (single and
-     * without the parity trigger) if, moreover, their children are leaves */
+     * without the parity trigger) if, moreover, their children are leaves,
+     * + 16 (ahead, without the parity trigger) if the children have two
+     * pieces left and the two-piece table drops the dead ones */
     unsigned char mode[FILA_MAX_BITS + 1];
     uint64_t *attempts, *fits;
     /* no shape has more than one copy left: the recursion keeps its
@@ -177,6 +180,13 @@ struct fila {
     int delta[FILA_MAX_DELTAS];
     uint64_t dmask64[FILA_MAX_DELTAS];
     u128 dmask128[FILA_MAX_DELTAS];
+    /* the two-piece table (plan->pairs) for this build: the board
+     * positions of the open bits (pg[0] for 0-63, pg[1] for 64-127; the
+     * first pgn bits go to pg[0]) and each shape's salt */
+    bool pairs;
+    uint64_t pg[2];
+    int pgn;
+    uint64_t psalt[FILA_MAX_SHAPES];
 };
 
 fila *fila_new(const img_problem *ip, const fila_plan *plan)
@@ -331,6 +341,22 @@ static int prepare(fila *f, const dlx *d, int *rows)
     }
     f->Q = Q;
     f->avail = Q == 64 ? ~0ull : (1ull << Q) - 1;
+    f->pairs = pl->pairs != NULL && pl->goal == 0;
+    if (f->pairs && pl->box > 0) { /* bits are board positions already */
+        f->pg[0] = f->pg[1] = ~0ull;
+        f->pgn = 64;
+    } else if (f->pairs) { /* bits are the open cells in board order */
+        f->pg[0] = f->pg[1] = 0;
+        for (int b = 0; b < V; b++) {
+            int g = pl->gpos[f->gcell[b]];
+            f->pg[g >> 6] |= 1ull << (g & 63);
+        }
+        f->pgn = __builtin_popcountll(f->pg[0]);
+    }
+    if (f->pairs) {
+        for (int s = 0; s < Q; s++)
+            f->psalt[s] = pl->pairs->salt[f->gtype[s]];
+    }
     /* images grouped by shape: dlx_rows lists them type by type already */
     int n = dlx_rows(d, rows);
     f->nimg = 0;
@@ -356,6 +382,20 @@ static inline uint64_t pext64(uint64_t v, uint64_t m)
     for (uint64_t bit = 1; m; m &= m - 1, bit <<= 1)
         if (v & m & -m)
             r |= bit;
+    return r;
+#endif
+}
+
+/* Parallel bit deposit: the low bits of v to the places of m's ones. */
+static inline uint64_t pdep64(uint64_t v, uint64_t m)
+{
+#ifdef __BMI2__
+    return _pdep_u64(v, m);
+#else
+    uint64_t r = 0;
+    for (uint64_t bit = 1; m; m &= m - 1, bit <<= 1)
+        if (v & bit)
+            r |= m & -m;
     return r;
 #endif
 }
@@ -750,7 +790,12 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
          * parity trigger checks here nor a shape has copies, which keeps
          * the copies of the loop to one more) */
         bool last = !parity && f->single && f->ahead[q - 1] && q - 2 == f->plan->goal;
-        f->mode[q] = (unsigned char)(8 * last + 4 * parity + 2 * f->single + f->ahead[q - 1]);
+        /* + 16 when the children have two pieces left and the two-piece
+         * table can drop the dead ones (without the parity trigger here,
+         * which keeps the copies of the loop to two more) */
+        bool pairs = f->pairs && !parity && f->ahead[q - 1] && q - 1 == 2;
+        f->mode[q] = (unsigned char)(16 * pairs + 8 * last + 4 * parity + 2 * f->single +
+                                     f->ahead[q - 1]);
         f->lv[q].ei = f->ahead[q] ? f->oimg : f->uimg;
     }
     f->hp = hole_parity;

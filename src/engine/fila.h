@@ -56,6 +56,11 @@ typedef struct fila_plan {
     const int *class_radix; /* per class */
     const uint64_t *parity_ok; /* per state, bitset over hole parity + parity_range */
     int parity_words, parity_range;
+    /* the two-piece table (pairs.h; NULL: none), its cell numbering
+     * (gpos[global cell]), used where two pieces are left above a complete
+     * solution (goal 0) */
+    const struct pairs_table *pairs;
+    const int *gpos;
 } fila_plan;
 
 /* Where FILA reports to; owned by the driver. */

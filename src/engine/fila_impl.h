@@ -756,6 +756,23 @@ FLN(child)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, uint32_t i, u
     return false;
 }
 
+/* May the two shapes of `left` (one bit: two copies of it) fill the holes
+ * of occupancy co?  The two-piece table's answer (pairs.h): false means no
+ * solution lies below. */
+static inline bool FLN(pairs_may)(const fila *f, MASK co, uint64_t left)
+{
+    MASK x = ~co; /* the holes, in bit order */
+    uint64_t lo = pdep64((uint64_t)x, f->pg[0]), hi = 0;
+#if FL_WIDTH == 64
+    if (f->pgn < 64 && f->pg[1])
+        hi = pdep64(x >> f->pgn, f->pg[1]);
+#else
+    hi = pdep64((uint64_t)(x >> f->pgn), f->pg[1]);
+#endif
+    uint64_t salt = f->psalt[__builtin_ctzll(left)] + f->psalt[63 - __builtin_clzll(left)];
+    return pairs_may(f->plan->pairs, lo, hi, salt);
+}
+
 /* The loop over a node's children fit[0 .. n) (entries of em/ei), for
  * fila_solve.  `parity` (whether the parity trigger checks a placement
  * here), `single` (f->single: no copies to count) and `ahead` (whether the
@@ -769,11 +786,15 @@ FLN(child)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, uint32_t i, u
  * picks the live children into the level's slice of kidbuf (with their
  * list sets, which it looks up anyway), and the second searches them.
  * Nothing a child's search changes is read by the first pass, so the two
- * search the same children in the same order as one loop would. */
+ * search the same children in the same order as one loop would.  With
+ * `pairs` (the children have two pieces left and the plan has the
+ * two-piece table) the first pass also drops the children whose holes the
+ * table says their two pieces cannot fill, uncounted, as a child without
+ * a list set is. */
 static inline __attribute__((always_inline)) void
 FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint32_t *fit,
               uint32_t n, const MASK *em, const int *ei, const bool parity, const bool single,
-              const bool ahead, const bool last)
+              const bool ahead, const bool last, const bool pairs)
 {
     if (!ahead) {
         for (uint32_t i = 0; i < n; i++)
@@ -796,6 +817,8 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
         int b = FLN(ctz)(~co);
         uint32_t ls = (uint32_t)f->obase[b] + FLN(ext)(co, f->FLN(ozm)[b]);
         uint64_t csh = f->opres[ls] & left;
+        if (pairs && csh && !FLN(pairs_may)(f, co, left))
+            csh = 0;
         if (last && csh) {
             /* the child's children are leaves: gather them now, into the
              * child's slice, and call the child only when one fits (its
@@ -877,21 +900,23 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
     lv->fit = fit; /* lv->ei is set where the search starts */
     lv->n = n;
     lv->flags = 0;
-#define FL_CHILDREN(parity, single, ahead, last) \
-    FLN(children)(f, p, o, avail, lv, fit, n, em, ei, parity, single, ahead, last)
+#define FL_CHILDREN(parity, single, ahead, last, pairs) \
+    FLN(children)(f, p, o, avail, lv, fit, n, em, ei, parity, single, ahead, last, pairs)
     unsigned mode = f->mode[p];
     if (mode == 3) /* the common cases first: conditional jumps predict better */
-        FL_CHILDREN(false, true, true, false);
+        FL_CHILDREN(false, true, true, false, false);
     else if (mode == 2)
-        FL_CHILDREN(false, true, false, false);
+        FL_CHILDREN(false, true, false, false, false);
     else switch (mode) { /* 2 and 3 are done above */
-    case 11: FL_CHILDREN(false, true, true, true); break; /* one level a search */
-    case 0: FL_CHILDREN(false, false, false, false); break;
-    case 1: FL_CHILDREN(false, false, true, false); break;
-    case 4: FL_CHILDREN(true, false, false, false); break;
-    case 5: FL_CHILDREN(true, false, true, false); break;
-    case 6: FL_CHILDREN(true, true, false, false); break;
-    default: FL_CHILDREN(true, true, true, false); break;
+    case 11: FL_CHILDREN(false, true, true, true, false); break; /* one level a search */
+    case 19: FL_CHILDREN(false, true, true, false, true); break;  /* one level a search */
+    case 17: FL_CHILDREN(false, false, true, false, true); break; /* one level a search */
+    case 0: FL_CHILDREN(false, false, false, false, false); break;
+    case 1: FL_CHILDREN(false, false, true, false, false); break;
+    case 4: FL_CHILDREN(true, false, false, false, false); break;
+    case 5: FL_CHILDREN(true, false, true, false, false); break;
+    case 6: FL_CHILDREN(true, true, false, false, false); break;
+    default: FL_CHILDREN(true, true, true, false, false); break;
     }
 #undef FL_CHILDREN
     if (f->event && lv->flags && !f->stop)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "engine/pairs.h"
 #include "engine/search_impl.h"
 
 #define MAX_IMAGES 20000000L
@@ -223,6 +224,8 @@ void tsr_solver_free(tsr_solver *s)
     free(s->alive);
     free_plan(s);
     flt_parity_free(s->parity);
+    pairs_free(s->pairs);
+    free(s->gpos);
     free(s);
 }
 
@@ -528,6 +531,7 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     if (prep_asked(s))
         return TSR_ECANCELED;
     if (rc == 0 && est >= 0 && est * (plane ? E_COST_PLANE : E_COST) < f_nodes) {
+        s->est_e = est;
         if (!plane || o->fila <= 3)
             return 0; /* E it is */
         /* on the plane lattices, as in 3D, the last three pieces are
@@ -559,11 +563,12 @@ static int loose_options(tsr_options *o, tsr_err *err)
                       : o->goal > 0      ? "goal"
                       : o->pfilter > 0   ? "pfilter"
                       : o->fit > 0       ? "fit"
+                      : o->pairs > 0     ? "pairs"
                                          : NULL;
     if (bad != NULL)
         return tsr_err_set(err, TSR_EINVAL,
                            "option '%s' needs fixed piece counts and no optional cells", bad);
-    o->fila = o->pfilter = o->fit = 0;
+    o->fila = o->pfilter = o->fit = o->pairs = 0;
     if (o->nof < 0)
         o->nof = 0; /* a FILA filter */
     return 0;
@@ -704,6 +709,53 @@ static int build_plan(tsr_solver *s, tsr_err *err)
     return 0;
 }
 
+/* The two-piece table (pairs.h), built over the images the root filters
+ * left when the search has a use for it: FILA down to two pieces left,
+ * the first hole's order there, complete solutions, a board of at most
+ * 128 cells.  Automatic: on the triangular and hexagonal lattices when
+ * the estimated nodes are at least PAIRS_NODES_PER_TEST times the pairs
+ * of images its build tests (a small search does not earn the build
+ * back); off on the cubes, whose many images fill its bitmap (the Tetris
+ * Cube 1.22 times slower with it: docs/engine.md, section 5). */
+static int build_pairs(tsr_solver *s, tsr_err *err)
+{
+    tsr_options *o = &s->opt;
+    const img_problem *ip = s->ip;
+    bool usable = o->goal == 0 && ip->exact && o->fila >= 3 && s->fila_heur[2] == 'f' &&
+                  ip->ncells <= PAIRS_MAX_CELLS;
+    if (o->pairs < 0) {
+        double nodes = s->est_e >= 0 ? s->est_e : s->est_nodes >= 0 ? s->est_nodes : s->est_quick;
+        o->pairs = usable && ip->L.id != TSR_LATTICE_CUBIC &&
+                   nodes >= PAIRS_NODES_PER_TEST * pairs_tests(ip, s->alive);
+    }
+    if (o->pairs > 0 && o->goal > 0)
+        return tsr_err_set(err, TSR_EINVAL, "option 'pairs' needs complete solutions (goal 0)");
+    if (o->pairs <= 0 || !usable) {
+        o->pairs = 0; /* the options in force say what runs */
+        return 0;
+    }
+    s->gpos = malloc((size_t)(ip->ncells ? ip->ncells : 1) * sizeof *s->gpos);
+    if (s->gpos == NULL)
+        return TSR_ENOMEM;
+    /* FILA's numbering of the whole board: the box index, or the rank
+     * (then the id) among all cells, the order in which it numbers the
+     * open ones (fila.c, prepare) */
+    const double *rank = s->plan.rank;
+    for (int c = 0; c < ip->ncells; c++) {
+        int g = 0;
+        if (s->plan.box > 0)
+            g = (int)rank[c];
+        else
+            for (int d = 0; d < ip->ncells; d++)
+                g += rank[d] < rank[c] || (rank[d] == rank[c] && d < c);
+        s->gpos[c] = g;
+    }
+    int rc = pairs_build(ip, s->alive, s->gpos, s->stop, &s->pairs);
+    s->plan.pairs = s->pairs;
+    s->plan.gpos = s->gpos;
+    return rc;
+}
+
 int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **out, tsr_err *err)
 {
     return tsr_solver_prepare(pz, opt, NULL, out, err);
@@ -742,7 +794,7 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
         return TSR_ENOMEM;
     s->pz = pz;
     s->stop = stop;
-    s->est_nodes = s->est_quick = -1;
+    s->est_nodes = s->est_quick = s->est_e = -1;
     if (opt)
         s->opt = *opt;
     else
@@ -792,6 +844,8 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
                                : TSR_REDUNDANCY_OFF);
     if (rc == 0)
         rc = root_filters(s);
+    if (rc == 0)
+        rc = build_pairs(s, err);
     s->stop = NULL; /* ps lives on this stack */
     if (ps.stopped)
         rc = tsr_err_set(err, TSR_ECANCELED, "preparation stopped");
@@ -810,10 +864,11 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     else
         snprintf(vol, sizeof vol, "off");
     snprintf(s->config, sizeof s->config,
-             "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s "
+             "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s%s "
              "redundancy=%s group=%d images=%d/%d",
              o->fila, order, o->nof ? "on" : "off", vol, o->vtrigger,
              s->parity || !s->ip->exact ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
+             o->pairs ? " pairs=on" : "", /* absent when off: as before the table */
              s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off",
              tsr_solver_group_order(s),
              s->nalive, s->ip->nimages);

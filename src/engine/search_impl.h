@@ -30,6 +30,7 @@ struct tsr_solver {
     int ctype;              /* type constrained by the redundancy filter, -1 */
     double est_nodes;       /* the constrained search's estimated nodes, -1 unknown */
     double est_quick;       /* the first candidate's quick estimate (200 probes), -1 */
+    double est_e;           /* when choose_schedule took E: its estimated nodes, else -1 */
     bool order_auto;        /* the schedule is the automatic one */
     unsigned char *keep;    /* redundancy filter flags */
     unsigned char *quick;   /* images that settle a leaf's acceptance (sym_quick_accept), NULL */
@@ -47,6 +48,8 @@ struct tsr_solver {
     fila_plan plan;
     char *fila_heur;
     flt_parity *parity;
+    struct pairs_table *pairs; /* the two-piece table (plan.pairs), NULL */
+    int *gpos;              /* its cell numbering (plan.gpos) */
     char config[512];
 };
 

@@ -166,6 +166,12 @@ check "help options lists the flags" 'grep -q -- "--no-nof" "$tmp/out" && grep -
 check "a bad value names the flag and the text" '[ $rc -eq 2 ] && grep -q "^tessera: --limit: expected an integer >= 0, got .x.$" "$tmp/err"'
 "$T" solve -q --json --no-nof --volume --parity=off --redundancy=off "$S/puzzles/soma-cube.json" >"$tmp/out"
 check "flags without values and --no-" 'grep -q "nof=off volume=once" "$tmp/out" && grep -q "redundancy=off" "$tmp/out"'
+"$T" solve --pairs --goal=2 "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
+check "the two-piece table refuses partial assemblies" '[ $rc -eq 2 ] && grep -q "option .pairs. needs complete solutions (goal 0)" "$tmp/err"'
+"$T" solve -q --threads=1 --unique=raw --pairs "$S/tests/fixtures/lattices/tetrahexes-7x4.json" >"$tmp/out"
+check "the two-piece table: its count, named in the configuration" 'grep -q "^solutions: 18 (raw)" "$tmp/out" && grep -q "fit=off pairs=on redundancy=" "$tmp/out"'
+"$T" solve -q --threads=1 --unique=raw --no-pairs "$S/tests/fixtures/lattices/tetrahexes-7x4.json" >"$tmp/out"
+check "without the table the configuration is as before it" 'grep -q "^solutions: 18 (raw)" "$tmp/out" && grep -q "fit=off redundancy=" "$tmp/out"'
 "$T" solve --priority=3 "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
 check "solve refuses the daemon-only options" '[ $rc -eq 2 ] && grep -q "priority" "$tmp/err"'
 

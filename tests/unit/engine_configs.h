@@ -8,7 +8,8 @@
  * it; FILA_P and FILA_P1 stand for the puzzle's copies and one less (FILA
  * from the root, or below the first piece).  RED_FIRST and RED_LAST name a
  * piece for the redundancy filter, which the test chooses (cfg_options
- * takes its name).
+ * takes its name).  `pairs` forces the two-piece table on or off (where
+ * FILA reaches two pieces left in the first hole's order: pairs.h).
  */
 #ifndef TSR_TEST_ENGINE_CONFIGS_H
 #define TSR_TEST_ENGINE_CONFIGS_H
@@ -24,40 +25,45 @@ enum { RED_AUTO, RED_OFF, RED_FIRST, RED_LAST };
 typedef struct cfg {
     int fila;
     const char *order;
-    int nof, volume, parity, vtrigger, pfilter, fit, red;
+    int nof, volume, parity, vtrigger, pfilter, fit, red, pairs;
 } cfg;
 
 static const cfg configs[] = {
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},      /* defaults */
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* DLX only */
-    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P1, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P1, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {KEEP, NULL, 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* NOF off */
-    {FILA_P, "e", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_FIRST},
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST},
-    {KEEP, NULL, KEEP, 0, KEEP, KEEP, KEEP, KEEP, RED_AUTO},         /* volume off */
-    {KEEP, NULL, KEEP, -2, KEEP, KEEP, KEEP, KEEP, RED_AUTO},        /* volume once */
-    {0, NULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP, RED_AUTO},            /* volume per level */
-    {KEEP, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},         /* parity trigger */
-    {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO},
-    {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO},            /* volume trigger */
-    {0, NULL, KEEP, 1, KEEP, 1, KEEP, KEEP, RED_LAST},               /* both, named piece */
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO},            /* parity filter */
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO},         /* fit filter */
-    {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},          /* DLX, ranked cells */
-    {0, "r", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "x", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "a@30", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
-    {FILA_P, "s:e=3:f=2", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},      /* defaults */
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},         /* DLX only */
+    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P1, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P1, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {KEEP, NULL, 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},         /* NOF off */
+    {FILA_P, "e", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_FIRST, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP},
+    {KEEP, NULL, KEEP, 0, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},         /* volume off */
+    {KEEP, NULL, KEEP, -2, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},        /* volume once */
+    {0, NULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},            /* volume per level */
+    {KEEP, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP},         /* parity trigger */
+    {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO, KEEP},            /* volume trigger */
+    {0, NULL, KEEP, 1, KEEP, 1, KEEP, KEEP, RED_LAST, KEEP},               /* both, named piece */
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO, KEEP},            /* parity filter */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO, KEEP},         /* fit filter */
+    {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},          /* DLX, ranked cells */
+    {0, "r", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P, "x", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P, "a@30", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P, "s:e=3:f=2", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1},    /* two-piece table */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1},
+    {FILA_P1, "s:e=4:f=3", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1},
+    {FILA_P, "f", KEEP, KEEP, 3, KEEP, KEEP, KEEP, RED_AUTO, 1},    /* parity above it */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 0},
 };
 #define NCONFIG ((int)(sizeof configs / sizeof configs[0]))
 
@@ -110,6 +116,10 @@ static inline void cfg_options(const cfg *c, int copies, enum tsr_unique mode, c
         o->fit = c->fit;
         ADD(c->fit ? " --fit" : " --no-fit");
     }
+    if (c->pairs != KEEP) {
+        o->pairs = c->pairs;
+        ADD(c->pairs ? " --pairs" : " --no-pairs");
+    }
     if (c->red == RED_OFF) {
         snprintf(o->redundancy, sizeof o->redundancy, "off");
         ADD(" --redundancy=off");
@@ -126,7 +136,7 @@ static inline void cfg_options(const cfg *c, int copies, enum tsr_unique mode, c
  * and the parity trigger are accepted. */
 static inline bool cfg_loose_ok(const tsr_options *o)
 {
-    return o->fila <= 0 && o->pfilter <= 0 && o->fit <= 0;
+    return o->fila <= 0 && o->pfilter <= 0 && o->fit <= 0 && o->pairs <= 0;
 }
 
 #endif

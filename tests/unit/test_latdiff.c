@@ -174,6 +174,19 @@ static bool make_options(int k, tsr_puzzle *pz, int m, tsr_options *o, char *des
     return true;
 }
 
+/* The nodes of configuration TABLE_ON (FILA from the root in the first
+ * hole's order, the two-piece table forced on) and of TABLE_OFF (the same
+ * without it) over a lattice's puzzles: the table must have removed some,
+ * or it was never exercised. */
+static unsigned long long table_nodes[2];
+
+static bool is_table_cfg(const cfg *c, int pairs)
+{
+    return c->fila == FILA_P && c->order && strcmp(c->order, "f") == 0 && c->nof == KEEP &&
+           c->volume == KEEP && c->parity == KEEP && c->vtrigger == KEEP && c->pfilter == KEEP &&
+           c->fit == KEEP && c->red == RED_AUTO && c->pairs == pairs;
+}
+
 /* Run every configuration in every mode; returns the number of failures. */
 static int check_puzzle(const ref_puzzle *rp, const ref_result *R, const char *what)
 {
@@ -221,6 +234,9 @@ static int check_puzzle(const ref_puzzle *rp, const ref_result *R, const char *w
             else if (st.solutions != (uint64_t)cc.n)
                 snprintf(msg, sizeof msg, "stats.solutions %llu, callbacks %lld",
                          (unsigned long long)st.solutions, cc.n);
+            for (int on = 0; on < 2; on++)
+                if (is_table_cfg(&configs[k], on ? 1 : KEEP) && !loose)
+                    table_nodes[on] += st.nodes;
             unsigned long long classes = 0;
             long long byclass = k == 0 && !msg[0] ? classcount_run(sv, &classes) : cc.n;
             if (byclass != cc.n)
@@ -262,6 +278,7 @@ START_TEST(lattice)
     enum ref_lattice L = lat[_i];
     int per_kind = (int)env_long("TSR_LATDIFF_COUNT", L == REF_CUBIC ? 6 : 36);
     uint64_t seed0 = (uint64_t)env_long("TSR_LATDIFF_SEED", 0);
+    table_nodes[0] = table_nodes[1] = 0;
     int done = 0, failed = 0, bad = 0, sym = 0, loose = 0, fixed = 0;
     long long total[3] = {0, 0, 0};
     for (int kind = 0; kind < REF_BOARD_KINDS; kind++)
@@ -320,8 +337,13 @@ START_TEST(lattice)
             "%s: %d puzzles (%d with classes joined by symmetry, %d loose, %d with fixed pieces), "
             "%lld/%lld/%lld raw/rotations/mirror solutions, %d failing\n",
             lattice_names[L], done, sym, loose, fixed, total[0], total[1], total[2], failed);
+    fprintf(stderr, "%s: FILA in order from the root: %llu nodes, %llu with the two-piece table\n",
+            lattice_names[L], table_nodes[0], table_nodes[1]);
     ck_assert_msg(bad == 0, "%s: %d mismatches on %d puzzles (see stderr)", lattice_names[L], bad,
                   failed);
+    ck_assert_msg(table_nodes[1] > 0 && table_nodes[1] < table_nodes[0],
+                  "%s: the two-piece table removed no node (%llu against %llu)", lattice_names[L],
+                  table_nodes[1], table_nodes[0]);
     ck_assert_int_ge(done, per_kind * REF_BOARD_KINDS * 3 / 4);
 }
 END_TEST
