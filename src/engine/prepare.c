@@ -709,6 +709,30 @@ static int build_plan(tsr_solver *s, tsr_err *err)
     return 0;
 }
 
+/* Knuth's quick look (200 descents) at the search as it will run, for a
+ * choice that needs its size when the redundancy filter's choice made no
+ * estimate (a single candidate piece, or none: an asymmetric board); -1
+ * when FILA does not take the search at or right below the root. */
+static double quick_estimate(const tsr_solver *s)
+{
+    fila *f = fila_new(s->ip, &s->plan);
+    if (f == NULL)
+        return -1;
+    fila_set_stop(f, s->stop);
+    double est = -1;
+    if (s->ctype >= 0) {
+        est = estimate_candidate(s, f, s->ctype, 200, NULL);
+    } else {
+        dlx *d = dlx_new(s->ip, s->alive, s->stop);
+        uint64_t rng = 0x2545F4914F6CDD1Dull;
+        if (d != NULL && fila_can_take(f, d) && fila_probe_begin(f, d) == 0)
+            est = fila_estimate(f, -1, 200, &rng);
+        dlx_free(d);
+    }
+    fila_free(f);
+    return est;
+}
+
 /* The two-piece table (pairs.h), built over the images the root filters
  * left when the search has a use for it: FILA down to two pieces left,
  * the first hole's order there, complete solutions, a board of at most
@@ -724,9 +748,13 @@ static int build_pairs(tsr_solver *s, tsr_err *err)
     bool usable = o->goal == 0 && ip->exact && o->fila >= 3 && s->fila_heur[2] == 'f' &&
                   ip->ncells <= PAIRS_MAX_CELLS;
     if (o->pairs < 0) {
+        bool plane = ip->L.id != TSR_LATTICE_CUBIC;
         double nodes = s->est_e >= 0 ? s->est_e : s->est_nodes >= 0 ? s->est_nodes : s->est_quick;
-        o->pairs = usable && ip->L.id != TSR_LATTICE_CUBIC &&
-                   nodes >= PAIRS_NODES_PER_TEST * pairs_tests(ip, s->alive);
+        if (nodes < 0 && usable && plane)
+            nodes = quick_estimate(s);
+        if (prep_asked(s))
+            return TSR_ECANCELED;
+        o->pairs = usable && plane && nodes >= PAIRS_NODES_PER_TEST * pairs_tests(ip, s->alive);
     }
     if (o->pairs > 0 && o->goal > 0)
         return tsr_err_set(err, TSR_EINVAL, "option 'pairs' needs complete solutions (goal 0)");
