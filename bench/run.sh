@@ -39,6 +39,7 @@ rows=(
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|default|--engine=plain|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|fila-f|--engine=plain --order=s:f=11|1"
     "tests/fixtures/lattices/speed/polyhexes-1234-8x5|default|--engine=plain|1"
+    "tests/fixtures/lattices/speed/polyhexes-34-6x6-plus-one|default|--engine=plain|1"
 )
 # thread scaling past 2 cores, where the machine has them
 ncpu=$(nproc)

@@ -496,6 +496,26 @@ static int leaf_tables(tsr_solver *s)
     return 0;
 }
 
+/* Knuth's estimate of a search that FILA takes from the root (no piece
+ * constrained, FILA for every piece): `probes` random descents over the
+ * images in keep[], with the plan as it stands; -1 when FILA cannot take
+ * the root. */
+static double root_estimate(const tsr_solver *s, const unsigned char *keep, int probes)
+{
+    fila *f = fila_new(s->ip, &s->plan);
+    dlx *d = f ? dlx_new(s->ip, keep, s->stop) : NULL;
+    double est = -1;
+    uint64_t rng = 0x2545F4914F6CDD1Dull;
+    if (d != NULL && fila_can_take(f, d)) {
+        fila_set_stop(f, s->stop);
+        if (fila_probe_begin(f, d) == 0)
+            est = fila_estimate(f, -1, probes, &rng);
+    }
+    dlx_free(d);
+    fila_free(f);
+    return est;
+}
+
 /* FILA's heuristic on a flat board: F (cells in order, the cheapest node)
  * unless E's search is estimated E_COST times smaller.  On most rectangles
  * F wins (the 6x10, 6x15 and 5x18 pentominoes), but on a wide board like
@@ -510,9 +530,15 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
 {
     tsr_options *o = &s->opt;
     bool plane = s->ip->L.id != TSR_LATTICE_CUBIC;
+    /* on the plane lattices a board with no piece to constrain (FILA from
+     * the root) is weighed too: its quick look is made here */
+    bool rootless = plane && s->ctype < 0 && o->fila == s->P;
+    if (s->order_auto && s->ip->exact && rootless && s->est_quick < 0)
+        s->est_quick = root_estimate(s, s->keep, 200);
     double f_nodes = s->est_nodes >= 0 ? s->est_nodes : plane ? s->est_quick : -1;
-    if (!s->order_auto || s->ip->dims != 2 || !s->ip->exact || s->ctype < 0 ||
-        o->fila != s->P - 1 || o->fila < 2 || !(f_nodes > (plane ? E_WEIGHED_PLANE : E_WEIGHED)))
+    if (!s->order_auto || s->ip->dims != 2 || !s->ip->exact ||
+        !(rootless || (s->ctype >= 0 && o->fila == s->P - 1)) || o->fila < 2 ||
+        !(f_nodes > (plane ? E_WEIGHED_PLANE : E_WEIGHED)))
         return 0;
     char f_order[sizeof o->order];
     memcpy(f_order, o->order, sizeof f_order);
@@ -525,7 +551,8 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
         rc = TSR_ENOMEM;
     if (rc == 0) {
         fila_set_stop(f, s->stop);
-        est = estimate_candidate(s, f, s->ctype, 3000, NULL);
+        est = rootless ? root_estimate(s, s->keep, 3000)
+                       : estimate_candidate(s, f, s->ctype, 3000, NULL);
     }
     fila_free(f);
     if (prep_asked(s))
@@ -715,20 +742,13 @@ static int build_plan(tsr_solver *s, tsr_err *err)
  * when FILA does not take the search at or right below the root. */
 static double quick_estimate(const tsr_solver *s)
 {
+    if (s->ctype < 0)
+        return root_estimate(s, s->alive, 200);
     fila *f = fila_new(s->ip, &s->plan);
     if (f == NULL)
         return -1;
     fila_set_stop(f, s->stop);
-    double est = -1;
-    if (s->ctype >= 0) {
-        est = estimate_candidate(s, f, s->ctype, 200, NULL);
-    } else {
-        dlx *d = dlx_new(s->ip, s->alive, s->stop);
-        uint64_t rng = 0x2545F4914F6CDD1Dull;
-        if (d != NULL && fila_can_take(f, d) && fila_probe_begin(f, d) == 0)
-            est = fila_estimate(f, -1, 200, &rng);
-        dlx_free(d);
-    }
+    double est = estimate_candidate(s, f, s->ctype, 200, NULL);
     fila_free(f);
     return est;
 }
