@@ -526,12 +526,18 @@ void jm_shutdown(jm_manager *m)
         pthread_join(m->scheduler, NULL);
         m->has_scheduler = false;
     }
-    /* the runners see `shutdown` at their next checkpoint poll */
+    /* the runners see `shutdown` at their next checkpoint poll.  Only
+     * this thread sets has_runner now (the scheduler is joined, the server
+     * stopped), so it reads it without the lock; but the runners still
+     * running read every job's under mu (jm_target_threads), so it is
+     * cleared under mu */
     for (int i = 0; i < m->njobs; i++) {
         jm_job *j = m->jobs[i];
         if (j->has_runner) {
             pthread_join(j->runner, NULL);
+            base_lock(&m->mu);
             j->has_runner = false;
+            base_unlock(&m->mu);
         }
     }
     base_lock(&m->db_mu);
