@@ -98,14 +98,11 @@ int pairs_build(const img_problem *ip, const unsigned char *alive, const int *gp
                 const uint64_t a0 = m[a][0], a1 = m[a][1];
                 uint64_t *bits = t->bits;
                 const int shift = t->shift;
-                long unions = 0;
                 for (int b = u == v ? a + 1 : first[v], e = first[v + 1]; b < e; b++) {
                     uint64_t apart = ((a0 & m[b][0]) | (a1 & m[b][1])) == 0;
                     uint64_t h = pairs_slot(a0 | m[b][0], a1 | m[b][1], salt, shift);
                     bits[h >> 6] |= apart << (h & 63);
-                    unions += (long)apart;
                 }
-                t->unions += unions;
                 if (img_stopped(stop, &work, (unsigned long)(first[v + 1] - first[v]))) {
                     rc = TSR_ECANCELED;
                     break;

@@ -38,7 +38,6 @@ typedef struct pairs_table {
     uint64_t *bits;  /* 2^(64 - shift) bits */
     int shift;
     uint64_t *salt;  /* per type: its part of a pair's hash */
-    long unions;     /* disjoint image pairs entered (for the docs' figures) */
 } pairs_table;
 
 /* The pairs of images a build tests (each a few nanoseconds), and the
