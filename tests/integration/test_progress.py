@@ -198,8 +198,13 @@ def main(t):
     d.wait_for(jid, lambda j: j["progress"]["fraction"] > 0, timeout=30, what="a first fraction")
     watch_fraction(d, jid, "34 polyhexes", stalls=1)
     pause_and_resume(d, jid, "34 polyhexes")
+    # its first solutions come within seconds (later under a sanitizer's
+    # slowness): waited for, so that the restart has some to keep
+    found = d.wait_for(jid, lambda j: j["solutions"] > 0, timeout=60,
+                       what="34 polyhexes: a first solution")["solutions"]
     j = sigterm_and_restart(d, jid, "34 polyhexes")
-    check(j["solutions"] > 0, "the polyhex job has found solutions (%d)" % j["solutions"])
+    check(j["solutions"] >= found,
+          "34 polyhexes: the restarted job kept its solutions (%d >= %d)" % (j["solutions"], found))
     timed(d, jid, "cancel", "cancelled", 1.0)
 
     # the Tetris Cube on one thread (a few seconds on any machine): pause at
