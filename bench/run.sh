@@ -48,8 +48,9 @@ for t in 4 8 16 32 64; do
         rows+=("tetris-cube|pool|--threads=$t|$t" "bedlam-cube|pool|--threads=$t|$t")
     fi
 done
-# BENCH_LONG=1: also the one-sided pentominoes 5x18 (15 billion nodes, 10 to
-# 13 minutes on one thread) on 1 thread and on each count above up to
+# BENCH_LONG=1: also the one-sided pentominoes 5x18 (4.0 billion nodes with
+# FILA from the root, 15 billion below it before that choice; a few
+# minutes on one thread) on 1 thread and on each count above up to
 # the machine's CPUs: thread scaling on a search long enough that the
 # preparation and the pool's start and end do not count
 if [ -n "${BENCH_LONG:-}" ]; then

@@ -14,7 +14,7 @@
 #            threads against 1, whole process (bash's times), median of
 #            RUNS, on the 6x10 pentominoes, the Tetris Cube, the Bedlam
 #            Cube and a one-sided pentomino sub-board (the 5x18 with I
-#            standing at x=9; the whole 5x18 takes 10 minutes a run); the
+#            standing at x=9; the whole 5x18 took 10 minutes a run below the root); the
 #            counts must agree at every thread count.  CPU time is what a
 #            machine of more cores would also spend, so oversubscribing 2
 #            cores measures it; wall time here says nothing about 64 cores.

@@ -44,6 +44,13 @@
  * all there is), its nodes costing about 3 of F's (2.8 on the ring) */
 #define E_WEIGHED_PLANE 1e6
 #define E_COST_PLANE 3.0
+/* choose_root: weighed from this many nodes below the root (a smaller
+ * search is over before the estimate pays); FILA takes the root when its
+ * estimate is ROOT_MARGIN times smaller; a closer look is made while its
+ * descents' nodes stay under ROOT_SHARE of the smaller tree's */
+#define ROOT_WEIGHED 1e4
+#define ROOT_MARGIN 1.0
+#define ROOT_SHARE 0.05
 
 /* ---------------------------------------------------------------------------
  * Heuristic schedules
@@ -525,6 +532,98 @@ static double root_estimate(const tsr_solver *s, const unsigned char *keep, int 
  * string names it, so a record pins it.  Runs after the constrained piece
  * is chosen (with F's lists) and keeps that piece. */
 static int build_plan(tsr_solver *s, tsr_err *err);
+static double quick_estimate(const tsr_solver *s);
+
+/* Where FILA takes over on a flat board with a constrained piece: below
+ * the root, where DLX has placed that piece (its few placements, spread
+ * over the board, split the search: the 6x10 pentominoes' tree is 8 times
+ * smaller so), or at the root, filling cells in order from the first (the
+ * piece then lies where the order reaches it: on long boards, whose short
+ * side the order fills first, that prunes better: the 5x12 pentominoes'
+ * tree is 1.8 times smaller so, the hexiamonds' 12x3 2.6 times).
+ *
+ * Knuth's estimates of both trees decide, with the same seeds.  200
+ * descents tell them apart only when they differ by a factor of 4 or more
+ * (on the 8x8 pentominoes with a centre hole they put the root's tree 1.5
+ * times smaller where it is 2.4 times larger), so a closer call looks
+ * again with 4 times as many, up to 3200, and a search too small to pay
+ * for more descents (ROOT_SHARE) keeps DLX at the root. */
+static int est_below(tsr_solver *s, int probes, double *out)
+{
+    fila *f = fila_new(s->ip, &s->plan);
+    if (f == NULL)
+        return TSR_ENOMEM;
+    fila_set_stop(f, s->stop);
+    *out = estimate_candidate(s, f, s->ctype, probes, NULL);
+    fila_free(f);
+    return prep_asked(s) ? TSR_ECANCELED : 0;
+}
+
+/* The plan with FILA from the root (root) or below it, in order. */
+static int root_plan(tsr_solver *s, bool root, const char *below_order, tsr_err *err)
+{
+    tsr_options *o = &s->opt;
+    o->fila = root ? s->P : s->P - 1;
+    if (root)
+        snprintf(o->order, sizeof o->order, "s:f=%d", o->fila);
+    else
+        memcpy(o->order, below_order, sizeof o->order);
+    free_plan(s);
+    return build_plan(s, err);
+}
+
+static int choose_root(tsr_solver *s, tsr_err *err)
+{
+    tsr_options *o = &s->opt;
+    if (!s->order_auto || !s->fila_auto || s->ip->dims != 2 || !s->ip->exact || s->ctype < 0 ||
+        o->fila != s->P - 1 || o->fila < 2)
+        return 0;
+    int below_probes = s->est_nodes >= 0 ? 3000 : 200;
+    double below = s->est_nodes >= 0 ? s->est_nodes : s->est_quick;
+    if (below < 0)
+        below = s->est_quick = quick_estimate(s);
+    if (prep_asked(s))
+        return TSR_ECANCELED;
+    if (!(below > ROOT_WEIGHED))
+        return 0;
+    char below_order[sizeof o->order];
+    memcpy(below_order, o->order, sizeof below_order);
+    double root = -1;
+    int rc = 0;
+    for (int probes = 200;; probes *= 4) {
+        if (probes > below_probes) {
+            rc = est_below(s, probes, &below);
+            below_probes = probes;
+        }
+        if (rc == 0)
+            rc = root_plan(s, true, below_order, err);
+        if (rc == 0) {
+            root = root_estimate(s, s->keep, probes);
+            rc = prep_asked(s) ? TSR_ECANCELED : 0;
+        }
+        if (rc || root < 0 || below < 0)
+            break;
+        /* decided: a factor of 4 after 200 descents, 2 after 800, any
+         * after 3200; or the next look (4 times the descents, each of at
+         * most P levels, for both trees) would cost too much */
+        double ratio = root < below ? below / root : root / below;
+        bool affordable = 2.0 * 4 * probes * s->P < ROOT_SHARE * (root < below ? root : below);
+        if (ratio >= sqrt(3200.0 / probes) || probes >= 3200 || !affordable)
+            break;
+        rc = root_plan(s, false, below_order, err);
+        if (rc)
+            break;
+    }
+    if (rc == 0 && root >= 0 && below >= 0 && root * ROOT_MARGIN < below) {
+        s->est_nodes = -1; /* the estimates below the root no longer apply */
+        s->est_quick = root;
+        return 0;
+    }
+    if (rc == TSR_ECANCELED)
+        return rc;
+    int rc2 = root_plan(s, false, below_order, err);
+    return rc ? rc : rc2;
+}
 
 static int choose_schedule(tsr_solver *s, tsr_err *err)
 {
@@ -539,7 +638,7 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     if (!s->order_auto || s->ip->dims != 2 || !s->ip->exact ||
         !(rootless || (s->ctype >= 0 && o->fila == s->P - 1)) || o->fila < 2 ||
         !(f_nodes > (plane ? E_WEIGHED_PLANE : E_WEIGHED)))
-        return 0;
+        return choose_root(s, err); /* F below the root, unless from it */
     char f_order[sizeof o->order];
     memcpy(f_order, o->order, sizeof f_order);
     snprintf(o->order, sizeof o->order, "s:e=%d", o->fila);
@@ -571,7 +670,8 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     }
     memcpy(o->order, f_order, sizeof f_order);
     free_plan(s);
-    return rc ? rc : build_plan(s, err);
+    rc = rc ? rc : build_plan(s, err);
+    return rc ? rc : choose_root(s, err); /* F it is: below the root or from it */
 }
 
 /* A loose puzzle runs DLX alone: FILA fills every cell, and the parity
@@ -606,6 +706,7 @@ static void choose_defaults(tsr_solver *s)
 {
     tsr_options *o = &s->opt;
     bool flat = s->ip->dims == 2;
+    s->fila_auto = o->fila < 0;
     if (o->fila < 0)
         o->fila = s->ctype >= 0 ? s->P - 1 : s->P;
     if (o->fila > s->P)

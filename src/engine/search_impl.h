@@ -32,6 +32,7 @@ struct tsr_solver {
     double est_quick;       /* the first candidate's quick estimate (200 probes), -1 */
     double est_e;           /* when choose_schedule took E: its estimated nodes, else -1 */
     bool order_auto;        /* the schedule is the automatic one */
+    bool fila_auto;         /* so is the level where FILA takes over */
     unsigned char *keep;    /* redundancy filter flags */
     unsigned char *quick;   /* images that settle a leaf's acceptance (sym_quick_accept), NULL */
     int quick_count;        /* the solutions such a leaf counts in the mode */

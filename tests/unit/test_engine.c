@@ -130,7 +130,11 @@ END_TEST
  * small: X, the piece with the fewest placements, as polycube picks); and
  * FILA's heuristic on a flat board, E where its estimated tree is more than
  * five times smaller (the one-sided 9x10's is 14 times), else F (the
- * one-sided 6x15's is 3.5 times smaller, its nodes 4 to 5 times dearer). */
+ * one-sided 6x15's is 3.5 times smaller, its nodes 4 to 5 times dearer);
+ * and with F, FILA from the root where its estimated tree is smaller than
+ * below the constrained piece (the 5x12 and the one-sided 6x15, long
+ * boards), not where it is larger (the 6x10; the 8x8 with a centre hole,
+ * where 200 descents put it smaller and the closer look does not). */
 START_TEST(automatic_choices_on_any_threads)
 {
     static const struct {
@@ -139,12 +143,15 @@ START_TEST(automatic_choices_on_any_threads)
                  {"pentominoes-6x10.json", "redundancy=X "},
                  {"pentominoes-6x10.json", "order=s=12:f=11 "},
                  {"records/onesided-pentominoes-9x10.json", "order=s=18:e=17 "},
-                 {"records/onesided-pentominoes-6x15.json", "order=s=18:f=17 "},
+                 {"records/onesided-pentominoes-6x15.json", "fila=18 order=f=18 "},
+                 {"pentominoes-5x12.json", "fila=12 order=f=12 "},
+                 {"pentominoes-8x8-center-hole.json", "fila=11 order=s=12:f=11 "},
                  /* the plane lattices weigh E from 1e6 nodes, E taken when 3 times
-                  * smaller, F for the last three pieces */
+                  * smaller, F for the last three pieces; the 9x4 keeps F, from
+                  * the root */
                  {"../tests/fixtures/lattices/hexiamonds-6x6.json", "order=s=12:e=11:f=3 "},
                  {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", "order=s=12:e=11:f=3 "},
-                 {"../tests/fixtures/lattices/hexiamonds-9x4.json", "order=s=12:f=11 "},
+                 {"../tests/fixtures/lattices/hexiamonds-9x4.json", "fila=12 order=f=12 "},
                  {"../tests/fixtures/lattices/polyhexes-34-hexagon.json", "order=s=10:f=9 "}};
     static const int threads[] = {1, 2, 3, 16};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
