@@ -19,6 +19,9 @@ rows=(
     "pentominoes-6x10|default|--engine=plain|1"
     "pentominoes-6x10|dlx-only|--engine=plain --fila=0|1"
     "pentominoes-6x10|fila-e|--engine=plain --order=s:e=11|1"
+    # a long board: FILA takes the root (prepare.c, choose_root)
+    "pentominoes-5x12|default|--engine=plain|1"
+    "pentominoes-5x12|dlx-root|--engine=plain --fila=11|1"
     "soma-cube|default|--engine=plain|1"
     "soma-cube|dlx-only|--engine=plain --fila=0|1"
     "tetris-cube|default|--engine=plain|1"
