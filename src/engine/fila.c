@@ -187,6 +187,16 @@ struct fila {
     uint64_t pg[2];
     int pgn;
     uint64_t psalt[FILA_MAX_SHAPES];
+    /* E's open-neighbour counts on a numbering other than the box's
+     * (gather_best): per local image, how many of its cells each bit has
+     * as neighbours (bit-sliced, 3 masks; built only when the plan has E
+     * levels), and per level the counts at the node searched there */
+    bool ecount;
+    uint64_t *dcnt64;
+    u128 *dcnt128;
+    size_t cap_dcnt64, cap_dcnt128;
+    uint64_t lc64[FILA_MAX_BITS + 1][3];
+    u128 lc128[FILA_MAX_BITS + 1][3];
 };
 
 fila *fila_new(const img_problem *ip, const fila_plan *plan)
@@ -235,6 +245,8 @@ void fila_free(fila *f)
     free(f->umask64);
     free(f->omask64);
     free(f->imask128);
+    free(f->dcnt64);
+    free(f->dcnt128);
     free(f->umask128);
     free(f->omask128);
     free(f->cover_off);
