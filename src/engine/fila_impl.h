@@ -76,6 +76,8 @@ static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, size_t 
     return 0;
 }
 
+static inline void FLN(count_add)(MASK c[3], MASK m);
+
 static int FLN(fila_build)(fila *f)
 {
     const fila_plan *pl = f->plan;
@@ -150,14 +152,12 @@ static int FLN(fila_build)(fila *f)
                                sizeof *f->FLN(dcnt), 256, 0) != 0)
         return TSR_ENOMEM;
     for (int i = 0; f->ecount && i < f->nimg; i++) {
-        MASK m = f->FLN(imask)[i], *d = f->FLN(dcnt) + 3 * (size_t)i;
+        /* a bit's neighbours in the image: one for each of the image's
+         * cells whose neighbour it is */
+        MASK *d = f->FLN(dcnt) + 3 * (size_t)i;
         d[0] = d[1] = d[2] = 0;
-        for (int b = 0; b < V; b++) {
-            int n = FLN(popc)(f->FLN(nbm)[b] & m);
-            d[0] |= (MASK)(n & 1) << b;
-            d[1] |= (MASK)(n >> 1 & 1) << b;
-            d[2] |= (MASK)(n >> 2 & 1) << b;
-        }
+        for (MASK m = f->FLN(imask)[i]; m; m &= m - 1)
+            FLN(count_add)(d, f->FLN(nbm)[FLN(ctz)(m)]);
     }
     /* images covering each bit, in image order (so grouped by shape) */
     long total = 0;
