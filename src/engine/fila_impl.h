@@ -365,17 +365,32 @@ static inline MASK FLN(fewest_neighbours)(const fila *f, MASK holes)
     return FLN(count_least)(c, holes);
 }
 
-/* The same on another numbering, the directions being its neighbour
- * offsets (struct fila: delta).  Out of line, so that the cubes' candidate
- * step stays as small as it was. */
-static __attribute__((noinline)) MASK FLN(fewest_by_deltas)(const fila *f, MASK holes)
+/* Every hole's open neighbours, bit-sliced into c, on another numbering:
+ * a shift per neighbour offset (struct fila: delta) where there are few
+ * enough of them, else hole by hole.  Out of line, so that the cubes'
+ * candidate step stays as small as it was. */
+static __attribute__((noinline)) void FLN(hole_counts)(const fila *f, MASK holes, MASK c[3])
 {
-    MASK c[3] = {0, 0, 0};
+    c[0] = c[1] = c[2] = 0;
     for (int k = 0; k < f->ndelta; k++) {
         int d = f->delta[k]; /* bit b: b's neighbour at b + d is a hole */
         FLN(count_add)(c, (d > 0 ? holes >> d : holes << -d) & f->FLN(dmask)[k]);
     }
-    return FLN(count_least)(c, holes);
+    for (MASK hh = f->ndelta > 0 ? 0 : holes; hh; hh &= hh - 1) {
+        int v = FLN(ctz)(hh), n = FLN(popc)(f->FLN(nbm)[v] & holes);
+        MASK bit = (MASK)1 << v;
+        c[0] |= n & 1 ? bit : 0;
+        c[1] |= n & 2 ? bit : 0;
+        c[2] |= n & 4 ? bit : 0;
+    }
+#ifdef TSR_DEBUG
+    /* the offsets count what counting each hole's neighbours counts */
+    for (MASK hh = holes; hh; hh &= hh - 1) {
+        int v = FLN(ctz)(hh);
+        assert((int)((c[0] >> v & 1) | (c[1] >> v & 1) << 1 | (c[2] >> v & 1) << 2) ==
+               FLN(popc)(f->FLN(nbm)[v] & holes));
+    }
+#endif
 }
 
 /* Fits at bit b (unordered lists) for the shapes in avail, counting no
@@ -416,32 +431,11 @@ static int FLN(candidates)(const fila *f, char h, MASK o, int *cand)
     if (h == 'e' && pl->box > 0) {
         for (MASK hh = FLN(fewest_neighbours)(f, holes); hh; hh &= hh - 1)
             cand[nc++] = FLN(ctz)(hh);
-    } else if (h == 'e' && f->ndelta > 0) {
-        MASK fewest = FLN(fewest_by_deltas)(f, holes);
-#ifdef TSR_DEBUG
-        /* the same holes as counting each one's open neighbours */
-        int nmin = 7;
-        for (MASK hh = holes; hh; hh &= hh - 1)
-            if (FLN(popc)(f->FLN(nbm)[FLN(ctz)(hh)] & holes) < nmin)
-                nmin = FLN(popc)(f->FLN(nbm)[FLN(ctz)(hh)] & holes);
-        for (MASK hh = holes; hh; hh &= hh - 1)
-            assert(((fewest >> FLN(ctz)(hh)) & 1) ==
-                   (FLN(popc)(f->FLN(nbm)[FLN(ctz)(hh)] & holes) == nmin));
-#endif
-        for (MASK hh = fewest; hh; hh &= hh - 1)
-            cand[nc++] = FLN(ctz)(hh);
     } else if (h == 'e') {
-        int nmin = 7;
-        for (MASK hh = holes; hh; hh &= hh - 1) {
-            int v = FLN(ctz)(hh);
-            int n = FLN(popc)(f->FLN(nbm)[v] & holes);
-            if (n < nmin) {
-                nmin = n;
-                nc = 0;
-            }
-            if (n == nmin)
-                cand[nc++] = v;
-        }
+        MASK c[3];
+        FLN(hole_counts)(f, holes, c);
+        for (MASK hh = FLN(count_least)(c, holes); hh; hh &= hh - 1)
+            cand[nc++] = FLN(ctz)(hh);
     } else {
         for (MASK hh = holes; hh; hh &= hh - 1)
             cand[nc++] = FLN(ctz)(hh);
@@ -666,15 +660,6 @@ static double FLN(estimate_below)(fila *f, int li, int probes, uint64_t *rng)
 static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
                            uint64_t shapes);
 
-/* The E and S heuristics at a node: the hole with the fewest children, the
- * first on ties.  Each candidate hole's children are gathered into one of
- * the level's two slices of fitbuf, stopping once there are as many as the
- * best's, so the winner's are at hand: returns how many, the slice in *fitp
- * and the winner's attempts in *triedp.  A lone candidate is not compared:
- * a hole nothing fits shows up as a node without children just the same.
- * Returns UINT32_MAX when the node is dead before any attempt counts (no
- * hole, or several and one that nothing fits).  Kept out of line so that
- * the recursion's own frame stays small. */
 /* The E heuristic's holes, as candidates gives them, at a node of the
  * search with p pieces left on a numbering other than the box's.  There
  * each hole's open neighbours cost a shift per neighbour offset, or a
@@ -682,9 +667,9 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
  * went there).  Instead the counts of every bit are kept, bit-sliced, in
  * f->lc[p]: an E node whose parent is an E node takes the parent's
  * counts less, for each bit, its neighbours in the image placed between
- * them (dcnt, a 3-bit subtraction), else counts afresh.  A bit that the
- * image filled may wrap below zero: it is no hole below this node, and
- * holes are all that count_least reads. */
+ * them (dcnt, a 3-bit subtraction), else counts afresh (hole_counts).  A
+ * bit that the image filled may wrap below zero: it is no hole below this
+ * node, and holes are all that count_least reads. */
 static int FLN(candidates_e)(fila *f, int p, MASK o, int *cand)
 {
     MASK holes = ~o, *c = f->FLN(lc)[p];
@@ -696,14 +681,7 @@ static int FLN(candidates_e)(fila *f, int p, MASK o, int *cand)
         c[1] = x1 ^ b0;
         c[2] = a[2] ^ d[2] ^ b1;
     } else {
-        c[0] = c[1] = c[2] = 0;
-        for (MASK hh = holes; hh; hh &= hh - 1) {
-            int v = FLN(ctz)(hh), n = FLN(popc)(f->FLN(nbm)[v] & holes);
-            MASK bit = (MASK)1 << v;
-            c[0] |= n & 1 ? bit : 0;
-            c[1] |= n & 2 ? bit : 0;
-            c[2] |= n & 4 ? bit : 0;
-        }
+        FLN(hole_counts)(f, holes, c);
     }
     int nc = 0;
     for (MASK hh = FLN(count_least)(c, holes); hh; hh &= hh - 1)
@@ -715,6 +693,15 @@ static int FLN(candidates_e)(fila *f, int p, MASK o, int *cand)
     return nc;
 }
 
+/* The E and S heuristics at a node: the hole with the fewest children, the
+ * first on ties.  Each candidate hole's children are gathered into one of
+ * the level's two slices of fitbuf, stopping once there are as many as the
+ * best's, so the winner's are at hand: returns how many, the slice in *fitp
+ * and the winner's attempts in *triedp.  A lone candidate is not compared:
+ * a hole nothing fits shows up as a node without children just the same.
+ * Returns UINT32_MAX when the node is dead before any attempt counts (no
+ * hole, or several and one that nothing fits).  Kept out of line so that
+ * the recursion's own frame stays small. */
 static __attribute__((noinline)) uint32_t FLN(gather_best)(fila *f, int p, MASK o,
                                                             uint64_t avail, uint32_t **fitp,
                                                             uint32_t *triedp)
