@@ -45,11 +45,9 @@
 #define E_WEIGHED_PLANE 1e6
 #define E_COST_PLANE 3.0
 /* choose_root: weighed from this many nodes below the root (a smaller
- * search is over before the estimate pays); FILA takes the root when its
- * estimate is ROOT_MARGIN times smaller; a closer look is made while its
- * descents' nodes stay under ROOT_SHARE of the smaller tree's */
+ * search is over before the estimate pays); a closer look is made while
+ * its descents' nodes stay under ROOT_SHARE of the smaller tree's */
 #define ROOT_WEIGHED 1e4
-#define ROOT_MARGIN 1.0
 #define ROOT_SHARE 0.05
 
 /* ---------------------------------------------------------------------------
@@ -523,6 +521,20 @@ static double root_estimate(const tsr_solver *s, const unsigned char *keep, int 
     return est;
 }
 
+/* Knuth's estimate of the search below the constrained piece's placements
+ * (estimate_candidate), with the plan as it stands; -1 when FILA does not
+ * take over right below the root, or there is no memory for its lists. */
+static double below_estimate(const tsr_solver *s, int probes)
+{
+    fila *f = fila_new(s->ip, &s->plan);
+    if (f == NULL)
+        return -1;
+    fila_set_stop(f, s->stop);
+    double est = estimate_candidate(s, f, s->ctype, probes, NULL);
+    fila_free(f);
+    return est;
+}
+
 /* FILA's heuristic on a flat board: F (cells in order, the cheapest node)
  * unless E's search is estimated E_COST times smaller.  On most rectangles
  * F wins (the 6x10, 6x15 and 5x18 pentominoes), but on a wide board like
@@ -533,31 +545,6 @@ static double root_estimate(const tsr_solver *s, const unsigned char *keep, int 
  * is chosen (with F's lists) and keeps that piece. */
 static int build_plan(tsr_solver *s, tsr_err *err);
 static double quick_estimate(const tsr_solver *s);
-
-/* Where FILA takes over on a flat board with a constrained piece: below
- * the root, where DLX has placed that piece (its few placements, spread
- * over the board, split the search: the 6x10 pentominoes' tree is 8 times
- * smaller so), or at the root, filling cells in order from the first (the
- * piece then lies where the order reaches it: on long boards, whose short
- * side the order fills first, that prunes better: the 5x12 pentominoes'
- * tree is 1.8 times smaller so, the hexiamonds' 12x3 2.6 times).
- *
- * Knuth's estimates of both trees decide, with the same seeds.  200
- * descents tell them apart only when they differ by a factor of 4 or more
- * (on the 8x8 pentominoes with a centre hole they put the root's tree 1.5
- * times smaller where it is 2.4 times larger), so a closer call looks
- * again with 4 times as many, up to 3200, and a search too small to pay
- * for more descents (ROOT_SHARE) keeps DLX at the root. */
-static int est_below(tsr_solver *s, int probes, double *out)
-{
-    fila *f = fila_new(s->ip, &s->plan);
-    if (f == NULL)
-        return TSR_ENOMEM;
-    fila_set_stop(f, s->stop);
-    *out = estimate_candidate(s, f, s->ctype, probes, NULL);
-    fila_free(f);
-    return prep_asked(s) ? TSR_ECANCELED : 0;
-}
 
 /* The plan with FILA from the root (root) or below it, in order. */
 static int root_plan(tsr_solver *s, bool root, const char *below_order, tsr_err *err)
@@ -572,6 +559,20 @@ static int root_plan(tsr_solver *s, bool root, const char *below_order, tsr_err 
     return build_plan(s, err);
 }
 
+/* Where FILA takes over on a flat board with a constrained piece: below
+ * the root, where DLX has placed that piece (its few placements, spread
+ * over the board, split the search: the 6x10 pentominoes' tree is 8 times
+ * smaller so), or at the root, filling cells in order from the first (the
+ * piece then lies where the order reaches it: on long boards, whose short
+ * side the order fills first, that prunes better: the 5x12 pentominoes'
+ * tree is 1.8 times smaller so, the hexiamonds' 12x3 2.6 times).
+ *
+ * Knuth's estimates of both trees decide, with the same seeds.  200
+ * descents tell them apart only when they differ by a factor of 4 or more
+ * (on the 8x8 pentominoes with a centre hole they put the root's tree 1.5
+ * times smaller where it is 2.4 times larger), so a closer call looks
+ * again with 4 times as many, up to 3200; a search too small to pay for
+ * more descents (ROOT_SHARE) is decided by the look it had. */
 static int choose_root(tsr_solver *s, tsr_err *err)
 {
     tsr_options *o = &s->opt;
@@ -592,8 +593,9 @@ static int choose_root(tsr_solver *s, tsr_err *err)
     int rc = 0;
     for (int probes = 200;; probes *= 4) {
         if (probes > below_probes) {
-            rc = est_below(s, probes, &below);
+            below = below_estimate(s, probes);
             below_probes = probes;
+            rc = prep_asked(s) ? TSR_ECANCELED : 0;
         }
         if (rc == 0)
             rc = root_plan(s, true, below_order, err);
@@ -614,7 +616,7 @@ static int choose_root(tsr_solver *s, tsr_err *err)
         if (rc)
             break;
     }
-    if (rc == 0 && root >= 0 && below >= 0 && root * ROOT_MARGIN < below) {
+    if (rc == 0 && root >= 0 && below >= 0 && root < below) {
         s->est_nodes = -1; /* the estimates below the root no longer apply */
         s->est_quick = root;
         return 0;
@@ -645,21 +647,15 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     free_plan(s);
     int rc = build_plan(s, err);
     double est = -1;
-    fila *f = rc == 0 ? fila_new(s->ip, &s->plan) : NULL;
-    if (rc == 0 && f == NULL)
-        rc = TSR_ENOMEM;
     /* 200 descents decide a factor of 4 either way, 800 a factor of 2,
      * else 3000 decide: a clear call costs a fifteenth of a close one */
     for (int probes = 200; rc == 0; probes = probes < 800 ? 800 : 3000) {
-        fila_set_stop(f, s->stop);
-        est = rootless ? root_estimate(s, s->keep, probes)
-                       : estimate_candidate(s, f, s->ctype, probes, NULL);
+        est = rootless ? root_estimate(s, s->keep, probes) : below_estimate(s, probes);
         double margin = probes == 200 ? 4 : 2, e = est * (plane ? E_COST_PLANE : E_COST);
         if (est < 0 || probes == 3000 || prep_asked(s) || e * margin <= f_nodes ||
             e >= margin * f_nodes)
             break;
     }
-    fila_free(f);
     if (prep_asked(s))
         return TSR_ECANCELED;
     if (rc == 0 && est >= 0 && est * (plane ? E_COST_PLANE : E_COST) < f_nodes) {
@@ -849,15 +845,7 @@ static int build_plan(tsr_solver *s, tsr_err *err)
  * when FILA does not take the search at or right below the root. */
 static double quick_estimate(const tsr_solver *s)
 {
-    if (s->ctype < 0)
-        return root_estimate(s, s->alive, 200);
-    fila *f = fila_new(s->ip, &s->plan);
-    if (f == NULL)
-        return -1;
-    fila_set_stop(f, s->stop);
-    double est = estimate_candidate(s, f, s->ctype, 200, NULL);
-    fila_free(f);
-    return est;
+    return s->ctype < 0 ? root_estimate(s, s->alive, 200) : below_estimate(s, 200);
 }
 
 /* The two-piece table (pairs.h), built over the images the root filters
