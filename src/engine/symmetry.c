@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -35,6 +35,27 @@ void sym_sort(int *ids, int n)
             unsigned lt = _mm512_cmplt_epi32_mask(v, x);
             unsigned eq = _mm512_cmpeq_epi32_mask(v, x) & ((1u << i) - 1);
             ids[__builtin_popcount(lt | eq)] = in[i];
+        }
+        return;
+    }
+#elif defined(__AVX2__)
+    /* the same, eight at a time (ids past n read as INT_MAX, larger than
+     * any id) */
+    if (n <= 16) {
+        int in[16];
+        for (int i = 0; i < 16; i++)
+            in[i] = i < n ? ids[i] : INT_MAX;
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)in);
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(in + 8));
+        for (int i = 0; i < n; i++) {
+            __m256i x = _mm256_set1_epi32(in[i]);
+            unsigned lt = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(x, v0))) |
+                          (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(x, v1)))
+                              << 8;
+            unsigned eq = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, v0))) |
+                          (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, v1)))
+                              << 8;
+            ids[__builtin_popcount(lt | (eq & ((1u << i) - 1)))] = in[i];
         }
         return;
     }
