@@ -106,6 +106,10 @@
     X(pairs,      SWITCH, 0,    1,             TSR_AUTO,                                           \
       TSR_OPT_ENGINE, "",                                                                          \
       "two-piece table in FILA: drop the nodes whose two pieces left cannot fill the holes")      \
+    X(pieces,     SWITCH, 0,    1,             TSR_AUTO,                                           \
+      TSR_OPT_ENGINE, "",                                                                          \
+      "E weighs the pieces too: branch on a piece that fits fewer ways than every hole, and "      \
+      "stop where a piece fits nowhere (FILA's E levels)")                                         \
     X(store,      STORE,  0,    LLONG_MAX,     TSR_STORE_ALL,                                      \
       TSR_OPT_DAEMON, "=all|none|N",                                                               \
       "which solutions are kept for reading: all, none (counted only) or the first N")          \

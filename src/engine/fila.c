@@ -197,6 +197,25 @@ struct fila {
     size_t cap_dcnt64, cap_dcnt128;
     uint64_t lc64[FILA_MAX_BITS + 1][3];
     u128 lc128[FILA_MAX_BITS + 1][3];
+    /* E's pieces (plan->pieces): after the unordered lists' entries (from
+     * pbase), every local image of each shape s, poff[s] .. poff[s + 1].
+     * A type's images are bits of pw words, by their place among the
+     * type's (global) images; per level p, palive + p * pq (pq: types
+     * times pw, rounded up to a multiple of 4) has the bits of those that fit the node searched there,
+     * and pconf + g * pq, built once, those that global image g overlaps
+     * (itself among them), so that a child's are its parent's less those
+     * of the image placed between them.  plocal: global image -> local. */
+    bool pieces;
+    uint32_t poff[FILA_MAX_SHAPES + 1];
+    long pbase;
+    int pw, pq;
+    uint64_t *palive, *pconf;
+    int *plocal;
+    size_t cap_palive;
+    /* descents (fila_probe) from one state share its level's bits: the
+     * level and occupancy they hold, pstart -1 when none */
+    int pstart;
+    u128 pstart_o;
 };
 
 fila *fila_new(const img_problem *ip, const fila_plan *plan)
@@ -254,6 +273,9 @@ void fila_free(fila *f)
     free(f->nmask_scratch);
     free(f->fitbuf);
     free(f->kidbuf);
+    free(f->palive);
+    free(f->pconf);
+    free(f->plocal);
     free(f->iforced);
     free(f->built_igid);
     free(f);
@@ -533,7 +555,7 @@ static inline uint32_t gather128(const u128 *em, u128 o, uint32_t a, uint32_t e,
     const occ128 ov = occ128_of(o);
     for (uint32_t k = a; k < e; k += STEP128) {
         unsigned hit = fits128(em, k, e, ov);
-#if STEP128 == 4
+#if defined(STEP128) && STEP128 == 4
         __m128i idx = _mm_add_epi32(_mm_set1_epi32((int)k), _mm_setr_epi32(0, 1, 2, 3));
         _mm_storeu_si128((__m128i *)(fit + n), _mm_maskz_compress_epi32((__mmask8)hit, idx));
 #else
@@ -652,6 +674,47 @@ static void level_take_dirty(fila *f, fila_level *lv)
     f->dirty = false;
 }
 
+/* E's pieces: the bits of the images each global image overlaps
+ * (struct fila: pconf), built the first time a build needs them: the
+ * union, over the image's cells, of the bits of the images covering
+ * each. */
+static int pieces_table(fila *f)
+{
+    const img_problem *ip = f->ip;
+    int most = 1;
+    for (int t = 0; t < ip->ntypes; t++)
+        if (ip->types[t].nimages > most)
+            most = ip->types[t].nimages;
+    f->pw = (most + 63) / 64;
+    f->pq = (ip->ntypes * f->pw + 3) & ~3; /* whole vectors of 4 words */
+    size_t pq = (size_t)f->pq, ni = (size_t)(ip->nimages ? ip->nimages : 1);
+    uint64_t *cov = calloc((size_t)(ip->ncells ? ip->ncells : 1) * pq, sizeof *cov);
+    f->pconf = malloc(ni * pq * sizeof *f->pconf);
+    f->plocal = malloc(ni * sizeof *f->plocal);
+    if (!cov || !f->pconf || !f->plocal) {
+        free(cov), free(f->pconf), free(f->plocal);
+        f->pconf = NULL, f->plocal = NULL;
+        return TSR_ENOMEM;
+    }
+    for (int g = 0; g < ip->nimages; g++) {
+        int t = ip->img_type[g], at = g - ip->types[t].first;
+        for (int k = 0; k < img_size(ip, g); k++)
+            cov[(size_t)img_cells_of(ip, g)[k] * pq + (size_t)(t * f->pw + at / 64)] |=
+                1ull << (at % 64);
+    }
+    for (int g = 0; g < ip->nimages; g++) {
+        uint64_t *row = f->pconf + (size_t)g * pq;
+        memset(row, 0, pq * sizeof *row);
+        for (int k = 0; k < img_size(ip, g); k++) {
+            const uint64_t *c = cov + (size_t)img_cells_of(ip, g)[k] * pq;
+            for (size_t w = 0; w < pq; w++)
+                row[w] |= c[w];
+        }
+    }
+    free(cov);
+    return 0;
+}
+
 #define FL_WIDTH 64
 #include "engine/fila_impl.h"
 #undef FL_WIDTH
@@ -680,6 +743,7 @@ static int build(fila *f, const dlx *d)
     if (rows == NULL)
         return TSR_ENOMEM;
     f->top = dlx_remaining_copies(d);
+    f->pstart = -1; /* the levels' bits are the next search's or descent's */
     int rc = prepare(f, d, rows);
     free(rows);
     if (rc == 0 && same_state(f))

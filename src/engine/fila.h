@@ -61,6 +61,11 @@ typedef struct fila_plan {
      * solution (goal 0) */
     const struct pairs_table *pairs;
     const int *gpos;
+    /* E weighs the pieces too: a node where some piece left fits fewer
+     * ways than the best hole has branches on that piece's fits, and one
+     * where some piece fits nowhere has no child (fila_impl.h:
+     * piece_lists) */
+    bool pieces;
 } fila_plan;
 
 /* Where FILA reports to; owned by the driver. */

@@ -183,11 +183,19 @@ static int FLN(fila_build)(fila *f)
             f->cover_img[fill[FLN(ctz)(m)]++] = i;
     free(fill);
 
-    /* no list is longer than the images covering its cell */
+    /* no list is longer than the images covering its cell, or than a
+     * shape's images when E weighs the pieces */
     f->maxlist = 1;
     for (int b = 0; b < V; b++)
         if (f->cover_off[b + 1] - f->cover_off[b] > f->maxlist)
             f->maxlist = f->cover_off[b + 1] - f->cover_off[b];
+    f->pieces = need_e && pl->pieces;
+    for (int i = 0, first = 0; f->pieces && i <= f->nimg; i++)
+        if (i == f->nimg || f->ishape[i] != f->ishape[first]) {
+            if (i - first > f->maxlist)
+                f->maxlist = i - first;
+            first = i;
+        }
     f->fitstride = f->maxlist + FILA_PAD;
     uint32_t *fb = realloc(f->fitbuf, ((size_t)f->top + 1) * 2 * (size_t)f->fitstride * sizeof *fb);
     if (fb == NULL)
@@ -236,6 +244,30 @@ static int FLN(fila_build)(fila *f)
                 z = (z - fm) & fm;
             } while (z != 0 && rc == 0);
         }
+    }
+    if (f->pieces && rc == 0) {
+        /* every image of each shape, after the lists, and the overlaps'
+         * table (E's pieces) */
+        if (f->pconf == NULL && pieces_table(f) != 0)
+            return TSR_ENOMEM;
+        f->pbase = f->nu;
+        size_t end = (size_t)f->nu + (size_t)f->nimg;
+        if (base_grow((void **)&f->uimg, &f->cap_uimg, end, sizeof *f->uimg, 4096, 0) != 0 ||
+            base_grow((void **)&f->FLN(umask), &f->FLN(cap_umask), end + FILA_PAD - 1,
+                      sizeof(MASK), 4096, 0) != 0 ||
+            base_grow((void **)&f->palive, &f->cap_palive,
+                      ((size_t)f->top + 1) * (size_t)f->pq - 1, sizeof *f->palive, 256, 0) != 0)
+            return TSR_ENOMEM;
+        int s = 0;
+        for (int i = 0; i < f->nimg; i++) {
+            while (s <= f->ishape[i])
+                f->poff[s++] = (uint32_t)f->nu;
+            f->uimg[f->nu] = i;
+            f->FLN(umask)[f->nu++] = f->FLN(imask)[i];
+            f->plocal[f->igid[i]] = i;
+        }
+        while (s <= Q)
+            f->poff[s++] = (uint32_t)f->nu;
     }
     if (need_o && rc == 0) {
         uint32_t *o = realloc(f->ooff, nos * (size_t)(Q + 1) * sizeof *o);
@@ -443,17 +475,88 @@ static int FLN(candidates)(const fila *f, char h, MASK o, int *cand)
     return nc;
 }
 
+/* E's pieces (plan->pieces): level p's bits of the images that fit o
+ * (struct fila: palive), from level p + 1's less those local image
+ * `from` (placed between the two) overlaps, or when from < 0 tested one
+ * by one. */
+static inline void FLN(alive_at)(fila *f, int p, MASK o, int from)
+{
+    const int pq = f->pq;
+    uint64_t *al = f->palive + (size_t)p * (size_t)pq;
+    if (from >= 0) {
+        const uint64_t *pa = al + pq, *cf = f->pconf + (size_t)f->igid[from] * (size_t)pq;
+#ifdef __AVX2__
+        for (int i = 0; i < pq; i += 4) /* pq is a multiple of 4 */
+            _mm256_storeu_si256((__m256i *)(al + i),
+                                _mm256_andnot_si256(_mm256_loadu_si256((const __m256i *)(cf + i)),
+                                                    _mm256_loadu_si256((const __m256i *)(pa + i))));
+#else
+        for (int i = 0; i < pq; i++)
+            al[i] = pa[i] & ~cf[i];
+#endif
+        return;
+    }
+    const img_problem *ip = f->ip;
+    const MASK *em = f->FLN(umask);
+    memset(al, 0, (size_t)pq * sizeof *al);
+    for (uint32_t k = f->poff[0]; k < f->poff[f->Q]; k++) {
+        int g = f->igid[f->uimg[k]], t = ip->img_type[g], y = g - ip->types[t].first;
+        al[t * f->pw + y / 64] |= (uint64_t)((o & em[k]) == 0) << (y % 64);
+    }
+}
+
+/* The shape of avail with the fewest fits at level p (the first on ties)
+ * in *bsp and their number in *pminp (bs -1 when none may be branched
+ * on); false when a shape fits nowhere (no solution lies below the node).
+ * A shape with copies left is not branched on: its copies would be
+ * placed in every order, each tiling found once per order. */
+static inline bool FLN(piece_least)(const fila *f, int p, uint64_t avail, uint32_t *pminp,
+                                    int *bsp)
+{
+    const int pw = f->pw;
+    const uint64_t *al = f->palive + (size_t)p * (size_t)f->pq;
+    uint32_t pmin = UINT32_MAX;
+    int bs = -1;
+    for (uint64_t sh = avail; sh; sh &= sh - 1) {
+        int s = __builtin_ctzll(sh);
+        const uint64_t *w = al + f->gtype[s] * pw;
+        uint32_t m = 0;
+        for (int q = 0; q < pw; q++)
+            m += (uint32_t)__builtin_popcountll(w[q]);
+        if (m == 0)
+            return false;
+        if (m < pmin && (f->single || f->N[s] == 1)) {
+            pmin = m;
+            bs = s;
+        }
+    }
+    if (bs >= 0) /* else the caller's bound stands */
+        *pminp = pmin;
+    *bsp = bs;
+    return true;
+}
+
 /* The unordered list set at the hole the E heuristic (h == 'e') or the S
- * heuristic picks, for the shapes in avail; NULL when that hole has no
- * fitting image (then the node has no child). */
-static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t avail,
+ * heuristic picks at a node with p pieces left, for the shapes in avail
+ * (or E's piece set, poff, when a piece fits fewer ways); NULL when the
+ * node has no child. */
+static const uint32_t *FLN(choose_u)(const fila *f, char h, int p, MASK o, uint64_t avail,
                                      uint64_t *shapesp)
 {
+    /* E's pieces: the fewest fits of a shape, as gather_best finds them
+     * (the caller has the level's bits: alive_at) */
+    uint32_t pm = (1u << 30) - 1;
+    int bs = -1;
+    if (f->pieces && h == 'e' && !FLN(piece_least)(f, p, avail, &pm, &bs))
+        return NULL;
+    int pmin = (int)pm;
     int cand[FILA_MAX_BITS], nc = FLN(candidates)(f, h, o, cand);
     /* with a single candidate there is nothing to compare: a hole nothing
-     * fits shows up as a node without children just the same */
-    int best = nc == 1 ? cand[0] : -1, fmin = nc == 1 ? 1 : 1 << 30;
-    for (int i = 0; i < nc && nc > 1 && fmin > 0; i++) {
+     * fits shows up as a node without children just the same (unless a
+     * piece may be the better branch) */
+    bool lone = nc == 1 && bs < 0;
+    int best = lone ? cand[0] : -1, fmin = lone ? 1 : pmin + 1;
+    for (int i = 0; i < nc && !lone && fmin > 0; i++) {
         int cnt = FLN(count_fits)(f, cand[i], o, avail, fmin);
         if (cnt < fmin) {
             fmin = cnt;
@@ -462,6 +565,10 @@ static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t ava
     }
     if (fmin == 0)
         return NULL;
+    if (best < 0) { /* the piece */
+        *shapesp = 1ull << bs;
+        return f->poff;
+    }
     size_t ls = (size_t)f->ubase[best] + FLN(ext)(o, f->FLN(uzm)[best]);
     *shapesp = f->upres[ls] & avail;
     return f->uoff + ls * (f->Q + 1);
@@ -469,7 +576,8 @@ static const uint32_t *FLN(choose_u)(const fila *f, char h, MASK o, uint64_t ava
 
 /* Choose the list set to branch on at a node with p pieces left: the
  * first hole (ordered lists) or the hole the E or S heuristic picks
- * (unordered lists).  Returns false when E or S finds a hole nothing fits. */
+ * (unordered lists).  Returns false when E or S finds a hole nothing fits.
+ * With E's pieces, the caller has level p's bits (alive_at). */
 static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **offp,
                                const MASK **emp, const int **eip, uint64_t *shapesp)
 {
@@ -480,164 +588,13 @@ static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **of
         *eip = f->oimg;
         return true;
     }
-    *offp = FLN(choose_u)(f, h, o, f->avail, shapesp);
+    *offp = FLN(choose_u)(f, h, p, o, f->avail, shapesp);
     *emp = f->FLN(umask);
     *eip = f->uimg;
     return *offp != NULL;
 }
 
-/* The whole subtree below a node of weight w, for the estimator's exhaustive
- * tail: every fit counts w nodes, every leaf w times the solutions the
- * driver's leaf hook reports for it.  gids[0..ng) are the images placed by
- * FILA above (global ids). */
-static void FLN(fila_enum)(fila *f, int p, MASK o, double w, int *gids, int ng,
-                           const fila_probe_hooks *h, fila_descent *out)
-{
-    const fila_plan *pl = f->plan;
-    if (out->err != 0)
-        return;
-    if (h->stop != NULL && ++out->steps % FILA_PROBE_POLL == 0 && h->stop(h->ctx)) {
-        out->err = TSR_ECANCELED;
-        return;
-    }
-    if (p == pl->goal) {
-        int m = h->leaf(h->ctx, gids, ng);
-        if (m < 0)
-            out->err = m;
-        out->solutions += m > 0 ? w * m : 0;
-        out->leaves += m > 0;
-        return;
-    }
-    const uint32_t *off;
-    const MASK *em;
-    const int *ei;
-    uint64_t shapes;
-    if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
-        return;
-    bool check_parity = pl->parity_min > 0 && p - 1 >= pl->parity_min;
-    for (; shapes && out->err == 0; shapes &= shapes - 1) {
-        int s = __builtin_ctzll(shapes);
-        int cls = check_parity ? pl->type_class[f->gtype[s]] : -1;
-        bool last = --f->N[s] == 0;
-        if (last)
-            f->avail &= ~(1ull << s);
-        for (uint32_t k = off[s]; k < off[s + 1]; k++) {
-            if (o & em[k])
-                continue;
-            out->nodes += w;
-            int img = ei[k];
-            f->hp -= f->ipar[img];
-            if (cls >= 0)
-                f->pstate -= pl->class_radix[cls];
-            if (!check_parity || parity_ok(f)) {
-                gids[ng] = f->igid[img];
-                FLN(fila_enum)(f, p - 1, o | em[k], w, gids, ng + 1, h, out);
-            }
-            f->hp += f->ipar[img];
-            if (cls >= 0)
-                f->pstate += pl->class_radix[cls];
-        }
-        if (last)
-            f->avail |= 1ull << s;
-        f->N[s]++;
-    }
-}
-
-/* One random descent for Knuth's tree-size estimate: returns the sum over
- * the levels below of the product of the numbers of fitting images.  The
- * cell is the one the search would branch on, the image a uniform choice
- * among those that fit (each of them is a node the search counts); a child
- * the parity trigger rejects is a node without children, as in the search.
- * With hooks h, the descent also adds to *out: its nodes, and once it
- * reaches h->tail pieces left the whole subtree there (fila_enum) with the
- * solutions of its leaves. */
-static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng, const fila_probe_hooks *h,
-                              fila_descent *out)
-{
-    const fila_plan *pl = f->plan;
-    double prod = 1, sum = 0;
-    int taken[FILA_MAX_BITS], gids[FILA_MAX_BITS], nt = 0;
-    int hp = f->hp, pstate = f->pstate;
-    bool dead = false;
-    while (p > pl->goal && !dead && (h == NULL || p > h->tail)) {
-        const uint32_t *off;
-        const MASK *em;
-        const int *ei;
-        uint64_t shapes;
-        if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
-            break;
-        long n = 0;
-        for (uint64_t sh = shapes; sh; sh &= sh - 1)
-            for (uint32_t k = off[__builtin_ctzll(sh)], e = off[__builtin_ctzll(sh) + 1]; k < e; k++)
-                n += !(o & em[k]);
-        if (n == 0)
-            break;
-        prod *= (double)n;
-        sum += prod;
-        if (h != NULL)
-            out->level[p - 1] += prod;
-        *rng ^= *rng >> 12, *rng ^= *rng << 25, *rng ^= *rng >> 27;
-        long pick = (long)((*rng * 2685821657736338717ull >> 20) % (uint64_t)n);
-        int img = -1;
-        for (uint64_t sh = shapes; sh && pick >= 0; sh &= sh - 1) {
-            int s = __builtin_ctzll(sh);
-            for (uint32_t k = off[s], e = off[s + 1]; k < e && pick >= 0; k++)
-                if (!(o & em[k]) && pick-- == 0) {
-                    o |= em[k];
-                    if (--f->N[s] == 0)
-                        f->avail &= ~(1ull << s);
-                    img = ei[k];
-                    gids[nt] = f->igid[img];
-                    taken[nt++] = s;
-                }
-        }
-        p--;
-        if (pl->parity_min > 0 && p >= pl->parity_min) {
-            int cls = pl->type_class[f->gtype[taken[nt - 1]]];
-            f->hp -= f->ipar[img];
-            if (cls >= 0)
-                f->pstate -= pl->class_radix[cls];
-            dead = !parity_ok(f);
-        }
-    }
-    if (h != NULL) {
-        out->nodes += sum;
-        if (!dead)
-            FLN(fila_enum)(f, p, o, prod, gids, nt, h, out);
-    }
-    while (nt > 0) {
-        int s = taken[--nt];
-        if (f->N[s]++ == 0)
-            f->avail |= 1ull << s;
-    }
-    f->hp = hp;
-    f->pstate = pstate;
-    return sum;
-}
-
-/* Knuth's estimate below the node where local image li is placed on the
- * state fila_probe_begin built: the mean over `probes` descents. */
-static double FLN(estimate_below)(fila *f, int li, int probes, uint64_t *rng)
-{
-    const fila_plan *pl = f->plan;
-    int s = f->ishape[li], hp = f->hp, pstate = f->pstate;
-    MASK o = FLN(fila_start)(f) | f->FLN(imask)[li];
-    if (--f->N[s] == 0)
-        f->avail &= ~(1ull << s);
-    f->hp -= f->ipar[li];
-    int cls = pl->parity_min > 0 ? pl->type_class[f->gtype[s]] : -1;
-    if (cls >= 0)
-        f->pstate -= pl->class_radix[cls];
-    double total = 0;
-    if (pl->parity_min <= 0 || f->top - 1 < pl->parity_min || parity_ok(f))
-        for (int i = 0; i < probes; i++)
-            total += FLN(fila_probe)(f, f->top - 1, o, rng, NULL, NULL);
-    if (f->N[s]++ == 0)
-        f->avail |= 1ull << s;
-    f->hp = hp;
-    f->pstate = pstate;
-    return total / probes;
-}
+#include "engine/fila_probe_impl.h" /* the estimator's descents */
 
 /* The FILA recursion at a node with p pieces left, occupancy o and the
  * shapes with copies left in avail (f->avail is not kept up to date here:
@@ -699,19 +656,33 @@ static int FLN(candidates_e)(fila *f, int p, MASK o, int *cand)
  * best's, so the winner's are at hand: returns how many, the slice in *fitp
  * and the winner's attempts in *triedp.  A lone candidate is not compared:
  * a hole nothing fits shows up as a node without children just the same.
- * Returns UINT32_MAX when the node is dead before any attempt counts (no
- * hole, or several and one that nothing fits).  Kept out of line so that
- * the recursion's own frame stays small. */
+ * When E weighs the pieces, a piece with fewer fits than every hole is
+ * the node's branch instead (its fits are at hand in the piece lists, its
+ * attempts all its images).  Returns UINT32_MAX when the node is dead
+ * before any attempt counts (no hole, several and one that nothing fits,
+ * or a piece that fits nowhere).  Kept out of line so that the
+ * recursion's own frame stays small. */
 static __attribute__((noinline)) uint32_t FLN(gather_best)(fila *f, int p, MASK o,
                                                             uint64_t avail, uint32_t **fitp,
                                                             uint32_t *triedp)
 {
     const MASK *em = f->FLN(umask);
     uint32_t *fit = *fitp, *spare = fit + f->fitstride;
+    /* with pieces, a hole wins when it has no more fits than the piece */
+    uint32_t pmin = UINT32_MAX - 1;
+    int bs = -1;
+    bool pieces = f->pieces && f->heur[p] == 'e';
+    if (pieces) {
+        /* the parent's bits when it was an E node of this search */
+        bool inherit = p < f->solve_top && f->heur[p + 1] == 'e';
+        FLN(alive_at)(f, p, o, inherit ? f->stack[p] : -1);
+        if (!FLN(piece_least)(f, p, avail, &pmin, &bs))
+            return UINT32_MAX;
+    }
     int cand[FILA_MAX_BITS];
     int nc = f->ecount && f->heur[p] == 'e' ? FLN(candidates_e)(f, p, o, cand)
                                             : FLN(candidates)(f, f->heur[p], o, cand);
-    uint32_t n = UINT32_MAX, tried = 0;
+    uint32_t n = pmin + 1, tried = 0;
     for (int c = 0; c < nc; c++) {
         size_t ls = (size_t)f->ubase[cand[c]] + FLN(ext)(o, f->FLN(uzm)[cand[c]]);
         uint32_t t, m = FLN(gather_set)(em, o, f->uoff + ls * (f->Q + 1), f->upres[ls] & avail,
@@ -728,6 +699,17 @@ static __attribute__((noinline)) uint32_t FLN(gather_best)(fila *f, int p, MASK 
     }
     if (nc == 0 || (n == 0 && nc > 1))
         return UINT32_MAX;
+    if (n == pmin + 1) { /* no hole beat the piece: its fits, from its bits */
+        int t = f->gtype[bs], first = f->ip->types[t].first;
+        const uint64_t *al = f->palive + (size_t)p * (size_t)f->pq + t * f->pw;
+        n = 0;
+        for (int w = 0; w < f->pw; w++)
+            for (uint64_t b = al[w]; b; b &= b - 1) {
+                int g = first + 64 * w + __builtin_ctzll(b);
+                fit[n++] = (uint32_t)(f->pbase + f->plocal[g]);
+            }
+        tried = f->poff[bs + 1] - f->poff[bs];
+    }
     *fitp = fit;
     *triedp = tried;
     return n;
@@ -993,6 +975,8 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     uint64_t shapes = 0;
     int fimg = -1;
     long n = 0;
+    if (f->pieces && p > pl->goal)
+        FLN(alive_at)(f, p, o, -1);
     if (p > pl->goal && FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
         for (uint64_t sh = shapes; sh; sh &= sh - 1) {
             int s = __builtin_ctzll(sh);

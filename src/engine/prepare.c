@@ -49,6 +49,14 @@
  * its descents' nodes stay under ROOT_SHARE of the smaller tree's */
 #define ROOT_WEIGHED 1e4
 #define ROOT_SHARE 0.05
+/* choose_pieces: E's pieces cost about PIECES_COST of E's node without
+ * them (the overlaps' bits of every piece kept per level); weighed where
+ * the two estimates' descents stay under ROOT_SHARE of E's tree, and
+ * where the overlaps' table stays under PIECES_AUTO_BYTES (when asked
+ * for, under PIECES_MAX_BYTES) */
+#define PIECES_COST 1.25
+#define PIECES_AUTO_BYTES (4.0 * 1024 * 1024)
+#define PIECES_MAX_BYTES (256.0 * 1024 * 1024)
 
 /* ---------------------------------------------------------------------------
  * Heuristic schedules
@@ -627,6 +635,67 @@ static int choose_root(tsr_solver *s, tsr_err *err)
     return rc ? rc : rc2;
 }
 
+/* The bytes of E's overlaps' table (fila.c: pieces_table): for every
+ * image, a bit for every image of every type. */
+static double pieces_bytes(const img_problem *ip)
+{
+    int most = 1;
+    for (int t = 0; t < ip->ntypes; t++)
+        if (ip->types[t].nimages > most)
+            most = ip->types[t].nimages;
+    return 8.0 * ip->nimages * ((ip->ntypes * ((most + 63) / 64) + 3) & ~3);
+}
+
+/* E's pieces on a flat board where E was taken (est: E's estimate, from
+ * `probes` descents, with the schedule s:e=fila): FILA also branches on a
+ * piece that fits fewer ways than every hole, and stops where a piece
+ * fits nowhere, as DLX does on its piece columns.  On the polyhex diamond
+ * ring that makes the tree 0.59 of E's; on the hexiamonds' 6x6 0.95, not
+ * worth its cost (PIECES_COST).  Knuth's estimates of both trees decide,
+ * with the same seeds, 800 descents each, then 3200 when the call is
+ * close, as long as the descents stay under ROOT_SHARE of E's tree.  The
+ * schedule is left as it was found. */
+static int choose_pieces(tsr_solver *s, bool rootless, double est, int probes, tsr_err *err)
+{
+    tsr_options *o = &s->opt;
+    if (o->pieces >= 0)
+        return 0;
+    o->pieces = 0;
+    if (pieces_bytes(s->ip) > PIECES_AUTO_BYTES || est < 0)
+        return 0;
+    char order[sizeof o->order];
+    memcpy(order, o->order, sizeof order);
+    snprintf(o->order, sizeof o->order, "s:e=%d", o->fila);
+    int rc = 0;
+    double with = -1, without = est;
+    for (int n = 800; rc == 0; n *= 4) {
+        if (2.0 * 2 * n * s->P > ROOT_SHARE * without)
+            break; /* not worth the look: the last one decides */
+        if (probes < n) {
+            o->pieces = 0;
+            free_plan(s);
+            rc = build_plan(s, err);
+            without = rc ? -1 : rootless ? root_estimate(s, s->keep, n) : below_estimate(s, n);
+            probes = n;
+        }
+        o->pieces = 1;
+        free_plan(s);
+        rc = rc ? rc : build_plan(s, err);
+        with = rc ? -1 : rootless ? root_estimate(s, s->keep, n) : below_estimate(s, n);
+        if (prep_asked(s))
+            rc = TSR_ECANCELED;
+        double ratio = with * PIECES_COST / without;
+        if (with < 0 || without < 0 || ratio < 0.7 || ratio > 1.2 || n >= 3200)
+            break;
+    }
+    o->pieces = rc == 0 && with >= 0 && without >= 0 && with * PIECES_COST < without;
+    if (o->pieces)
+        s->est_e = with;
+    memcpy(o->order, order, sizeof order);
+    free_plan(s);
+    return rc ? rc : build_plan(s, err);
+}
+
 static int choose_schedule(tsr_solver *s, tsr_err *err)
 {
     tsr_options *o = &s->opt;
@@ -649,8 +718,10 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     double est = -1;
     /* 200 descents decide a factor of 4 either way, 800 a factor of 2,
      * else 3000 decide: a clear call costs a fifteenth of a close one */
+    int probes_used = 0;
     for (int probes = 200; rc == 0; probes = probes < 800 ? 800 : 3000) {
         est = rootless ? root_estimate(s, s->keep, probes) : below_estimate(s, probes);
+        probes_used = probes;
         double margin = probes == 200 ? 4 : 2, e = est * (plane ? E_COST_PLANE : E_COST);
         if (est < 0 || probes == 3000 || prep_asked(s) || e * margin <= f_nodes ||
             e >= margin * f_nodes)
@@ -661,14 +732,15 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     if (rc == 0 && est >= 0 && est * (plane ? E_COST_PLANE : E_COST) < f_nodes) {
         s->est_e = est;
         if (!plane || o->fila <= 3)
-            return 0; /* E it is */
+            return choose_pieces(s, rootless, est, probes_used, err); /* E it is */
         /* on the plane lattices, as in 3D, the last three pieces are
          * filled in order: their E nodes cost more than the F nodes that
          * replace them (the polyhex ring in 0.90 of the time, polyhexes
          * 1-4 in an 8x5 in 0.70) */
         snprintf(o->order, sizeof o->order, "s:e=%d:f=3", o->fila);
         free_plan(s);
-        return build_plan(s, err);
+        rc = build_plan(s, err);
+        return rc ? rc : choose_pieces(s, rootless, est, probes_used, err);
     }
     memcpy(o->order, f_order, sizeof f_order);
     free_plan(s);
@@ -693,11 +765,12 @@ static int loose_options(tsr_options *o, tsr_err *err)
                       : o->pfilter > 0   ? "pfilter"
                       : o->fit > 0       ? "fit"
                       : o->pairs > 0     ? "pairs"
+                      : o->pieces > 0    ? "pieces"
                                          : NULL;
     if (bad != NULL)
         return tsr_err_set(err, TSR_EINVAL,
                            "option '%s' needs fixed piece counts and no optional cells", bad);
-    o->fila = o->pfilter = o->fit = o->pairs = 0;
+    o->fila = o->pfilter = o->fit = o->pairs = o->pieces = 0;
     if (o->nof < 0)
         o->nof = 0; /* a FILA filter */
     return 0;
@@ -827,6 +900,7 @@ static int build_plan(tsr_solver *s, tsr_err *err)
     /* E's neighbour count by shifts: the hexiamonds' 6x6 searched in 0.83
      * of the time, the 8x5 polyhexes in 0.975; cubes unchanged */
     s->plan.shift_count = ip->L.id != TSR_LATTICE_CUBIC;
+    s->plan.pieces = s->opt.pieces > 0;
     s->plan.goal = s->opt.goal;
     if (s->opt.parity > 0 && s->parity != NULL) {
         s->plan.parity_min = s->opt.parity;
@@ -897,6 +971,31 @@ static int build_pairs(tsr_solver *s, tsr_err *err)
     s->plan.pairs = s->pairs;
     s->plan.gpos = s->gpos;
     return rc;
+}
+
+/* E's pieces once the schedule is settled: off unless chosen or asked
+ * for, and off without an E level to weigh them at (as the two-piece
+ * table is off where it cannot serve: the options in force say what
+ * runs); asked for, the overlaps' table must be of a size a search may
+ * hold, one per thread. */
+static int check_pieces(tsr_solver *s, tsr_err *err)
+{
+    tsr_options *o = &s->opt;
+    bool e = false;
+    for (int p = o->goal + 1; p <= o->fila && p <= s->P; p++) /* FILA's nodes */
+        e |= s->fila_heur[p] == 'e';
+    if (o->pieces <= 0 || !e) {
+        o->pieces = 0;
+        s->plan.pieces = false;
+        return 0;
+    }
+    double bytes = pieces_bytes(s->ip);
+    if (bytes > PIECES_MAX_BYTES)
+        return tsr_err_set(err, TSR_ETOOBIG,
+                           "option 'pieces': its table of overlaps would take %.0f MiB a thread "
+                           "(%d images), more than %.0f MiB", bytes / 1048576, s->ip->nimages,
+                           PIECES_MAX_BYTES / 1048576);
+    return 0;
 }
 
 int tsr_solver_new(const tsr_puzzle *pz, const tsr_options *opt, tsr_solver **out, tsr_err *err)
@@ -989,6 +1088,8 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
         rc = root_filters(s);
     if (rc == 0)
         rc = build_pairs(s, err);
+    if (rc == 0)
+        rc = check_pieces(s, err);
     s->stop = NULL; /* ps lives on this stack */
     if (ps.stopped)
         rc = tsr_err_set(err, TSR_ECANCELED, "preparation stopped");
@@ -1007,11 +1108,12 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     else
         snprintf(vol, sizeof vol, "off");
     snprintf(s->config, sizeof s->config,
-             "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s%s "
+             "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s%s%s "
              "redundancy=%s group=%d images=%d/%d",
              o->fila, order, o->nof ? "on" : "off", vol, o->vtrigger,
              s->parity || !s->ip->exact ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
              o->pairs ? " pairs=on" : "", /* absent when off: as before the table */
+             o->pieces ? " pieces=on" : "", /* the same */
              s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off",
              tsr_solver_group_order(s),
              s->nalive, s->ip->nimages);

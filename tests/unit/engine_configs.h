@@ -9,7 +9,9 @@
  * from the root, or below the first piece).  RED_FIRST and RED_LAST name a
  * piece for the redundancy filter, which the test chooses (cfg_options
  * takes its name).  `pairs` forces the two-piece table on or off (where
- * FILA reaches two pieces left in the first hole's order: pairs.h).
+ * FILA reaches two pieces left in the first hole's order: pairs.h), and
+ * `pieces` E's weighing of the pieces (fila.h; forced on, it needs an E
+ * level in the order).
  */
 #ifndef TSR_TEST_ENGINE_CONFIGS_H
 #define TSR_TEST_ENGINE_CONFIGS_H
@@ -25,45 +27,51 @@ enum { RED_AUTO, RED_OFF, RED_FIRST, RED_LAST };
 typedef struct cfg {
     int fila;
     const char *order;
-    int nof, volume, parity, vtrigger, pfilter, fit, red, pairs;
+    int nof, volume, parity, vtrigger, pfilter, fit, red, pairs, pieces;
 } cfg;
 
 static const cfg configs[] = {
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},      /* defaults */
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},         /* DLX only */
-    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P1, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P1, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {KEEP, NULL, 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},         /* NOF off */
-    {FILA_P, "e", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP},
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_FIRST, KEEP},
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP},
-    {KEEP, NULL, KEEP, 0, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},         /* volume off */
-    {KEEP, NULL, KEEP, -2, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},        /* volume once */
-    {0, NULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},            /* volume per level */
-    {KEEP, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP},         /* parity trigger */
-    {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO, KEEP},            /* volume trigger */
-    {0, NULL, KEEP, 1, KEEP, 1, KEEP, KEEP, RED_LAST, KEEP},               /* both, named piece */
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO, KEEP},            /* parity filter */
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO, KEEP},         /* fit filter */
-    {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},          /* DLX, ranked cells */
-    {0, "r", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P, "x", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P, "a@30", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P, "s:e=3:f=2", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1},    /* two-piece table */
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1},
-    {FILA_P1, "s:e=4:f=3", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1},
-    {FILA_P, "f", KEEP, KEEP, 3, KEEP, KEEP, KEEP, RED_AUTO, 1},    /* parity above it */
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 0},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},      /* defaults */
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},         /* DLX only */
+    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P1, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P1, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {KEEP, NULL, 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},         /* NOF off */
+    {FILA_P, "e", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_FIRST, KEEP, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP, KEEP},
+    {KEEP, NULL, KEEP, 0, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},         /* volume off */
+    {KEEP, NULL, KEEP, -2, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},        /* volume once */
+    {0, NULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},            /* volume per level */
+    {KEEP, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},         /* parity trigger */
+    {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO, KEEP, KEEP},            /* volume trigger */
+    {0, NULL, KEEP, 1, KEEP, 1, KEEP, KEEP, RED_LAST, KEEP, KEEP},               /* both, named piece */
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO, KEEP, KEEP},            /* parity filter */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO, KEEP, KEEP},         /* fit filter */
+    {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},          /* DLX, ranked cells */
+    {0, "r", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P, "x", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P, "a@30", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P, "s:e=3:f=2", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP},    /* two-piece table */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP},
+    {FILA_P1, "s:e=4:f=3", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1, KEEP},
+    {FILA_P, "f", KEEP, KEEP, 3, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP},    /* parity above it */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 0, KEEP},
+    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1}, /* E's pieces */
+    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1},
+    {FILA_P1, "s:e=4:f=2", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1, 1},
+    {FILA_P, "e", KEEP, KEEP, 2, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1},   /* parity above them */
+    {FILA_P, "e:s=3", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP, 1},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 0},
 };
 #define NCONFIG ((int)(sizeof configs / sizeof configs[0]))
 
@@ -120,6 +128,10 @@ static inline void cfg_options(const cfg *c, int copies, enum tsr_unique mode, c
         o->pairs = c->pairs;
         ADD(c->pairs ? " --pairs" : " --no-pairs");
     }
+    if (c->pieces != KEEP) {
+        o->pieces = c->pieces;
+        ADD(c->pieces ? " --pieces" : " --no-pieces");
+    }
     if (c->red == RED_OFF) {
         snprintf(o->redundancy, sizeof o->redundancy, "off");
         ADD(" --redundancy=off");
@@ -136,7 +148,7 @@ static inline void cfg_options(const cfg *c, int copies, enum tsr_unique mode, c
  * and the parity trigger are accepted. */
 static inline bool cfg_loose_ok(const tsr_options *o)
 {
-    return o->fila <= 0 && o->pfilter <= 0 && o->fit <= 0 && o->pairs <= 0;
+    return o->fila <= 0 && o->pfilter <= 0 && o->fit <= 0 && o->pairs <= 0 && o->pieces <= 0;
 }
 
 #endif

@@ -134,7 +134,8 @@ END_TEST
  * and with F, FILA from the root where its estimated tree is smaller than
  * below the constrained piece (the 5x12 and the one-sided 6x15, long
  * boards), not where it is larger (the 6x10; the 8x8 with a centre hole,
- * where 200 descents put it smaller and the closer look does not). */
+ * where 200 descents put it smaller and the closer look does not); and
+ * with E, whether E weighs the pieces too. */
 START_TEST(automatic_choices_on_any_threads)
 {
     static const struct {
@@ -151,6 +152,12 @@ START_TEST(automatic_choices_on_any_threads)
                   * the root */
                  {"../tests/fixtures/lattices/hexiamonds-6x6.json", "order=s=12:e=11:f=3 "},
                  {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", "order=s=12:e=11:f=3 "},
+                 /* with E, its pieces where their tree is smaller by more than
+                  * their cost: the ring's 0.59 of E's; not the 6x6+1's (0.85),
+                  * nor the 6x6's, too small to weigh */
+                 {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", " pairs=on pieces=on "},
+                 {"../tests/fixtures/lattices/speed/polyhexes-34-6x6-plus-one.json", " pairs=on redundancy="},
+                 {"../tests/fixtures/lattices/hexiamonds-6x6.json", " fit=off redundancy="},
                  {"../tests/fixtures/lattices/hexiamonds-9x4.json", "fila=12 order=f=12 "},
                  {"../tests/fixtures/lattices/polyhexes-34-hexagon.json", "order=s=10:f=9 "}};
     static const int threads[] = {1, 2, 3, 16};
@@ -602,6 +609,49 @@ START_TEST(goal_reports_partial_assemblies)
     ck_assert_int_eq(solve(pz, &opt, NULL, 0), 3);
     /* (with more pieces placed the count depends on the order of the axes
      * the engine fills along, which is its own choice: not asserted) */
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
+/* E's pieces, asked for: they change the tree (the ring's 4.20M nodes to
+ * 2.48M, not its count), and where no level of the schedule is E they
+ * are off, and the configuration says so. */
+START_TEST(pieces_where_asked)
+{
+    tsr_puzzle *pz = load("../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", NULL);
+    uint64_t nodes[2], sols[2];
+    for (int on = 0; on < 2; on++) {
+        tsr_options opt;
+        tsr_options_init(&opt);
+        opt.unique = TSR_UNIQUE_RAW;
+        opt.threads = 1;
+        opt.pieces = on;
+        tsr_solver *s = NULL;
+        tsr_err err = {{0}};
+        ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+        ck_assert_msg((strstr(tsr_solver_config(s), " pieces=on ") != NULL) == on, "%s",
+                      tsr_solver_config(s));
+        tsr_stats st;
+        ck_assert_int_eq(tsr_solver_run(s, NULL, 0, NULL, &st), 0);
+        nodes[on] = st.nodes;
+        sols[on] = st.solutions;
+        tsr_stats_free(&st);
+        tsr_solver_free(s);
+    }
+    ck_assert_uint_eq(sols[0], 335348);
+    ck_assert_uint_eq(sols[1], 335348);
+    ck_assert_msg(nodes[1] < nodes[0] * 2 / 3, "%llu nodes with E's pieces, %llu without",
+                  (unsigned long long)nodes[1], (unsigned long long)nodes[0]);
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.pieces = 1;
+    snprintf(opt.order, sizeof opt.order, "s:f=11");
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    ck_assert_ptr_null(strstr(tsr_solver_config(s), "pieces"));
+    ck_assert_int_eq(tsr_solver_options(s)->pieces, 0);
+    tsr_solver_free(s);
     tsr_puzzle_free(pz);
 }
 END_TEST
@@ -1077,6 +1127,7 @@ Suite *test_suite(void)
     tcase_set_timeout(tc, 360); /* the estimate brackets take 40 s on a quiet core */
     tcase_add_test(tc, pentomino_figures_from_the_fila_article);
     tcase_add_test(tc, automatic_choices_on_any_threads);
+    tcase_add_test(tc, pieces_where_asked);
     tcase_add_test(tc, symmetry_groups);
     tcase_add_test(tc, identical_pieces_count_once);
     tcase_add_test(tc, partial_starts_partition_the_tree);

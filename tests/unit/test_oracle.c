@@ -39,22 +39,25 @@ typedef struct config {
     int nof, volume, parity, fit;
     const char *redundancy;
     bool loose;       /* accepted for loose puzzles */
+    int pieces;       /* E's pieces: -1 automatic, 0 off, 1 on */
 } config;
 
 static const config configs[] = {
-    {"default", -1, "", -1, -1, -1, -1, "", true},
-    {"dlx-only", 0, "", -1, -1, -1, -1, "", true},
-    {"dlx-first-cell", 0, "f", -1, -1, -1, -1, "", true},
-    {"fila-f", -1, "s:f=99", -1, -1, -1, -1, "", true},
-    {"fila-e", -1, "s:e=99", -1, -1, -1, -1, "", true},
-    {"fila-s", -1, "s:s=99", -1, -1, -1, -1, "", true},
-    {"fila-e-nof-off", -1, "s:e=99", 0, -1, -1, -1, "", true},
-    {"fila-f-nof-off", -1, "s:f=99", 0, -1, -1, -1, "", true},
-    {"no-redundancy", -1, "", -1, -1, -1, -1, "off", true},
-    {"volume-every-level", -1, "", -1, 6, -1, -1, "", false},
-    {"volume-off", -1, "", -1, 0, -1, -1, "", true},
-    {"parity-trigger", -1, "", -1, -1, 1, -1, "", false},
-    {"fit-filter", -1, "", -1, -1, -1, 1, "", false},
+    {"default", -1, "", -1, -1, -1, -1, "", true, -1},
+    {"dlx-only", 0, "", -1, -1, -1, -1, "", true, -1},
+    {"dlx-first-cell", 0, "f", -1, -1, -1, -1, "", true, -1},
+    {"fila-f", -1, "s:f=99", -1, -1, -1, -1, "", true, -1},
+    {"fila-e", -1, "s:e=99", -1, -1, -1, -1, "", true, -1},
+    {"fila-s", -1, "s:s=99", -1, -1, -1, -1, "", true, -1},
+    {"fila-e-nof-off", -1, "s:e=99", 0, -1, -1, -1, "", true, -1},
+    {"fila-f-nof-off", -1, "s:f=99", 0, -1, -1, -1, "", true, -1},
+    {"no-redundancy", -1, "", -1, -1, -1, -1, "off", true, -1},
+    {"volume-every-level", -1, "", -1, 6, -1, -1, "", false, -1},
+    {"volume-off", -1, "", -1, 0, -1, -1, "", true, -1},
+    {"parity-trigger", -1, "", -1, -1, 1, -1, "", false, -1},
+    {"fit-filter", -1, "", -1, -1, -1, 1, "", false, -1},
+    {"fila-e-pieces", -1, "s:e=99", -1, -1, -1, -1, "", false, 1},
+    {"no-pieces", -1, "", -1, -1, -1, -1, "", true, 0},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 
@@ -108,6 +111,7 @@ START_TEST(published_counts)
             opt.volume = cf->volume;
             opt.parity = cf->parity;
             opt.fit = cf->fit;
+            opt.pieces = cf->pieces;
             snprintf(opt.redundancy, sizeof opt.redundancy, "%s", cf->redundancy);
             tsr_solver *s = NULL;
             int rc = tsr_solver_new(pz, &opt, &s, &err);
