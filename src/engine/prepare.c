@@ -49,12 +49,14 @@
  * its descents' nodes stay under ROOT_SHARE of the smaller tree's */
 #define ROOT_WEIGHED 1e4
 #define ROOT_SHARE 0.05
-/* choose_pieces: E's pieces cost about PIECES_COST of E's node without
- * them (the overlaps' bits of every piece kept per level); weighed where
- * the two estimates' descents stay under ROOT_SHARE of E's tree, and
- * where the overlaps' table stays under PIECES_AUTO_BYTES (when asked
- * for, under PIECES_MAX_BYTES) */
-#define PIECES_COST 1.25
+/* choose_pieces: E's pieces cost PIECES_COST of E's node without them
+ * (the search's time with F's tail, with against without them, over the
+ * ratio of E's trees estimated without the tail: 1.44 on the polyhex
+ * ring, 1.49 on the 3+4 hexagon, 1.48 on the 3+4 polyhexes in a 6x6 with
+ * one cell more); weighed where the two estimates' descents stay under
+ * ROOT_SHARE of E's tree, and where the overlaps' table stays under
+ * PIECES_AUTO_BYTES (when asked for, under PIECES_MAX_BYTES) */
+#define PIECES_COST 1.45
 #define PIECES_AUTO_BYTES (4.0 * 1024 * 1024)
 #define PIECES_MAX_BYTES (256.0 * 1024 * 1024)
 
