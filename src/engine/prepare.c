@@ -49,6 +49,10 @@
  * its descents' nodes stay under ROOT_SHARE of the smaller tree's */
 #define ROOT_WEIGHED 1e4
 #define ROOT_SHARE 0.05
+/* A level of one of E's descents costs about this many of F's nodes (the
+ * 3+4 hexagon: 20M instructions for 3000 descents of 9 levels, its search
+ * 130 a node) */
+#define E_STEP_NODES 6.0
 /* choose_pieces: E's pieces cost PIECES_COST of E's node without them
  * (the search's time with F's tail, with against without them, over the
  * ratio of E's trees estimated without the tail: 1.44 on the polyhex
@@ -719,14 +723,18 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     int rc = build_plan(s, err);
     double est = -1;
     /* 200 descents decide a factor of 4 either way, 800 a factor of 2,
-     * else 3000 decide: a clear call costs a fifteenth of a close one */
+     * else 3000 decide: a clear call costs a fifteenth of a close one; a
+     * closer look is taken only while its descents cost under ROOT_SHARE
+     * of F's search (E_STEP_NODES a level) */
     int probes_used = 0;
     for (int probes = 200; rc == 0; probes = probes < 800 ? 800 : 3000) {
         est = rootless ? root_estimate(s, s->keep, probes) : below_estimate(s, probes);
         probes_used = probes;
         double margin = probes == 200 ? 4 : 2, e = est * (plane ? E_COST_PLANE : E_COST);
+        int next = probes < 800 ? 800 : 3000;
+        bool affordable = (double)next * o->fila * E_STEP_NODES < ROOT_SHARE * f_nodes;
         if (est < 0 || probes == 3000 || prep_asked(s) || e * margin <= f_nodes ||
-            e >= margin * f_nodes)
+            e >= margin * f_nodes || !affordable)
             break;
     }
     if (prep_asked(s))
