@@ -205,7 +205,8 @@ struct fila {
      * and pconf + g * pq, built once, those that global image g overlaps
      * (itself among them), so that a child's are its parent's less those
      * of the image placed between them.  plocal: global image -> local. */
-    bool pieces;
+    bool pieces, pseg; /* E weighs them; the piece segment is built (S too) */
+    bool wp[FILA_MAX_BITS + 2], wpe[FILA_MAX_BITS + 2]; /* per level: weighed; by E */
     uint32_t poff[FILA_MAX_SHAPES + 1];
     long pbase;
     int pw, pq;
@@ -674,11 +675,9 @@ static void level_take_dirty(fila *f, fila_level *lv)
     f->dirty = false;
 }
 
-/* E's pieces: the bits of the images each global image overlaps
- * (struct fila: pconf), built the first time a build needs them: the
- * union, over the image's cells, of the bits of the images covering
- * each. */
-static int pieces_table(fila *f)
+/* The pieces' bits (struct fila: pw, pq) and the global-to-local map,
+ * the first time a build weighs pieces. */
+static int pieces_words(fila *f)
 {
     const img_problem *ip = f->ip;
     int most = 1;
@@ -687,13 +686,23 @@ static int pieces_table(fila *f)
             most = ip->types[t].nimages;
     f->pw = (most + 63) / 64;
     f->pq = (ip->ntypes * f->pw + 3) & ~3; /* whole vectors of 4 words */
+    f->plocal = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *f->plocal);
+    return f->plocal ? 0 : TSR_ENOMEM;
+}
+
+/* E's pieces: the bits of the images each global image overlaps
+ * (struct fila: pconf), built the first time a build needs them: the
+ * union, over the image's cells, of the bits of the images covering
+ * each. */
+static int pieces_table(fila *f)
+{
+    const img_problem *ip = f->ip;
     size_t pq = (size_t)f->pq, ni = (size_t)(ip->nimages ? ip->nimages : 1);
     uint64_t *cov = calloc((size_t)(ip->ncells ? ip->ncells : 1) * pq, sizeof *cov);
     f->pconf = malloc(ni * pq * sizeof *f->pconf);
-    f->plocal = malloc(ni * sizeof *f->plocal);
-    if (!cov || !f->pconf || !f->plocal) {
-        free(cov), free(f->pconf), free(f->plocal);
-        f->pconf = NULL, f->plocal = NULL;
+    if (!cov || !f->pconf) {
+        free(cov), free(f->pconf);
+        f->pconf = NULL;
         return TSR_ENOMEM;
     }
     for (int g = 0; g < ip->nimages; g++) {

@@ -82,11 +82,12 @@ static int FLN(fila_build)(fila *f)
 {
     const fila_plan *pl = f->plan;
     int V = f->V, Q = f->Q;
-    bool need_u = false, need_o = false, need_e = false;
+    bool need_u = false, need_o = false, need_e = false, need_s = false;
     for (int p = 0; p <= pl->maxp; p++) {
         need_u |= pl->heur[p] == 'e' || pl->heur[p] == 's';
         need_o |= pl->heur[p] == 'f';
         need_e |= pl->heur[p] == 'e';
+        need_s |= pl->heur[p] == 's';
     }
     /* image masks and neighbour masks */
     for (int i = 0; i < f->nimg; i++) {
@@ -184,13 +185,20 @@ static int FLN(fila_build)(fila *f)
     free(fill);
 
     /* no list is longer than the images covering its cell, or than a
-     * shape's images when E weighs the pieces */
+     * shape's images where pieces are weighed (S always, E when the plan
+     * says): which levels do, and which keep their bits from the parent's */
     f->maxlist = 1;
     for (int b = 0; b < V; b++)
         if (f->cover_off[b + 1] - f->cover_off[b] > f->maxlist)
             f->maxlist = f->cover_off[b + 1] - f->cover_off[b];
     f->pieces = need_e && pl->pieces;
-    for (int i = 0, first = 0; f->pieces && i <= f->nimg; i++)
+    f->pseg = f->pieces || need_s;
+    for (int p = 0; p <= f->top + 1 && p <= FILA_MAX_BITS; p++) {
+        char h = p <= pl->maxp ? pl->heur[p] : 0;
+        f->wpe[p] = h == 'e' && f->pieces;
+        f->wp[p] = f->wpe[p] || (h == 's' && f->pseg);
+    }
+    for (int i = 0, first = 0; f->pseg && i <= f->nimg; i++)
         if (i == f->nimg || f->ishape[i] != f->ishape[first]) {
             if (i - first > f->maxlist)
                 f->maxlist = i - first;
@@ -245,10 +253,11 @@ static int FLN(fila_build)(fila *f)
             } while (z != 0 && rc == 0);
         }
     }
-    if (f->pieces && rc == 0) {
-        /* every image of each shape, after the lists, and the overlaps'
-         * table (E's pieces) */
-        if (f->pconf == NULL && pieces_table(f) != 0)
+    if (f->pseg && rc == 0) {
+        /* every image of each shape, after the lists, and for E the
+         * overlaps' table */
+        if ((f->plocal == NULL && pieces_words(f) != 0) ||
+            (f->pieces && f->pconf == NULL && pieces_table(f) != 0))
             return TSR_ENOMEM;
         f->pbase = f->nu;
         size_t end = (size_t)f->nu + (size_t)f->nimg;
@@ -475,10 +484,11 @@ static int FLN(candidates)(const fila *f, char h, MASK o, int *cand)
     return nc;
 }
 
-/* E's pieces (plan->pieces): level p's bits of the images that fit o
- * (struct fila: palive), from level p + 1's less those local image
- * `from` (placed between the two) overlaps, or when from < 0 tested one
- * by one. */
+/* The pieces weighed at a node (struct fila: wp): level p's bits of the
+ * images that fit o (palive), from level p + 1's less those local image
+ * `from` (placed between the two) overlaps (E's pieces, wpe, at both
+ * levels: only they have the overlaps' table), or when from < 0 tested
+ * one by one. */
 static inline void FLN(alive_at)(fila *f, int p, MASK o, int from)
 {
     const int pq = f->pq;
@@ -543,11 +553,11 @@ static inline bool FLN(piece_least)(const fila *f, int p, uint64_t avail, uint32
 static const uint32_t *FLN(choose_u)(const fila *f, char h, int p, MASK o, uint64_t avail,
                                      uint64_t *shapesp)
 {
-    /* E's pieces: the fewest fits of a shape, as gather_best finds them
+    /* the pieces: the fewest fits of a shape, as gather_best finds them
      * (the caller has the level's bits: alive_at) */
     uint32_t pm = (1u << 30) - 1;
     int bs = -1;
-    if (f->pieces && h == 'e' && !FLN(piece_least)(f, p, avail, &pm, &bs))
+    if (f->wp[p] && !FLN(piece_least)(f, p, avail, &pm, &bs))
         return NULL;
     int pmin = (int)pm;
     int cand[FILA_MAX_BITS], nc = FLN(candidates)(f, h, o, cand);
@@ -577,7 +587,7 @@ static const uint32_t *FLN(choose_u)(const fila *f, char h, int p, MASK o, uint6
 /* Choose the list set to branch on at a node with p pieces left: the
  * first hole (ordered lists) or the hole the E or S heuristic picks
  * (unordered lists).  Returns false when E or S finds a hole nothing fits.
- * With E's pieces, the caller has level p's bits (alive_at). */
+ * Where pieces are weighed (wp), the caller has level p's bits (alive_at). */
 static inline bool FLN(choose)(const fila *f, int p, MASK o, const uint32_t **offp,
                                const MASK **emp, const int **eip, uint64_t *shapesp)
 {
@@ -671,10 +681,9 @@ static __attribute__((noinline)) uint32_t FLN(gather_best)(fila *f, int p, MASK 
     /* with pieces, a hole wins when it has no more fits than the piece */
     uint32_t pmin = UINT32_MAX - 1;
     int bs = -1;
-    bool pieces = f->pieces && f->heur[p] == 'e';
-    if (pieces) {
-        /* the parent's bits when it was an E node of this search */
-        bool inherit = p < f->solve_top && f->heur[p + 1] == 'e';
+    if (f->wp[p]) {
+        /* the parent's bits when both weigh E's pieces in this search */
+        bool inherit = p < f->solve_top && f->wpe[p] && f->wpe[p + 1];
         FLN(alive_at)(f, p, o, inherit ? f->stack[p] : -1);
         if (!FLN(piece_least)(f, p, avail, &pmin, &bs))
             return UINT32_MAX;
@@ -975,7 +984,7 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     uint64_t shapes = 0;
     int fimg = -1;
     long n = 0;
-    if (f->pieces && p > pl->goal)
+    if (f->wp[p] && p > pl->goal)
         FLN(alive_at)(f, p, o, -1);
     if (p > pl->goal && FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
         for (uint64_t sh = shapes; sh; sh &= sh - 1) {

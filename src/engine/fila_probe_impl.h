@@ -37,8 +37,11 @@ static void FLN(fila_enum)(fila *f, int p, MASK o, int from, double w, int *gids
     const MASK *em;
     const int *ei;
     uint64_t shapes;
-    if (f->pieces)
-        FLN(alive_at)(f, p, o, from);
+    if (f->wp[p]) {
+        FLN(alive_at)(f, p, o, from >= 0 && f->wpe[p] && f->wpe[p + 1] ? from : -1);
+        if (p == f->pstart)
+            f->pstart = -1; /* no longer a descent's start */
+    }
     if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
         return;
     bool check_parity = pl->parity_min > 0 && p - 1 >= pl->parity_min;
@@ -94,12 +97,14 @@ static double FLN(fila_probe)(fila *f, int p, MASK o, uint64_t *rng, const fila_
         const MASK *em;
         const int *ei;
         uint64_t shapes;
-        if (f->pieces && (p < start || f->pstart != start || f->pstart_o != o)) {
-            FLN(alive_at)(f, p, o, from);
-            if (p == start) {
-                f->pstart = start;
-                f->pstart_o = o;
-            }
+        if (f->wp[p] && p < start) {
+            FLN(alive_at)(f, p, o, f->wpe[p] && f->wpe[p + 1] ? from : -1);
+            if (p == f->pstart)
+                f->pstart = -1; /* no longer a descent's start */
+        } else if (f->wp[p] && (f->pstart != start || f->pstart_o != o)) {
+            FLN(alive_at)(f, p, o, -1);
+            f->pstart = start;
+            f->pstart_o = o;
         }
         if (!FLN(choose)(f, p, o, &off, &em, &ei, &shapes))
             break;

@@ -750,7 +750,18 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
         snprintf(o->order, sizeof o->order, "s:e=%d:f=3", o->fila);
         free_plan(s);
         rc = build_plan(s, err);
-        return rc ? rc : choose_pieces(s, rootless, est, probes_used, err);
+        rc = rc ? rc : choose_pieces(s, rootless, est, probes_used, err);
+        /* and FILA from the root, with S there: S weighs the pieces as
+         * DLX's min-fit does, so it branches alike (on the constrained
+         * piece, as a rule), and FILA builds its lists once instead of
+         * once for each of that piece's placements (the hexiamonds' 6x6:
+         * the same 123,032 nodes in 0.80 of the instructions) */
+        if (rc == 0 && s->fila_auto && s->ctype >= 0 && o->fila == s->P - 1) {
+            o->fila = s->P;
+            free_plan(s);
+            rc = build_plan(s, err);
+        }
+        return rc;
     }
     memcpy(o->order, f_order, sizeof f_order);
     free_plan(s);

@@ -148,10 +148,11 @@ START_TEST(automatic_choices_on_any_threads)
                  {"pentominoes-5x12.json", "fila=12 order=f=12 "},
                  {"pentominoes-8x8-center-hole.json", "fila=11 order=s=12:f=11 "},
                  /* the plane lattices weigh E from 1e6 nodes, E taken when 3 times
-                  * smaller, F for the last three pieces; the 9x4 keeps F, from
-                  * the root */
-                 {"../tests/fixtures/lattices/hexiamonds-6x6.json", "order=s=12:e=11:f=3 "},
-                 {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", "order=s=12:e=11:f=3 "},
+                  * smaller, F for the last three pieces, FILA from the root with
+                  * S there; the 9x4 keeps F, from the root */
+                 {"../tests/fixtures/lattices/hexiamonds-6x6.json", "fila=12 order=s=12:e=11:f=3 "},
+                 {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json",
+                  "fila=12 order=s=12:e=11:f=3 "},
                  /* with E, its pieces where their tree is smaller by more than
                   * their cost: the ring's 0.59 of E's; not the 6x6+1's (0.85),
                   * nor the 6x6's, too small to weigh */
