@@ -39,9 +39,9 @@ rows=(
     "tests/fixtures/lattices/hexiamonds-6x6|fila-f|--engine=plain --order=s:f=11|1"
     "tests/fixtures/lattices/hexiamonds-9x4|default|--engine=plain|1"
     "tests/fixtures/lattices/polyhexes-34-hexagon|default|--engine=plain|1"
-    # E weighing the pieces (fila.h: pieces), which the ring takes by
-    # itself and the hexagon would gain from (docs/engine.md, section 5)
-    "tests/fixtures/lattices/polyhexes-34-hexagon|e-pieces|--engine=plain --order=s:e=9:f=3 --pieces|1"
+    # E weighing the pieces (fila.h: pieces), which the hexagons take (the
+    # hexagon's schedule before: F below the constrained piece)
+    "tests/fixtures/lattices/polyhexes-34-hexagon|fila-f|--engine=plain --fila=9 --order=s:f=9 --no-pieces|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|no-pieces|--engine=plain --no-pieces|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|default|--engine=plain|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|fila-f|--engine=plain --order=s:f=11|1"
