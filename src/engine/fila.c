@@ -197,12 +197,13 @@ struct fila {
     size_t cap_dcnt64, cap_dcnt128;
     uint64_t lc64[FILA_MAX_BITS + 1][3];
     u128 lc128[FILA_MAX_BITS + 1][3];
-    /* E's pieces (plan->pieces): after the unordered lists' entries (from
-     * pbase), every local image of each shape s, poff[s] .. poff[s + 1].
-     * A type's images are bits of pw words, by their place among the
-     * type's (global) images; per level p, palive + p * pq (pq: types
-     * times pw, rounded up to a multiple of 4) has the bits of those that fit the node searched there,
-     * and pconf + g * pq, built once, those that global image g overlaps
+    /* The pieces weighed (by S always, by E when plan->pieces): after the
+     * unordered lists' entries (from pbase), every local image of each
+     * shape s, poff[s] .. poff[s + 1].  A type's images are bits of pw
+     * words, by their place among the type's (global) images; per level
+     * p, palive + p * pq (pq: types times pw, rounded up to a multiple of
+     * 4) has the bits of those that fit the node searched there, and for
+     * E pconf + g * pq, built once, those that global image g overlaps
      * (itself among them), so that a child's are its parent's less those
      * of the image placed between them.  plocal: global image -> local. */
     bool pieces, pseg; /* E weighs them; the piece segment is built (S too) */
@@ -556,7 +557,7 @@ static inline uint32_t gather128(const u128 *em, u128 o, uint32_t a, uint32_t e,
     const occ128 ov = occ128_of(o);
     for (uint32_t k = a; k < e; k += STEP128) {
         unsigned hit = fits128(em, k, e, ov);
-#if defined(STEP128) && STEP128 == 4
+#if STEP128 == 4
         __m128i idx = _mm_add_epi32(_mm_set1_epi32((int)k), _mm_setr_epi32(0, 1, 2, 3));
         _mm_storeu_si128((__m128i *)(fit + n), _mm_maskz_compress_epi32((__mmask8)hit, idx));
 #else
@@ -675,18 +676,31 @@ static void level_take_dirty(fila *f, fila_level *lv)
     f->dirty = false;
 }
 
-/* The pieces' bits (struct fila: pw, pq) and the global-to-local map,
- * the first time a build weighs pieces. */
-static int pieces_words(fila *f)
+/* The pieces' bits: words per type (the most images of a type) and per
+ * level or row (all types, whole vectors of 4 words). */
+static void pieces_size(const img_problem *ip, int *pw, int *pq)
 {
-    const img_problem *ip = f->ip;
     int most = 1;
     for (int t = 0; t < ip->ntypes; t++)
         if (ip->types[t].nimages > most)
             most = ip->types[t].nimages;
-    f->pw = (most + 63) / 64;
-    f->pq = (ip->ntypes * f->pw + 3) & ~3; /* whole vectors of 4 words */
-    f->plocal = malloc((size_t)(ip->nimages ? ip->nimages : 1) * sizeof *f->plocal);
+    *pw = (most + 63) / 64;
+    *pq = (ip->ntypes * *pw + 3) & ~3;
+}
+
+double fila_pieces_bytes(const img_problem *ip)
+{
+    int pw, pq;
+    pieces_size(ip, &pw, &pq);
+    return 8.0 * ip->nimages * pq;
+}
+
+/* The pieces' bits (struct fila: pw, pq) and the global-to-local map,
+ * the first time a build weighs pieces. */
+static int pieces_words(fila *f)
+{
+    pieces_size(f->ip, &f->pw, &f->pq);
+    f->plocal = malloc((size_t)(f->ip->nimages ? f->ip->nimages : 1) * sizeof *f->plocal);
     return f->plocal ? 0 : TSR_ENOMEM;
 }
 

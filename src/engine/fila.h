@@ -61,10 +61,10 @@ typedef struct fila_plan {
      * solution (goal 0) */
     const struct pairs_table *pairs;
     const int *gpos;
-    /* E weighs the pieces too: a node where some piece left fits fewer
-     * ways than the best hole has branches on that piece's fits, and one
-     * where some piece fits nowhere has no child (fila_impl.h:
-     * piece_lists) */
+    /* E weighs the pieces too, as S always does: a node where some piece
+     * left fits fewer ways than the best hole has branches on that
+     * piece's fits, and one where some piece fits nowhere has no child
+     * (fila_impl.h: alive_at, piece_least) */
     bool pieces;
 } fila_plan;
 
@@ -91,6 +91,10 @@ void fila_set_stop(fila *f, const tsr_stop *stop);
 
 /* Can FILA take over from this DLX state (enough bits, few enough pieces)? */
 bool fila_can_take(const fila *f, const dlx *d);
+
+/* The bytes of the table of overlaps a search keeps for E's pieces (one
+ * per thread): for every image, a bit for every image of every type. */
+double fila_pieces_bytes(const img_problem *ip);
 
 /* Build the lists from the DLX state and search the subtree of weight w.
  * `hole_parity` is the colour sum of the open cells.  `forced` (per global

@@ -549,14 +549,6 @@ static double below_estimate(const tsr_solver *s, int probes)
     return est;
 }
 
-/* FILA's heuristic on a flat board: F (cells in order, the cheapest node)
- * unless E's search is estimated E_COST times smaller.  On most rectangles
- * F wins (the 6x10, 6x15 and 5x18 pentominoes), but on a wide board like
- * the 9x10 E's tree is 14 times smaller.  The estimate is Knuth's, as for
- * the constrained piece, with E's lists and the same seed: the choice is
- * the same on every run and any number of threads, and the configuration
- * string names it, so a record pins it.  Runs after the constrained piece
- * is chosen (with F's lists) and keeps that piece. */
 static int build_plan(tsr_solver *s, tsr_err *err);
 static double quick_estimate(const tsr_solver *s);
 
@@ -641,19 +633,9 @@ static int choose_root(tsr_solver *s, tsr_err *err)
     return rc ? rc : rc2;
 }
 
-/* The bytes of E's overlaps' table (fila.c: pieces_table): for every
- * image, a bit for every image of every type. */
-static double pieces_bytes(const img_problem *ip)
-{
-    int most = 1;
-    for (int t = 0; t < ip->ntypes; t++)
-        if (ip->types[t].nimages > most)
-            most = ip->types[t].nimages;
-    return 8.0 * ip->nimages * ((ip->ntypes * ((most + 63) / 64) + 3) & ~3);
-}
-
 /* E's pieces on a flat board where E was taken (est: E's estimate, from
- * `probes` descents, with the schedule s:e=fila): FILA also branches on a
+ * `probes` descents, with the schedule s:e=fila), unless choose_schedule
+ * settled them (on hexagons, E comes with them): FILA also branches on a
  * piece that fits fewer ways than every hole, and stops where a piece
  * fits nowhere, as DLX does on its piece columns.  On the polyhex diamond
  * ring that makes the tree 0.59 of E's; on the hexiamonds' 6x6 0.95, not
@@ -667,7 +649,7 @@ static int choose_pieces(tsr_solver *s, bool rootless, double est, int probes, t
     if (o->pieces >= 0)
         return 0;
     o->pieces = 0;
-    if (pieces_bytes(s->ip) > PIECES_AUTO_BYTES || est < 0)
+    if (fila_pieces_bytes(s->ip) > PIECES_AUTO_BYTES || est < 0)
         return 0;
     char order[sizeof o->order];
     memcpy(order, o->order, sizeof order);
@@ -702,6 +684,14 @@ static int choose_pieces(tsr_solver *s, bool rootless, double est, int probes, t
     return rc ? rc : build_plan(s, err);
 }
 
+/* FILA's heuristic on a flat board: F (cells in order, the cheapest node)
+ * unless E's search is estimated E_COST times smaller.  On most rectangles
+ * F wins (the 6x10, 6x15 and 5x18 pentominoes), but on a wide board like
+ * the 9x10 E's tree is 14 times smaller.  The estimate is Knuth's, as for
+ * the constrained piece, with E's lists and the same seed: the choice is
+ * the same on every run and any number of threads, and the configuration
+ * string names it, so a record pins it.  Runs after the constrained piece
+ * is chosen (with F's lists) and keeps that piece. */
 static int choose_schedule(tsr_solver *s, tsr_err *err)
 {
     tsr_options *o = &s->opt;
@@ -727,7 +717,7 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
      * E_COST_PLANE */
     int pieces_asked = o->pieces;
     if (s->ip->L.id == TSR_LATTICE_HEXAGONAL && o->pieces < 0 &&
-        pieces_bytes(s->ip) <= PIECES_AUTO_BYTES)
+        fila_pieces_bytes(s->ip) <= PIECES_AUTO_BYTES)
         o->pieces = 1;
     free_plan(s);
     int rc = build_plan(s, err);
@@ -765,7 +755,7 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
          * DLX's min-fit does, so it branches alike (on the constrained
          * piece, as a rule), and FILA builds its lists once instead of
          * once for each of that piece's placements (the hexiamonds' 6x6:
-         * the same 123,032 nodes in 0.80 of the instructions) */
+         * the same 123,032 nodes in 0.81 of the instructions) */
         if (rc == 0 && s->fila_auto && s->ctype >= 0 && o->fila == s->P - 1) {
             o->fila = s->P;
             free_plan(s);
@@ -1026,7 +1016,7 @@ static int check_pieces(tsr_solver *s, tsr_err *err)
         s->plan.pieces = false;
         return 0;
     }
-    double bytes = pieces_bytes(s->ip);
+    double bytes = fila_pieces_bytes(s->ip);
     if (bytes > PIECES_MAX_BYTES)
         return tsr_err_set(err, TSR_ETOOBIG,
                            "option 'pieces': its table of overlaps would take %.0f MiB a thread "
