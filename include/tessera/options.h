@@ -110,6 +110,10 @@
       TSR_OPT_ENGINE, "",                                                                          \
       "E weighs the pieces too: branch on a piece that fits fewer ways than every hole, and "      \
       "stop where a piece fits nowhere (FILA's E levels)")                                         \
+    X(memo,       INT,    0,    6,             TSR_AUTO,                                           \
+      TSR_OPT_ENGINE, "=N",                                                                        \
+      "FILA's memo: remember what lies below the nodes with N pieces left and report a node met "  \
+      "again from memory (counts, nodes and order unchanged); 0: off")                             \
     X(store,      STORE,  0,    LLONG_MAX,     TSR_STORE_ALL,                                      \
       TSR_OPT_DAEMON, "=all|none|N",                                                               \
       "which solutions are kept for reading: all, none (counted only) or the first N")          \

@@ -19,6 +19,7 @@
 
 #include "base/base.h"
 #include "engine/fila.h"
+#include "engine/memo.h"
 #include "engine/pairs.h"
 
 typedef unsigned __int128 u128;
@@ -218,6 +219,12 @@ struct fila {
      * level and occupancy they hold, pstart -1 when none */
     int pstart;
     u128 pstart_o;
+    /* the memo of small subtrees (memo.h); mrec: a node's record is being
+     * written; cuts: work given away so far (a record spanning one is
+     * dropped) */
+    memo memo;
+    bool mrec;
+    unsigned long cuts;
 };
 
 fila *fila_new(const img_problem *ip, const fila_plan *plan)
@@ -243,6 +250,8 @@ fila *fila_new(const img_problem *ip, const fila_plan *plan)
         fila_free(f);
         return NULL;
     }
+    /* the memo's records are complete solutions below a node (memo.h) */
+    memo_init(&f->memo, plan->goal == 0 ? plan->memo : 0, MEMO_BYTES);
     return f;
 }
 
@@ -252,6 +261,7 @@ void fila_free(fila *f)
 {
     if (f == NULL)
         return;
+    memo_free(&f->memo);
     free(f->bitof);
     free(f->igid);
     free(f->ishape);
@@ -772,6 +782,12 @@ static int build(fila *f, const dlx *d)
     if (rc == 0 && same_state(f))
         return 0; /* the lists depend on nothing else (the plan is fixed) */
     f->built = false;
+    bool single = true;
+    for (int s = 0; s < f->Q; s++)
+        single &= f->N[s] <= 1;
+    /* the memo's keys: occupancy, then the shapes left (with their copies
+     * unless single), one word when they fit */
+    (void)memo_clear(&f->memo, (f->V <= 64 ? 2 : 4) + (single && f->Q <= 32 ? 1 : 2)); /* off without room */
     if (rc == 0)
         rc = f->V <= 64 ? fila_build64(f) : fila_build128(f);
     if (rc == 0) {

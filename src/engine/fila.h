@@ -50,6 +50,9 @@ typedef struct fila_plan {
      * they spare E's nodes; three make 8. */
     int nof_max;
     int goal;             /* leaves at this many pieces left (0 = complete) */
+    /* the memo of small subtrees (memo.h): the pieces left at the nodes
+     * it remembers, 0 for none; only with goal 0 */
+    int memo;
     /* parity trigger: active while pieces left >= parity_min (0 = off) */
     int parity_min;
     const int *type_class;  /* per type: parity class or -1 */

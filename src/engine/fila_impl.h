@@ -898,6 +898,11 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
  * the published loop when it is needed, and only the rare levels that gave
  * work away, or have a child that did, report what they searched
  * (level_end). */
+static void FLN(fila_node)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
+                           uint64_t shapes);
+static void FLN(memo_node)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
+                           uint64_t shapes);
+
 static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
                            uint64_t shapes)
 {
@@ -907,10 +912,23 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
         for (int k = f->top - 1; k >= p; k--)
             f->gids[n++] = f->igid[f->stack[k]];
         f->cur = p + 1; /* the live levels, should the leaf end the run */
+        if (f->mrec)
+            memo_add(&f->memo, f->gids + n - f->memo.level);
         if (hk->leaf(hk->ctx, f->gids, n))
             f->stop = f->event = 1;
         return;
     }
+    if (p == f->memo.on) {
+        FLN(memo_node)(f, p, o, avail, off, shapes);
+        return;
+    }
+    FLN(fila_node)(f, p, o, avail, off, shapes);
+}
+
+/* The search at a node that is not a leaf (fila_solve). */
+static inline __attribute__((always_inline)) void
+FLN(fila_node)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off, uint64_t shapes)
+{
     const MASK *em;
     const int *ei;
     /* two slices per level: the E and S heuristics gather each candidate
@@ -957,6 +975,64 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
 #undef FL_CHILDREN
     if (f->event && lv->flags && !f->stop)
         level_end(f, p);
+}
+
+/* A node with memo.level pieces left: reported from the memo when it has
+ * been searched before, else searched and remembered (memo.h). */
+static __attribute__((noinline)) void FLN(memo_node)(fila *f, int p, MASK o, uint64_t avail,
+                                                    const uint32_t *off, uint64_t shapes)
+{
+    memo *m = &f->memo;
+    memo_key k;
+    int j = 0;
+    for (int b = 0; b < FL_WIDTH; b += 32)
+        k.w[j++] = (uint32_t)(o >> b);
+    uint64_t pk = avail;
+    if (!f->single) { /* the copies left too: at most 6 shapes, 10 bits each */
+        pk = 0;
+        for (uint64_t a = avail; a; a &= a - 1) {
+            int s = __builtin_ctzll(a);
+            pk = pk << 10 | (uint64_t)s << 4 | (uint64_t)f->N[s];
+        }
+    }
+    k.w[j] = (uint32_t)pk;
+    k.w[j + 1] = (uint32_t)(pk >> 32);
+    uint64_t at = memo_find(m, &k);
+    if (at != 0) {
+        const uint32_t *img;
+        uint32_t ns = memo_take(m, at, f->attempts, f->fits, &img);
+        if (ns == 0)
+            return;
+        const fila_hooks *hk = f->hooks;
+        int n = 0;
+        for (int q = f->top - 1; q >= p; q--)
+            f->gids[n++] = f->igid[f->stack[q]];
+        for (uint32_t i = 0; i < ns; i++, img += p) {
+            for (int q = 0; q < p; q++)
+                f->gids[n + q] = (int)img[q];
+            f->cur = p + 1; /* the live levels, should the leaf end the run */
+            if (hk->leaf(hk->ctx, f->gids, n + p)) {
+                f->stop = f->event = 1;
+                return;
+            }
+        }
+        return;
+    }
+    uint64_t att[MEMO_MAX_LEVEL + 1], fit[MEMO_MAX_LEVEL + 1];
+    for (int q = 1; q <= p; q++) {
+        att[q] = f->attempts[q];
+        fit[q] = f->fits[q];
+    }
+    unsigned long cuts = f->cuts;
+    memo_open(m, &k);
+    f->mrec = m->open != 0;
+    FLN(fila_node)(f, p, o, avail, off, shapes);
+    f->mrec = false;
+    for (int q = 1; q <= p; q++) {
+        att[q] = f->attempts[q] - att[q];
+        fit[q] = f->fits[q] - fit[q];
+    }
+    memo_close(m, !f->stop && f->cuts == cuts, att, fit);
 }
 
 /* The search below a node (the entry of fila_search and fila_replay). */
@@ -1059,6 +1135,7 @@ static int FLN(fila_donate_level)(fila *f, int q, double cw, int *images, int np
     }
     lv->flags |= LV_CUT;
     f->event = 1;
+    f->cuts++;
     lv->ngiven = (uint32_t)tasks;
     return tasks;
 }

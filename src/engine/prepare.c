@@ -788,11 +788,12 @@ static int loose_options(tsr_options *o, tsr_err *err)
                       : o->fit > 0       ? "fit"
                       : o->pairs > 0     ? "pairs"
                       : o->pieces > 0    ? "pieces"
+                      : o->memo > 0      ? "memo"
                                          : NULL;
     if (bad != NULL)
         return tsr_err_set(err, TSR_EINVAL,
                            "option '%s' needs fixed piece counts and no optional cells", bad);
-    o->fila = o->pfilter = o->fit = o->pairs = o->pieces = 0;
+    o->fila = o->pfilter = o->fit = o->pairs = o->pieces = o->memo = 0;
     if (o->nof < 0)
         o->nof = 0; /* a FILA filter */
     return 0;
@@ -932,6 +933,25 @@ static int build_plan(tsr_solver *s, tsr_err *err)
         s->plan.parity_words = s->parity->words;
         s->plan.parity_range = s->parity->range;
     }
+    return 0;
+}
+
+/* FILA's memo of small subtrees (memo.h), where FILA searches complete
+ * solutions from that many pieces left.  Automatic: at MEMO_AUTO_LEVEL
+ * pieces left everywhere; where the subtrees it finds again are too small
+ * to pay for it, it turns itself off within a few thousand nodes.  On by
+ * hand on a loose puzzle it is refused (loose_options), with a goal too. */
+#define MEMO_AUTO_LEVEL 5
+static int choose_memo(tsr_solver *s, tsr_err *err)
+{
+    tsr_options *o = &s->opt;
+    if (o->memo > 0 && o->goal > 0)
+        return tsr_err_set(err, TSR_EINVAL, "option 'memo' needs complete solutions (goal 0)");
+    if (o->memo < 0)
+        o->memo = MEMO_AUTO_LEVEL;
+    if (o->memo > o->fila || o->goal > 0 || !s->ip->exact)
+        o->memo = 0; /* FILA meets no such node: the options in force say what runs */
+    s->plan.memo = o->memo;
     return 0;
 }
 
@@ -1117,6 +1137,8 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
         rc = build_pairs(s, err);
     if (rc == 0)
         rc = check_pieces(s, err);
+    if (rc == 0)
+        rc = choose_memo(s, err);
     s->stop = NULL; /* ps lives on this stack */
     if (ps.stopped)
         rc = tsr_err_set(err, TSR_ECANCELED, "preparation stopped");

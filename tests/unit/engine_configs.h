@@ -11,7 +11,8 @@
  * takes its name).  `pairs` forces the two-piece table on or off (where
  * FILA reaches two pieces left in the first hole's order: pairs.h), and
  * `pieces` E's weighing of the pieces (fila.h; forced on, it needs an E
- * level in the order).
+ * level in the order); `memo` sets the level of FILA's memo (memo.h; 0
+ * off), which must change nothing but the time.
  */
 #ifndef TSR_TEST_ENGINE_CONFIGS_H
 #define TSR_TEST_ENGINE_CONFIGS_H
@@ -27,51 +28,56 @@ enum { RED_AUTO, RED_OFF, RED_FIRST, RED_LAST };
 typedef struct cfg {
     int fila;
     const char *order;
-    int nof, volume, parity, vtrigger, pfilter, fit, red, pairs, pieces;
+    int nof, volume, parity, vtrigger, pfilter, fit, red, pairs, pieces, memo;
 } cfg;
 
 static const cfg configs[] = {
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},      /* defaults */
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},         /* DLX only */
-    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P1, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P1, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {KEEP, NULL, 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},         /* NOF off */
-    {FILA_P, "e", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP},
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_FIRST, KEEP, KEEP},
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP, KEEP},
-    {KEEP, NULL, KEEP, 0, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},         /* volume off */
-    {KEEP, NULL, KEEP, -2, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},        /* volume once */
-    {0, NULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},            /* volume per level */
-    {KEEP, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},         /* parity trigger */
-    {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO, KEEP, KEEP},            /* volume trigger */
-    {0, NULL, KEEP, 1, KEEP, 1, KEEP, KEEP, RED_LAST, KEEP, KEEP},               /* both, named piece */
-    {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO, KEEP, KEEP},            /* parity filter */
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO, KEEP, KEEP},         /* fit filter */
-    {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},          /* DLX, ranked cells */
-    {0, "r", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P, "x", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P, "a@30", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P, "s:e=3:f=2", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP},
-    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP},    /* two-piece table */
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP},
-    {FILA_P1, "s:e=4:f=3", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1, KEEP},
-    {FILA_P, "f", KEEP, KEEP, 3, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP},    /* parity above it */
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 0, KEEP},
-    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1}, /* E's pieces */
-    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1},
-    {FILA_P1, "s:e=4:f=2", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1, 1},
-    {FILA_P, "e", KEEP, KEEP, 2, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1},   /* parity above them */
-    {FILA_P, "e:s=3", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP, 1},
-    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 0},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},      /* defaults */
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},         /* DLX only */
+    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P1, "s", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P1, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {KEEP, NULL, 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},         /* NOF off */
+    {FILA_P, "e", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, KEEP, KEEP},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_FIRST, KEEP, KEEP, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP, KEEP, KEEP},
+    {KEEP, NULL, KEEP, 0, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},         /* volume off */
+    {KEEP, NULL, KEEP, -2, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},        /* volume once */
+    {0, NULL, KEEP, 1, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},            /* volume per level */
+    {KEEP, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},         /* parity trigger */
+    {0, NULL, KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P, "s", KEEP, KEEP, 1, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {0, NULL, KEEP, KEEP, KEEP, 1, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},            /* volume trigger */
+    {0, NULL, KEEP, 1, KEEP, 1, KEEP, KEEP, RED_LAST, KEEP, KEEP, KEEP},               /* both, named piece */
+    {0, NULL, KEEP, KEEP, KEEP, KEEP, 1, KEEP, RED_AUTO, KEEP, KEEP, KEEP},            /* parity filter */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, 1, RED_AUTO, KEEP, KEEP, KEEP},         /* fit filter */
+    {0, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},          /* DLX, ranked cells */
+    {0, "r", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P, "x", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P, "a@30", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P, "s:e=3:f=2", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP, KEEP},    /* two-piece table */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP, KEEP},
+    {FILA_P1, "s:e=4:f=3", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1, KEEP, KEEP},
+    {FILA_P, "f", KEEP, KEEP, 3, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP, KEEP},    /* parity above it */
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 0, KEEP, KEEP},
+    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1, KEEP}, /* E's pieces */
+    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1, KEEP},
+    {FILA_P1, "s:e=4:f=2", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1, 1, KEEP},
+    {FILA_P, "e", KEEP, KEEP, 2, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1, KEEP},   /* parity above them */
+    {FILA_P, "e:s=3", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP, 1, KEEP},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 0, KEEP},
+    {FILA_P, "f", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, 2}, /* the memo */
+    {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, KEEP, 1, 3},
+    {FILA_P1, "s:e=4:f=2", KEEP, KEEP, 2, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP, 1},
+    {FILA_P, "s", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP, KEEP, 4},
+    {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, KEEP, 0},
 };
 #define NCONFIG ((int)(sizeof configs / sizeof configs[0]))
 
@@ -131,6 +137,10 @@ static inline void cfg_options(const cfg *c, int copies, enum tsr_unique mode, c
     if (c->pieces != KEEP) {
         o->pieces = c->pieces;
         ADD(c->pieces ? " --pieces" : " --no-pieces");
+    }
+    if (c->memo != KEEP) {
+        o->memo = c->memo;
+        ADD(" --memo=%d", c->memo);
     }
     if (c->red == RED_OFF) {
         snprintf(o->redundancy, sizeof o->redundancy, "off");

@@ -660,6 +660,95 @@ START_TEST(pieces_where_asked)
 }
 END_TEST
 
+/* FILA's memo (memo.h) changes nothing but the time: at every level, on
+ * one thread and two, the same solutions (in the same order on one
+ * thread), the same attempts and fits at every level, the same digest.
+ * The ring repeats its small subtrees (its memo finds most nodes); the
+ * dominoes have copies, which the memo's keys count. */
+typedef struct sol_order {
+    uint64_t n, hash;
+} sol_order;
+
+static int memo_hash_solution(void *ctx, const tsr_solution *sol)
+{
+    sol_order *o = ctx;
+    uint64_t h = o->n++;
+    for (int i = 0; i < sol->nplacements; i++)
+        for (int j = 0; j < sol->placements[i].ncells; j++) {
+            const tsr_cell *c = &sol->placements[i].cells[j];
+            h = (h ^ (uint64_t)(c->x * 1024 + c->y * 32 + c->z + i * 65536)) * 0x100000001B3ull;
+        }
+    o->hash = o->hash * 31 + h;
+    return 0;
+}
+
+START_TEST(memo_changes_nothing)
+{
+    static const char *const files[] = {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json",
+                                        "dominoes-6x6.json"};
+    for (int f = 0; f < 2; f++) {
+        tsr_puzzle *pz = load(files[f], NULL);
+        tsr_stats ref = {0};
+        sol_order ref_order = {0, 0};
+        for (int threads = 1; threads <= 2; threads++)
+            for (int level = 0; level <= 6; level++) {
+                tsr_options opt;
+                tsr_options_init(&opt);
+                opt.unique = TSR_UNIQUE_RAW;
+                opt.threads = threads;
+                opt.memo = level;
+                tsr_solver *s = NULL;
+                tsr_err err = {{0}};
+                ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+                ck_assert_int_eq(tsr_solver_options(s)->memo, level);
+                sol_order order = {0, 0};
+                tsr_callbacks cb = {.ctx = &order, .solution = memo_hash_solution};
+                tsr_stats st;
+                ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &st), 0);
+                if (threads == 1 && level == 0) {
+                    ref = st;
+                    ref_order = order;
+                    tsr_solver_free(s);
+                    continue;
+                }
+                ck_assert_uint_eq(st.solutions, ref.solutions);
+                ck_assert_uint_eq(st.nodes, ref.nodes);
+                ck_assert_uint_eq(st.digest, ref.digest);
+                ck_assert_int_eq(st.levels, ref.levels);
+                for (int q = 0; q < st.levels; q++) {
+                    ck_assert_uint_eq(st.attempts[q], ref.attempts[q]);
+                    ck_assert_uint_eq(st.fits[q], ref.fits[q]);
+                }
+                if (threads == 1)
+                    ck_assert_msg(order.hash == ref_order.hash, "%s, memo %d: another order",
+                                  files[f], level);
+                tsr_stats_free(&st);
+                tsr_solver_free(s);
+            }
+        ck_assert_uint_eq(ref.solutions, f == 0 ? 335348 : 6728);
+        tsr_stats_free(&ref);
+        tsr_puzzle_free(pz);
+    }
+    /* where FILA meets no such node, or with a goal, there is none */
+    tsr_puzzle *pz = load("soma-cube.json", NULL);
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.fila = 3;
+    opt.memo = 5;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    ck_assert_int_eq(tsr_solver_options(s)->memo, 0);
+    tsr_solver_free(s);
+    tsr_options_init(&opt);
+    opt.goal = 2;
+    opt.memo = 3;
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), TSR_EINVAL);
+    ck_assert_msg(strstr(err.msg, "'memo'") != NULL, "%s", err.msg);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(bad_options_are_refused)
 {
     tsr_options opt;
@@ -1132,6 +1221,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, pentomino_figures_from_the_fila_article);
     tcase_add_test(tc, automatic_choices_on_any_threads);
     tcase_add_test(tc, pieces_where_asked);
+    tcase_add_test(tc, memo_changes_nothing);
     tcase_add_test(tc, symmetry_groups);
     tcase_add_test(tc, identical_pieces_count_once);
     tcase_add_test(tc, partial_starts_partition_the_tree);

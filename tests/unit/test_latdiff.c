@@ -184,7 +184,8 @@ static bool is_table_cfg(const cfg *c, int pairs)
 {
     return c->fila == FILA_P && c->order && strcmp(c->order, "f") == 0 && c->nof == KEEP &&
            c->volume == KEEP && c->parity == KEEP && c->vtrigger == KEEP && c->pfilter == KEEP &&
-           c->fit == KEEP && c->red == RED_AUTO && c->pairs == pairs && c->pieces == KEEP;
+           c->fit == KEEP && c->red == RED_AUTO && c->pairs == pairs && c->pieces == KEEP &&
+           c->memo == KEEP;
 }
 
 /* Run every configuration in every mode; returns the number of failures. */

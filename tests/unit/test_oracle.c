@@ -40,24 +40,27 @@ typedef struct config {
     const char *redundancy;
     bool loose;       /* accepted for loose puzzles */
     int pieces;       /* E's pieces: -1 automatic, 0 off, 1 on */
+    int memo;         /* FILA's memo: -1 automatic, 0 off, else its level */
 } config;
 
 static const config configs[] = {
-    {"default", -1, "", -1, -1, -1, -1, "", true, -1},
-    {"dlx-only", 0, "", -1, -1, -1, -1, "", true, -1},
-    {"dlx-first-cell", 0, "f", -1, -1, -1, -1, "", true, -1},
-    {"fila-f", -1, "s:f=99", -1, -1, -1, -1, "", true, -1},
-    {"fila-e", -1, "s:e=99", -1, -1, -1, -1, "", true, -1},
-    {"fila-s", -1, "s:s=99", -1, -1, -1, -1, "", true, -1},
-    {"fila-e-nof-off", -1, "s:e=99", 0, -1, -1, -1, "", true, -1},
-    {"fila-f-nof-off", -1, "s:f=99", 0, -1, -1, -1, "", true, -1},
-    {"no-redundancy", -1, "", -1, -1, -1, -1, "off", true, -1},
-    {"volume-every-level", -1, "", -1, 6, -1, -1, "", false, -1},
-    {"volume-off", -1, "", -1, 0, -1, -1, "", true, -1},
-    {"parity-trigger", -1, "", -1, -1, 1, -1, "", false, -1},
-    {"fit-filter", -1, "", -1, -1, -1, 1, "", false, -1},
-    {"fila-e-pieces", -1, "s:e=99", -1, -1, -1, -1, "", false, 1},
-    {"no-pieces", -1, "", -1, -1, -1, -1, "", true, 0},
+    {"default", -1, "", -1, -1, -1, -1, "", true, -1, -1},
+    {"dlx-only", 0, "", -1, -1, -1, -1, "", true, -1, -1},
+    {"dlx-first-cell", 0, "f", -1, -1, -1, -1, "", true, -1, -1},
+    {"fila-f", -1, "s:f=99", -1, -1, -1, -1, "", true, -1, -1},
+    {"fila-e", -1, "s:e=99", -1, -1, -1, -1, "", true, -1, -1},
+    {"fila-s", -1, "s:s=99", -1, -1, -1, -1, "", true, -1, -1},
+    {"fila-e-nof-off", -1, "s:e=99", 0, -1, -1, -1, "", true, -1, -1},
+    {"fila-f-nof-off", -1, "s:f=99", 0, -1, -1, -1, "", true, -1, -1},
+    {"no-redundancy", -1, "", -1, -1, -1, -1, "off", true, -1, -1},
+    {"volume-every-level", -1, "", -1, 6, -1, -1, "", false, -1, -1},
+    {"volume-off", -1, "", -1, 0, -1, -1, "", true, -1, -1},
+    {"parity-trigger", -1, "", -1, -1, 1, -1, "", false, -1, -1},
+    {"fit-filter", -1, "", -1, -1, -1, 1, "", false, -1, -1},
+    {"fila-e-pieces", -1, "s:e=99", -1, -1, -1, -1, "", false, 1, -1},
+    {"no-pieces", -1, "", -1, -1, -1, -1, "", true, 0, -1},
+    {"fila-f-memo-3", -1, "s:f=99", -1, -1, -1, -1, "", false, -1, 3},
+    {"no-memo", -1, "", -1, -1, -1, -1, "", true, -1, 0},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 
@@ -112,6 +115,7 @@ START_TEST(published_counts)
             opt.parity = cf->parity;
             opt.fit = cf->fit;
             opt.pieces = cf->pieces;
+            opt.memo = cf->memo;
             snprintf(opt.redundancy, sizeof opt.redundancy, "%s", cf->redundancy);
             tsr_solver *s = NULL;
             int rc = tsr_solver_new(pz, &opt, &s, &err);
