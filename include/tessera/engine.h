@@ -57,7 +57,7 @@ typedef struct tsr_callbacks {
     /* When set, used instead of `solution`: one call per symmetry class
      * found, with no solution built.  `images` are the class
      * representative's n mobile image ids, sorted (a partial assembly's,
-     * when the goal is one); `count` is how many solutions of the counting
+     * when the goal is one; in any order with found_any_order); `count` is how many solutions of the counting
      * mode it stands for (1 for a partial assembly), cut short where the
      * solver's limit ends the run.  tsr_solver_members and
      * tsr_solver_solution turn a class back into those solutions later.
@@ -69,6 +69,9 @@ typedef struct tsr_callbacks {
      * comes, without a lock (a million classes a second per worker on a
      * flood, where that lock made the workers wait on each other). */
     bool found_concurrent;
+    /* Set when found reads no image id (it counts): the images of a class
+     * may then come in any order, which spares a leaf its sort. */
+    bool found_any_order;
     /* Called about every progress_seconds with the run's statistics so
      * far; return nonzero to stop. */
     int (*progress)(void *ctx, const tsr_stats *st);

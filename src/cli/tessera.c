@@ -546,6 +546,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     if (c.quiet) {
         cb.found = on_found_quiet; /* counts nothing itself: any thread may call it */
         cb.found_concurrent = true;
+        cb.found_any_order = true; /* and reads no image */
     } else
         cb.solution = on_solution;
     if (c.trace)

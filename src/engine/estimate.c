@@ -98,7 +98,7 @@ static int est_leaf(est_walk *w, const int *extra, int nextra)
 {
     int n;
     return srch_leaf_solutions(w->s, w->walk.path, w->walk.depth, extra, nextra, w->walk.sol, &n,
-                               w->walk.scratch, NULL);
+                               w->walk.scratch, NULL, false);
 }
 
 static int est_fila_leaf(void *ctx, const int *images, int n)

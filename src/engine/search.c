@@ -195,7 +195,7 @@ static void report_class(run *r, const int *ids, int n, int count)
 
 /* What a leaf reports in the solver's mode (search_impl.h). */
 int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const int *extra,
-                        int nextra, int *sol, int *n, int *scratch, int *expand)
+                        int nextra, int *sol, int *n, int *scratch, int *expand, bool sorted)
 {
     *n = 0;
     for (int i = 0; i < depth; i++)
@@ -204,11 +204,13 @@ int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const i
         sol[(*n)++] = extra[i];
     if (s->opt.goal > 0)
         return 1;
-    sym_sort(sol, *n);
     uint64_t stab = 0;
     bool quick = false;
     for (int i = 0; s->quick != NULL && i < *n; i++)
         quick |= s->quick[sol[i]];
+    if (quick && expand == NULL && !sorted)
+        return s->quick_count; /* the class's members, unsorted: nobody reads them */
+    sym_sort(sol, *n);
     if (quick) {
 #ifdef TSR_DEBUG
         assert(sym_accept(s->ip, s->g, s->keep, sol, *n, scratch, &stab) && stab == 1);
@@ -232,7 +234,8 @@ static int leaf(void *ctx, const int *extra, int nextra)
     const tsr_solver *s = r->s;
     bool classes = r->cb && r->cb->found;
     int n, m = srch_leaf_solutions(s, r->walk.path, r->walk.depth, extra, nextra, r->walk.sol, &n,
-                                   r->walk.scratch, classes ? NULL : r->expand);
+                                   r->walk.scratch, classes ? NULL : r->expand,
+                                   !classes || !r->cb->found_any_order);
     if (m < 0) {
         r->err = m;
         r->stop = 1;

@@ -82,9 +82,12 @@ void srch_walk_free(srch_walk *w);
  * solution (sorted into its key) the number of solutions of its class in
  * the mode when it is the class's canonical member (written to `expand`
  * unless that is NULL), else 0; or a negative error code.  The search and
- * the estimator both count leaves with it. */
+ * the estimator both count leaves with it.  Without `sorted` (a caller
+ * that reads no image of the class, expand NULL) a solution that
+ * sym_quick_accept settles is left unsorted: the sort was a fifth of a
+ * leaf on the polyhex ring. */
 int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const int *extra,
-                        int nextra, int *sol, int *n, int *scratch, int *expand);
+                        int nextra, int *sol, int *n, int *scratch, int *expand, bool sorted);
 
 /* xorshift64*: the random choices of sampling and of the estimator, taken
  * at every node they visit, so inline. */

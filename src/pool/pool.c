@@ -315,8 +315,10 @@ static void *worker_main(void *arg)
     tsr_callbacks cb = {.ctx = w, .solution = w_solution, .progress = w_progress,
                         .progress_seconds = 0.05, .split_wanted = w_split_wanted,
                         .donate = w_donate};
-    if (pl->user && pl->user->found)
+    if (pl->user && pl->user->found) {
         cb.found = w_found; /* classes, passed on as they come */
+        cb.found_any_order = pl->user->found_any_order;
+    }
     /* one runner for all of this worker's tasks: a task replayed to below
      * the handoff where the last one started reuses its FILA lists */
     tsr_runner *rn = NULL;

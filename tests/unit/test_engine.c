@@ -749,6 +749,67 @@ START_TEST(memo_changes_nothing)
 }
 END_TEST
 
+/* A caller that reads no image of a class (found_any_order) gets the same
+ * classes, counts and digest; only the order of each class's ids may
+ * differ (the leaf skips its sort). */
+typedef struct class_seq {
+    uint64_t n, hash, sorted_hash;
+} class_seq;
+
+static int on_class(void *ctx, const int *images, int n, int count)
+{
+    class_seq *q = ctx;
+    int ids[64];
+    ck_assert_int_le(n, 64);
+    memcpy(ids, images, (size_t)n * sizeof *ids);
+    for (int i = 1; i < n; i++) /* insertion sort: the test's own */
+        for (int j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+            int t = ids[j];
+            ids[j] = ids[j - 1];
+            ids[j - 1] = t;
+        }
+    uint64_t h = (uint64_t)count, hs = (uint64_t)count;
+    for (int i = 0; i < n; i++) {
+        h = (h ^ (uint64_t)images[i]) * 0x100000001B3ull;
+        hs = (hs ^ (uint64_t)ids[i]) * 0x100000001B3ull;
+    }
+    q->n++;
+    q->hash = q->hash * 31 + h;
+    q->sorted_hash = q->sorted_hash * 31 + hs;
+    return 0;
+}
+
+START_TEST(classes_in_any_order)
+{
+    tsr_puzzle *pz = load("../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", NULL);
+    class_seq q[2] = {{0, 0, 0}, {0, 0, 0}};
+    uint64_t digest[2], sols[2];
+    for (int any = 0; any < 2; any++) {
+        tsr_options opt;
+        tsr_options_init(&opt);
+        opt.unique = TSR_UNIQUE_RAW;
+        tsr_solver *s = NULL;
+        tsr_err err = {{0}};
+        ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+        tsr_callbacks cb = {.ctx = &q[any], .found = on_class, .found_any_order = any};
+        tsr_stats st;
+        ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &cb, &st), 0);
+        digest[any] = st.digest;
+        sols[any] = st.solutions;
+        tsr_stats_free(&st);
+        tsr_solver_free(s);
+    }
+    ck_assert_uint_eq(sols[0], 335348);
+    ck_assert_uint_eq(sols[1], sols[0]);
+    ck_assert_uint_eq(digest[1], digest[0]);
+    ck_assert_uint_eq(q[1].n, q[0].n);
+    ck_assert_uint_eq(q[0].hash, q[0].sorted_hash); /* sorted when asked */
+    ck_assert_uint_eq(q[1].sorted_hash, q[0].sorted_hash); /* the same classes, in order */
+    ck_assert_uint_ne(q[1].hash, q[0].hash); /* and the sort was skipped */
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 START_TEST(bad_options_are_refused)
 {
     tsr_options opt;
@@ -1222,6 +1283,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, automatic_choices_on_any_threads);
     tcase_add_test(tc, pieces_where_asked);
     tcase_add_test(tc, memo_changes_nothing);
+    tcase_add_test(tc, classes_in_any_order);
     tcase_add_test(tc, symmetry_groups);
     tcase_add_test(tc, identical_pieces_count_once);
     tcase_add_test(tc, partial_starts_partition_the_tree);
