@@ -937,18 +937,22 @@ static int build_plan(tsr_solver *s, tsr_err *err)
 }
 
 /* FILA's memo of small subtrees (memo.h), where FILA searches complete
- * solutions from that many pieces left.  Automatic: at MEMO_AUTO_LEVEL
- * pieces left everywhere; where the subtrees it finds again are too small
- * to pay for it, it turns itself off within a few thousand nodes.  On by
- * hand on a loose puzzle it is refused (loose_options), with a goal too. */
-#define MEMO_AUTO_LEVEL 5
+ * solutions from that many pieces left.  Automatic: six pieces left, five
+ * where the pieces average fewer than 3.5 cells (instructions against no
+ * memo, level 6 / level 5: the 5x12 pentominoes 0.86 / 1.00, the 6x10
+ * 0.86 / 0.88, the 3+4 polyhexes' 6x6+1 0.92 / 0.95, the hexiamonds' 9x4
+ * 0.95 / 1.01; the polyhex ring, sizes 1 to 4, 0.81 / 0.71).  Where the
+ * subtrees it finds again are too small to pay, it turns itself off.
+ * Refused on a loose puzzle (loose_options) and with a goal. */
+#define MEMO_AUTO_LEVEL 6
+#define MEMO_SMALL_PIECES 3.5
 static int choose_memo(tsr_solver *s, tsr_err *err)
 {
     tsr_options *o = &s->opt;
     if (o->memo > 0 && o->goal > 0)
         return tsr_err_set(err, TSR_EINVAL, "option 'memo' needs complete solutions (goal 0)");
     if (o->memo < 0)
-        o->memo = MEMO_AUTO_LEVEL;
+        o->memo = s->ip->ncells < MEMO_SMALL_PIECES * s->P ? MEMO_AUTO_LEVEL - 1 : MEMO_AUTO_LEVEL;
     if (o->memo > o->fila || o->goal > 0 || !s->ip->exact)
         o->memo = 0; /* FILA meets no such node: the options in force say what runs */
     s->plan.memo = o->memo;

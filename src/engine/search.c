@@ -197,17 +197,19 @@ static void report_class(run *r, const int *ids, int n, int count)
 int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const int *extra,
                         int nextra, int *sol, int *n, int *scratch, int *expand, bool sorted)
 {
-    *n = 0;
+    int k = 0; /* not *n: a store through n may alias sol, and the loops reload it */
     for (int i = 0; i < depth; i++)
-        sol[(*n)++] = path[i];
+        sol[k++] = path[i];
     for (int i = 0; i < nextra; i++)
-        sol[(*n)++] = extra[i];
+        sol[k++] = extra[i];
+    *n = k;
     if (s->opt.goal > 0)
         return 1;
     uint64_t stab = 0;
     bool quick = false;
-    for (int i = 0; s->quick != NULL && i < *n; i++)
-        quick |= s->quick[sol[i]];
+    if (s->quick != NULL)
+        for (int i = 0; i < k; i++)
+            quick |= s->quick[sol[i]];
     if (quick && expand == NULL && !sorted)
         return s->quick_count; /* the class's members, unsorted: nobody reads them */
     sym_sort(sol, *n);
