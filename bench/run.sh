@@ -22,6 +22,8 @@ rows=(
     # a long board: FILA takes the root (prepare.c, choose_root)
     "pentominoes-5x12|default|--engine=plain|1"
     "pentominoes-5x12|dlx-root|--engine=plain --fila=11|1"
+    # FILA's memo of small subtrees (memo.h), on by default: without it
+    "pentominoes-5x12|no-memo|--engine=plain --memo=0|1"
     "soma-cube|default|--engine=plain|1"
     "soma-cube|dlx-only|--engine=plain --fila=0|1"
     "tetris-cube|default|--engine=plain|1"
@@ -44,6 +46,7 @@ rows=(
     "tests/fixtures/lattices/polyhexes-34-hexagon|fila-f|--engine=plain --fila=9 --order=s:f=9 --no-pieces|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|no-pieces|--engine=plain --no-pieces|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|default|--engine=plain|1"
+    "tests/fixtures/lattices/polyhexes-1234-diamond-ring|no-memo|--engine=plain --memo=0|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|fila-f|--engine=plain --order=s:f=11|1"
     "tests/fixtures/lattices/speed/polyhexes-1234-8x5|default|--engine=plain|1"
     "tests/fixtures/lattices/speed/polyhexes-34-6x6-plus-one|default|--engine=plain|1"

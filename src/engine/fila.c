@@ -787,7 +787,7 @@ static int build(fila *f, const dlx *d)
         single &= f->N[s] <= 1;
     /* the memo's keys: occupancy, then the shapes left (with their copies
      * unless single), one word when they fit */
-    (void)memo_clear(&f->memo, (f->V <= 64 ? 2 : 4) + (single && f->Q <= 32 ? 1 : 2)); /* off without room */
+    memo_clear(&f->memo, (f->V <= 64 ? 2 : 4) + (single && f->Q <= 32 ? 1 : 2));
     if (rc == 0)
         rc = f->V <= 64 ? fila_build64(f) : fila_build128(f);
     if (rc == 0) {
@@ -886,6 +886,7 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         f->iforced[i] = forced != NULL && forced[f->igid[i]];
         f->nforced += f->iforced[i];
     }
+    (void)memo_start(&f->memo); /* without room, the search runs without it */
     f->hooks = hooks;
     f->attempts = hooks->attempts;
     f->fits = hooks->fits;

@@ -1,8 +1,8 @@
 /*
  * memo.c - the ring and table of FILA's memo (memo.h).
  *
- * Both are allocated once, at the first build that asks for the memo,
- * and never grow: half the size for the ring, half for the table.  A
+ * Both are allocated once, when the first search starts (memo_start:
+ * preparation's estimates build lists but never search), and never grow: half the size for the ring, half for the table.  A
  * record never wraps around the ring's end: one that would is moved, as
  * far as it is written, to the ring's start (records are at most an
  * eighth of the ring, longer ones are dropped).  Positions count words
@@ -35,36 +35,41 @@ void memo_free(memo *m)
     memset(m, 0, sizeof *m);
 }
 
-int memo_clear(memo *m, int kw)
+void memo_clear(memo *m, int kw)
 {
+    m->kw = kw;
     m->on = 0;
-    if (m->level == 0)
-        return 0;
-    if (m->ring == NULL) {
-        int bits = 4, rbits = 8;
-        while (((size_t)8 << (bits + 1)) <= m->max_bytes / 2)
-            bits++;
-        while (((size_t)4 << (rbits + 1)) <= m->max_bytes / 2)
-            rbits++;
-        m->slot = malloc(((size_t)1 << bits) * sizeof *m->slot);
-        m->ring = malloc(((size_t)1 << rbits) * sizeof *m->ring);
-        if (m->slot == NULL || m->ring == NULL) {
-            free(m->slot);
-            free(m->ring);
-            m->slot = NULL;
-            m->ring = NULL;
-            return TSR_ENOMEM;
-        }
-        m->bits = bits;
-        m->rbits = rbits;
-    }
+    if (m->ring == NULL)
+        return; /* memo_start allocates it */
     memset(m->slot, 0, ((size_t)1 << m->bits) * sizeof *m->slot);
     m->head = 1;
     m->open = 0;
     m->failed = false;
-    m->kw = kw;
     m->looks = m->saved = 0;
     m->on = m->level;
+}
+
+int memo_start(memo *m)
+{
+    if (m->level == 0 || m->ring != NULL)
+        return 0;
+    int bits = 4, rbits = 8;
+    while (((size_t)8 << (bits + 1)) <= m->max_bytes / 2)
+        bits++;
+    while (((size_t)4 << (rbits + 1)) <= m->max_bytes / 2)
+        rbits++;
+    m->slot = malloc(((size_t)1 << bits) * sizeof *m->slot);
+    m->ring = malloc(((size_t)1 << rbits) * sizeof *m->ring);
+    if (m->slot == NULL || m->ring == NULL) {
+        free(m->slot);
+        free(m->ring);
+        m->slot = NULL;
+        m->ring = NULL;
+        return TSR_ENOMEM;
+    }
+    m->bits = bits;
+    m->rbits = rbits;
+    memo_clear(m, m->kw);
     return 0;
 }
 
@@ -95,10 +100,8 @@ void memo_open(memo *m, const memo_key *k)
         }
         m->looks = m->saved = 0;
     }
-    if (m->head >= ((uint64_t)1 << 40) - 2 * size) {
-        int kw = m->kw;
-        memo_clear(m, kw); /* positions start again */
-    }
+    if (m->head >= ((uint64_t)1 << 40) - 2 * size)
+        memo_clear(m, m->kw); /* positions start again */
     size_t need = (size_t)m->kw + 1;
     if ((m->head & (size - 1)) + need > size)
         m->head = (m->head | (size - 1)) + 1;

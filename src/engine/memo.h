@@ -76,12 +76,15 @@ typedef struct memo {
 
 /* A memo for nodes with `level` pieces left (0: none, else 1 ..
  * MEMO_MAX_LEVEL) in about max_bytes.  It allocates nothing until a
- * build asks for it (memo_clear). */
+ * search starts (memo_start). */
 void memo_init(memo *m, int level, size_t max_bytes);
 void memo_free(memo *m);
 /* Forget every node and take keys of kw words from now on (a new build:
- * other cells, another width); turns it on.  TSR_ENOMEM leaves it off. */
-int memo_clear(memo *m, int kw);
+ * other cells, another width); turns it on again. */
+void memo_clear(memo *m, int kw);
+/* Before a search: the first one allocates the memo and turns it on
+ * (TSR_ENOMEM leaves it off: the search runs without). */
+int memo_start(memo *m);
 
 static inline uint64_t memo_hash(const memo_key *k, int kw)
 {

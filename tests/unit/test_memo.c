@@ -61,7 +61,10 @@ START_TEST(found_records_are_the_written_ones)
 {
     memo m;
     memo_init(&m, LEVEL, 16 << 10); /* a ring of 2048 words */
-    ck_assert_int_eq(memo_clear(&m, 3), 0);
+    memo_clear(&m, 3);
+    ck_assert_int_eq(m.on, 0); /* nothing allocated yet */
+    ck_assert_int_eq(memo_start(&m), 0);
+    ck_assert_int_eq(m.on, LEVEL);
     uint64_t rng = 1, hits = 0, kept = 0, laps;
     for (int step = 0; step < 200000; step++) {
         rng = mix(rng);
@@ -123,7 +126,8 @@ START_TEST(a_memo_that_does_not_pay_stops)
 {
     memo m;
     memo_init(&m, LEVEL, 16 << 10);
-    ck_assert_int_eq(memo_clear(&m, 3), 0);
+    memo_clear(&m, 3);
+    ck_assert_int_eq(memo_start(&m), 0);
     uint64_t zero[LEVEL + 1] = {0};
     int step = 0;
     for (; step < 100000 && m.on; step++) { /* every node new: nothing found, nothing saved */
@@ -135,13 +139,17 @@ START_TEST(a_memo_that_does_not_pay_stops)
     }
     ck_assert_int_eq(m.on, 0);
     ck_assert_int_lt(step, 10000);
-    /* a new build starts it again */
-    ck_assert_int_eq(memo_clear(&m, 3), 0);
+    /* another search of the same build leaves it off; a new build starts
+     * it again */
+    ck_assert_int_eq(memo_start(&m), 0);
+    ck_assert_int_eq(m.on, 0);
+    memo_clear(&m, 3);
     ck_assert_int_eq(m.on, LEVEL);
     memo_free(&m);
     /* no level, no memory */
     memo_init(&m, 0, 16 << 10);
-    ck_assert_int_eq(memo_clear(&m, 3), 0);
+    memo_clear(&m, 3);
+    ck_assert_int_eq(memo_start(&m), 0);
     ck_assert_int_eq(m.on, 0);
     ck_assert_ptr_null(m.ring);
     memo_free(&m);
