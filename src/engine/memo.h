@@ -47,9 +47,9 @@
 
 #define MEMO_MAX_LEVEL 6 /* a key's pieces: 6 shapes of 10 bits (fila's memo_node) */
 /* A memo's size (each thread has one): well within the core's 512 KiB
- * second-level cache here.  On the ring, 256 KiB searched in 0.83 of the
- * time without a memo where one holding every node took 0.96, and 320
- * KiB in 0.97 of 256 (docs/engine.md). */
+ * second-level cache here.  On the polyhex diamond ring, 256 KiB searched
+ * in 0.83 of the time without a memo where one holding every node took
+ * 0.96, and 320 KiB in 0.97 of 256 (docs/engine.md). */
 #define MEMO_BYTES ((size_t)320 << 10)
 #define MEMO_WIDE 0x80000000u /* in a record's solutions word: 32-bit counts */
 #define MEMO_KEY_WORDS 6
