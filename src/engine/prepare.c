@@ -939,9 +939,9 @@ static int build_plan(tsr_solver *s, tsr_err *err)
 /* FILA's memo of small subtrees (memo.h), where FILA searches complete
  * solutions from that many pieces left.  Automatic: six pieces left, five
  * where the pieces average fewer than 3.5 cells (instructions against no
- * memo, level 6 / level 5: the 5x12 pentominoes 0.86 / 1.00, the 6x10
- * 0.86 / 0.88, the 3+4 polyhexes' 6x6+1 0.92 / 0.95, the hexiamonds' 9x4
- * 0.95 / 1.01; the polyhex ring, sizes 1 to 4, 0.81 / 0.71).  Where the
+ * memo, level 6 / level 5: the 5x12 pentominoes 0.82 / 1.00, the 6x10
+ * 0.83 / 0.85, the 3+4 polyhexes' 6x6+1 0.90 / 0.92, the hexiamonds' 9x4
+ * 0.90 / 1.01; the polyhex ring, sizes 1 to 4, 0.81 / 0.71).  Where the
  * subtrees it finds again are too small to pay, it turns itself off.
  * Refused on a loose puzzle (loose_options) and with a goal. */
 #define MEMO_AUTO_LEVEL 6
