@@ -106,10 +106,11 @@
     X(pairs,      SWITCH, 0,    1,             TSR_AUTO,                                           \
       TSR_OPT_ENGINE, "",                                                                          \
       "two-piece table in FILA: drop the nodes whose two pieces left cannot fill the holes")      \
-    X(pieces,     SWITCH, 0,    1,             TSR_AUTO,                                           \
-      TSR_OPT_ENGINE, "",                                                                          \
+    X(pieces,     PARITY, 0,    INT_MAX,       TSR_AUTO,                                           \
+      TSR_OPT_ENGINE, "[=N|off]",                                                                  \
       "E weighs the pieces too: branch on a piece that fits fewer ways than every hole, and "      \
-      "stop where a piece fits nowhere (FILA's E levels)")                                         \
+      "stop where a piece fits nowhere: off, at every E level (true, or the flag without a "       \
+      "value), or while N or more pieces remain")                                                  \
     X(memo,       INT,    0,    6,             TSR_AUTO,                                           \
       TSR_OPT_ENGINE, "=N",                                                                        \
       "FILA's memo: remember what lies below the nodes with N pieces left and report a node met "  \
@@ -131,7 +132,7 @@ enum tsr_option_kind {
     TSR_KIND_MODE,   /* enum tsr_unique: a counting mode's name (tsr_unique_names) */
     TSR_KIND_ORDER,  /* char[]: a heuristic schedule, "" TSR_AUTO */
     TSR_KIND_VOLUME, /* int: false 0, "once" TSR_VOLUME_ONCE, or N */
-    TSR_KIND_PARITY, /* int: false 0, true 1, or N */
+    TSR_KIND_PARITY, /* int: false 0, true 1, or N (a level: N or more pieces left) */
     TSR_KIND_PIECE,  /* char[]: false TSR_REDUNDANCY_OFF, true "" (TSR_AUTO), or a piece name */
     TSR_KIND_STORE   /* long long: "all" TSR_STORE_ALL, "none" 0, or N */
 };

@@ -64,11 +64,12 @@ typedef struct fila_plan {
      * solution (goal 0) */
     const struct pairs_table *pairs;
     const int *gpos;
-    /* E weighs the pieces too, as S always does: a node where some piece
+    /* E weighs the pieces too, as S always does, at its nodes with at
+     * least `pieces` pieces left (0: never): a node where some piece
      * left fits fewer ways than the best hole has branches on that
      * piece's fits, and one where some piece fits nowhere has no child
      * (fila_impl.h: alive_at, piece_least) */
-    bool pieces;
+    int pieces;
 } fila_plan;
 
 /* Where FILA reports to; owned by the driver. */

@@ -195,7 +195,7 @@ static int FLN(fila_build)(fila *f)
     f->pseg = f->pieces || need_s;
     for (int p = 0; p <= f->top + 1 && p <= FILA_MAX_BITS; p++) {
         char h = p <= pl->maxp ? pl->heur[p] : 0;
-        f->wpe[p] = h == 'e' && f->pieces;
+        f->wpe[p] = h == 'e' && f->pieces && p >= pl->pieces;
         f->wp[p] = f->wpe[p] || (h == 's' && f->pseg);
     }
     for (int i = 0, first = 0; f->pseg && i <= f->nimg; i++)

@@ -59,8 +59,11 @@
  * ring, 1.49 on the 3+4 hexagon, 1.48 on the 3+4 polyhexes in a 6x6 with
  * one cell more); weighed where the two estimates' descents stay under
  * ROOT_SHARE of E's tree, and where the overlaps' table stays under
- * PIECES_AUTO_BYTES (when asked for, under PIECES_MAX_BYTES) */
+ * PIECES_AUTO_BYTES (when asked for, under PIECES_MAX_BYTES).  Chosen,
+ * they are weighed while PIECES_LEVEL or more pieces are left: lower, a
+ * hole nearly always wins and the bits cost more than they save. */
 #define PIECES_COST 1.45
+#define PIECES_LEVEL 5
 #define PIECES_AUTO_BYTES (4.0 * 1024 * 1024)
 #define PIECES_MAX_BYTES (256.0 * 1024 * 1024)
 
@@ -666,7 +669,7 @@ static int choose_pieces(tsr_solver *s, bool rootless, double est, int probes, t
             without = rc ? -1 : rootless ? root_estimate(s, s->keep, n) : below_estimate(s, n);
             probes = n;
         }
-        o->pieces = 1;
+        o->pieces = PIECES_LEVEL;
         free_plan(s);
         rc = rc ? rc : build_plan(s, err);
         with = rc ? -1 : rootless ? root_estimate(s, s->keep, n) : below_estimate(s, n);
@@ -676,7 +679,8 @@ static int choose_pieces(tsr_solver *s, bool rootless, double est, int probes, t
         if (with < 0 || without < 0 || ratio < 0.7 || ratio > 1.2 || n >= 3200)
             break;
     }
-    o->pieces = rc == 0 && with >= 0 && without >= 0 && with * PIECES_COST < without;
+    o->pieces = rc == 0 && with >= 0 && without >= 0 && with * PIECES_COST < without
+                    ? PIECES_LEVEL : 0;
     if (o->pieces)
         s->est_e = with;
     memcpy(o->order, order, sizeof order);
@@ -718,7 +722,7 @@ static int choose_schedule(tsr_solver *s, tsr_err *err)
     int pieces_asked = o->pieces;
     if (s->ip->L.id == TSR_LATTICE_HEXAGONAL && o->pieces < 0 &&
         fila_pieces_bytes(s->ip) <= PIECES_AUTO_BYTES)
-        o->pieces = 1;
+        o->pieces = PIECES_LEVEL;
     free_plan(s);
     int rc = build_plan(s, err);
     double est = -1;
@@ -923,7 +927,7 @@ static int build_plan(tsr_solver *s, tsr_err *err)
     /* E's neighbour count by shifts: the hexiamonds' 6x6 searched in 0.83
      * of the time, the 8x5 polyhexes in 0.975; cubes unchanged */
     s->plan.shift_count = ip->L.id != TSR_LATTICE_CUBIC;
-    s->plan.pieces = s->opt.pieces > 0;
+    s->plan.pieces = s->opt.pieces > 0 ? s->opt.pieces : 0;
     s->plan.goal = s->opt.goal;
     if (s->opt.parity > 0 && s->parity != NULL) {
         s->plan.parity_min = s->opt.parity;
@@ -938,12 +942,9 @@ static int build_plan(tsr_solver *s, tsr_err *err)
 
 /* FILA's memo of small subtrees (memo.h), where FILA searches complete
  * solutions from that many pieces left.  Automatic: six pieces left, five
- * where the pieces average fewer than 3.5 cells (instructions against no
- * memo, level 6 / level 5: the 5x12 pentominoes 0.82 / 1.00, the 6x10
- * 0.83 / 0.85, the 3+4 polyhexes' 6x6+1 0.90 / 0.92, the hexiamonds' 9x4
- * 0.90 / 1.01; the polyhex ring, sizes 1 to 4, 0.81 / 0.71).  Where the
- * subtrees it finds again are too small to pay, it turns itself off.
- * Refused on a loose puzzle (loose_options) and with a goal. */
+ * where the pieces average fewer than 3.5 cells (measured: docs/engine.md,
+ * the memo).  Where the subtrees it finds again are too small to pay, it
+ * turns itself off.  Refused on a loose puzzle (loose_options), a goal. */
 #define MEMO_AUTO_LEVEL 6
 #define MEMO_SMALL_PIECES 3.5
 static int choose_memo(tsr_solver *s, tsr_err *err)
@@ -1025,7 +1026,8 @@ static int build_pairs(tsr_solver *s, tsr_err *err)
 }
 
 /* E's pieces once the schedule is settled: off unless chosen or asked
- * for, and off without an E level to weigh them at (as the two-piece
+ * for, and off without an E level to weigh them at, one with at least
+ * `pieces` pieces left (as the two-piece
  * table is off where it cannot serve: the options in force say what
  * runs); asked for, the overlaps' table must be of a size a search may
  * hold, one per thread. */
@@ -1034,10 +1036,10 @@ static int check_pieces(tsr_solver *s, tsr_err *err)
     tsr_options *o = &s->opt;
     bool e = false;
     for (int p = o->goal + 1; p <= o->fila && p <= s->P; p++) /* FILA's nodes */
-        e |= s->fila_heur[p] == 'e';
+        e |= s->fila_heur[p] == 'e' && p >= o->pieces;
     if (o->pieces <= 0 || !e) {
         o->pieces = 0;
-        s->plan.pieces = false;
+        s->plan.pieces = 0;
         return 0;
     }
     double bytes = fila_pieces_bytes(s->ip);
@@ -1153,20 +1155,18 @@ int tsr_solver_prepare(const tsr_puzzle *pz, const tsr_options *opt, const tsr_s
     char order[256];
     format_order(s->heur, s->angle, s->P, order, sizeof order);
     const tsr_options *o = &s->opt;
-    char vol[32];
-    if (o->volume == TSR_VOLUME_ONCE)
-        snprintf(vol, sizeof vol, "once");
-    else if (o->volume > 0)
-        snprintf(vol, sizeof vol, "%d", o->volume);
-    else
-        snprintf(vol, sizeof vol, "off");
+    char vol[32], pieces[32]; /* pieces: absent when off, "on" at every level, as before */
+    snprintf(vol, sizeof vol, o->volume == TSR_VOLUME_ONCE ? "once" : o->volume > 0 ? "%d" : "off",
+             o->volume);
+    snprintf(pieces, sizeof pieces, o->pieces == 1 ? " pieces=on" : o->pieces > 1 ? " pieces=%d" : "",
+             o->pieces);
     snprintf(s->config, sizeof s->config,
              "fila=%d order=%s nof=%s volume=%s vtrigger=%d parity=%d pfilter=%d fit=%s%s%s "
              "redundancy=%s group=%d images=%d/%d",
              o->fila, order, o->nof ? "on" : "off", vol, o->vtrigger,
              s->parity || !s->ip->exact ? o->parity : 0, s->parity ? o->pfilter : 0, o->fit ? "on" : "off",
              o->pairs ? " pairs=on" : "", /* absent when off: as before the table */
-             o->pieces ? " pieces=on" : "", /* the same */
+             pieces,
              s->ctype >= 0 ? pz->pieces[s->ip->types[s->ctype].piece].name : "off",
              tsr_solver_group_order(s),
              s->nalive, s->ip->nimages);

@@ -10,8 +10,9 @@
  * piece for the redundancy filter, which the test chooses (cfg_options
  * takes its name).  `pairs` forces the two-piece table on or off (where
  * FILA reaches two pieces left in the first hole's order: pairs.h), and
- * `pieces` E's weighing of the pieces (fila.h; forced on, it needs an E
- * level in the order); `memo` sets the level of FILA's memo (memo.h; 0
+ * `pieces` E's weighing of the pieces (fila.h: 0 off, 1 at every level,
+ * N from N pieces left up; forced on, it needs an E level in the order
+ * there); `memo` sets the level of FILA's memo (memo.h; 0
  * off), which must change nothing but the time.
  */
 #ifndef TSR_TEST_ENGINE_CONFIGS_H
@@ -68,7 +69,7 @@ static const cfg configs[] = {
     {FILA_P, "f", KEEP, KEEP, 3, KEEP, KEEP, KEEP, RED_AUTO, 1, KEEP, KEEP},    /* parity above it */
     {KEEP, NULL, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, 0, KEEP, KEEP},
     {FILA_P, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1, KEEP}, /* E's pieces */
-    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1, KEEP},
+    {FILA_P1, "e", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 3, KEEP}, /* from 3 left */
     {FILA_P1, "s:e=4:f=2", 0, KEEP, KEEP, KEEP, KEEP, KEEP, RED_OFF, 1, 1, KEEP},
     {FILA_P, "e", KEEP, KEEP, 2, KEEP, KEEP, KEEP, RED_AUTO, KEEP, 1, KEEP},   /* parity above them */
     {FILA_P, "e:s=3", KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, RED_LAST, KEEP, 1, KEEP},
@@ -136,7 +137,7 @@ static inline void cfg_options(const cfg *c, int copies, enum tsr_unique mode, c
     }
     if (c->pieces != KEEP) {
         o->pieces = c->pieces;
-        ADD(c->pieces ? " --pieces" : " --no-pieces");
+        ADD(" --pieces=%d", c->pieces);
     }
     if (c->memo != KEEP) {
         o->memo = c->memo;
