@@ -779,15 +779,16 @@ static int build(fila *f, const dlx *d)
     f->pstart = -1; /* the levels' bits are the next search's or descent's */
     int rc = prepare(f, d, rows);
     free(rows);
+    /* whether no shape has copies: the search's and the descents' alike */
+    f->single = true;
+    for (int s = 0; rc == 0 && s < f->Q; s++)
+        f->single &= f->N[s] <= 1;
     if (rc == 0 && same_state(f))
         return 0; /* the lists depend on nothing else (the plan is fixed) */
     f->built = false;
-    bool single = true;
-    for (int s = 0; s < f->Q; s++)
-        single &= f->N[s] <= 1;
     /* the memo's keys: occupancy, then the shapes left (with their copies
      * unless single), one word when they fit */
-    memo_clear(&f->memo, (f->V <= 64 ? 2 : 4) + (single && f->Q <= 32 ? 1 : 2));
+    memo_clear(&f->memo, (f->V <= 64 ? 2 : 4) + (f->single && f->Q <= 32 ? 1 : 2));
     if (rc == 0)
         rc = f->V <= 64 ? fila_build64(f) : fila_build128(f);
     if (rc == 0) {
@@ -897,9 +898,6 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
     f->stop = 0;
     f->event = 0;
     f->goal = f->plan->goal;
-    f->single = true;
-    for (int s = 0; s < f->Q; s++)
-        f->single &= f->N[s] <= 1;
     for (int q = 1; q <= f->top && q <= FILA_MAX_BITS; q++) {
         bool parity = f->plan->parity_min > 0 && q - 1 >= f->plan->parity_min;
         /* + 8 when the children's children are leaves (and neither the

@@ -903,19 +903,36 @@ static void FLN(fila_node)(fila *f, int p, MASK o, uint64_t avail, const uint32_
 static void FLN(memo_node)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
                            uint64_t shapes);
 
+/* The global ids of the images placed above level p, into f->gids;
+ * returns how many. */
+static inline int FLN(path_gids)(fila *f, int p)
+{
+    int n = 0;
+    for (int k = f->top - 1; k >= p; k--)
+        f->gids[n++] = f->igid[f->stack[k]];
+    return n;
+}
+
+/* A leaf below level p, its n images in f->gids: reported, and whether it
+ * ended the run. */
+static inline bool FLN(leaf_at)(fila *f, int p, int n)
+{
+    f->cur = p + 1; /* the live levels, should the leaf end the run */
+    if (f->hooks->leaf(f->hooks->ctx, f->gids, n)) {
+        f->stop = f->event = 1;
+        return true;
+    }
+    return false;
+}
+
 static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32_t *off,
                            uint64_t shapes)
 {
     if (p == f->goal) {
-        const fila_hooks *hk = f->hooks;
-        int n = 0;
-        for (int k = f->top - 1; k >= p; k--)
-            f->gids[n++] = f->igid[f->stack[k]];
-        f->cur = p + 1; /* the live levels, should the leaf end the run */
+        int n = FLN(path_gids)(f, p);
         if (f->mrec)
             memo_add(&f->memo, f->gids + n - f->memo.level);
-        if (hk->leaf(hk->ctx, f->gids, n))
-            f->stop = f->event = 1;
+        FLN(leaf_at)(f, p, n);
         return;
     }
     if (p == f->memo.on) {
@@ -1003,18 +1020,12 @@ static __attribute__((noinline)) void FLN(memo_node)(fila *f, int p, MASK o, uin
         uint32_t ns = memo_take(m, at, f->attempts, f->fits, &img);
         if (ns == 0)
             return;
-        const fila_hooks *hk = f->hooks;
-        int n = 0;
-        for (int q = f->top - 1; q >= p; q--)
-            f->gids[n++] = f->igid[f->stack[q]];
+        int n = FLN(path_gids)(f, p);
         for (uint32_t i = 0; i < ns; i++, img += p) {
             for (int q = 0; q < p; q++)
                 f->gids[n + q] = (int)img[q];
-            f->cur = p + 1; /* the live levels, should the leaf end the run */
-            if (hk->leaf(hk->ctx, f->gids, n + p)) {
-                f->stop = f->event = 1;
+            if (FLN(leaf_at)(f, p, n + p))
                 return;
-            }
         }
         return;
     }
