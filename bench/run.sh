@@ -43,8 +43,8 @@ rows=(
     "tests/fixtures/lattices/polyhexes-34-hexagon|default|--engine=plain|1"
     # E weighing the pieces (fila.h: pieces), which the hexagons take (the
     # hexagon's schedule before: F below the constrained piece)
-    "tests/fixtures/lattices/polyhexes-34-hexagon|fila-f|--engine=plain --fila=9 --order=s:f=9 --no-pieces|1"
-    "tests/fixtures/lattices/polyhexes-1234-diamond-ring|no-pieces|--engine=plain --no-pieces|1"
+    "tests/fixtures/lattices/polyhexes-34-hexagon|fila-f|--engine=plain --fila=9 --order=s:f=9 --pieces=off|1"
+    "tests/fixtures/lattices/polyhexes-1234-diamond-ring|no-pieces|--engine=plain --pieces=off|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|default|--engine=plain|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|no-memo|--engine=plain --memo=0|1"
     "tests/fixtures/lattices/polyhexes-1234-diamond-ring|fila-f|--engine=plain --order=s:f=11|1"

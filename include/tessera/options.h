@@ -184,9 +184,12 @@ void tsr_options_init(tsr_options *opt);
  * markdown, each JSON literal in backquotes.  Returns buf. */
 const char *tsr_option_accepts(const tsr_option *op, bool markdown, char *buf, size_t size);
 
-/* How the command line spells it: "--fila=N", "--volume[=N|once|off]",
- * "--nof, --no-nof".  Returns buf. */
+/* How the command line spells it: "--fila=N", "--volume[=N|once|off],
+ * --no-volume", "--nof, --no-nof".  Returns buf. */
 const char *tsr_option_flag_text(const tsr_option *op, char *buf, size_t size);
+
+/* Does the command line take --no-NAME for it (its value "off")? */
+bool tsr_option_has_no(const tsr_option *op);
 
 /* An option's value in *opt as compact JSON ("automatic" when it is
  * TSR_AUTO).  Returns buf. */

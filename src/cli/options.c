@@ -51,7 +51,7 @@ void cli_longopts(struct option *out, const struct option *own, bool daemon)
                       : op->cli[0] == '[' ? optional_argument
                                           : no_argument;
         out[n++] = (struct option){op->name, has_arg, NULL, O_JOB + 2 * i};
-        if (op->kind == TSR_KIND_SWITCH) { /* --no-NAME; the name lives as long as the list */
+        if (tsr_option_has_no(op)) { /* --no-NAME; the name lives as long as the list */
             static char no[TSR_NOPTIONS][40];
             snprintf(no[i], sizeof no[i], "no-%s", op->name);
             out[n++] = (struct option){no[i], no_argument, NULL, O_JOB + 2 * i + 1};
@@ -65,7 +65,7 @@ int cli_apply_flag(const flag *f, const tsr_puzzle *pz, tsr_options *o)
     if (f->code < O_JOB)
         return 0; /* not a job option: the command's own */
     const tsr_option *op = &tsr_option_list[(f->code - O_JOB) / 2];
-    bool no = (f->code - O_JOB) % 2 == 1; /* --no-NAME: the switch off */
+    bool no = (f->code - O_JOB) % 2 == 1; /* --no-NAME: the option off */
     tsr_err err = {{0}};
     if (tsr_option_parse_text(o, op, no ? "off" : f->arg, pz, &err) != 0)
         return cli_usage_error("%s", err.msg);

@@ -384,12 +384,14 @@ int tsr_option_read_json(tsr_options *opt, const tsr_option *op, const json_t *v
 
 const char *tsr_option_flag_text(const tsr_option *op, char *buf, size_t size)
 {
-    if (op->kind == TSR_KIND_SWITCH)
-        snprintf(buf, size, "--%s, --no-%s", op->name, op->name);
+    if (tsr_option_has_no(op))
+        snprintf(buf, size, "--%s%s, --no-%s", op->name, op->cli, op->name);
     else
         snprintf(buf, size, "--%s%s", op->name, op->cli);
     return buf;
 }
+
+bool tsr_option_has_no(const tsr_option *op) { return (kinds[op->kind].text & TEXT_OFF) != 0; }
 
 /* The JSON value command-line text spells for a kind; NULL text: the
  * value --name alone stands for (NULL when there is none).  Any bytes make

@@ -166,6 +166,11 @@ check "help options lists the flags" 'grep -q -- "--no-nof" "$tmp/out" && grep -
 check "a bad value names the flag and the text" '[ $rc -eq 2 ] && grep -q "^tessera: --limit: expected an integer >= 0, got .x.$" "$tmp/err"'
 "$T" solve -q --json --no-nof --volume --parity=off --redundancy=off "$S/puzzles/soma-cube.json" >"$tmp/out"
 check "flags without values and --no-" 'grep -q "nof=off volume=once" "$tmp/out" && grep -q "redundancy=off" "$tmp/out"'
+"$T" solve -q --json --no-volume --no-parity --no-redundancy "$S/puzzles/soma-cube.json" >"$tmp/out"
+check "--no- on options that take off" 'grep -q "volume=off vtrigger=0 parity=0 " "$tmp/out" && grep -q "redundancy=off" "$tmp/out" && grep -q "\"solutions\": *480" "$tmp/out"'
+"$T" solve -q --threads=1 --unique=raw --stats --pieces=3 "$S/tests/fixtures/lattices/polyhexes-1234-diamond-ring.json" >"$tmp/out"
+"$T" solve -q --threads=1 --unique=raw --stats --no-pieces "$S/tests/fixtures/lattices/polyhexes-1234-diamond-ring.json" >"$tmp/out2"
+check "E's pieces from a level, and --no-pieces" 'grep -q "^solutions: 335348 (raw)" "$tmp/out" && grep -q " pieces=3 redundancy=" "$tmp/out" && grep -q "^solutions: 335348 (raw)" "$tmp/out2" && grep -q "fit=off pairs=on redundancy=" "$tmp/out2"'
 "$T" solve --pairs --goal=2 "$S/puzzles/soma-cube.json" 2>"$tmp/err" >/dev/null; rc=$?
 check "the two-piece table refuses partial assemblies" '[ $rc -eq 2 ] && grep -q "option .pairs. needs complete solutions (goal 0)" "$tmp/err"'
 "$T" solve -q --threads=1 --unique=raw --pairs "$S/tests/fixtures/lattices/tetrahexes-7x4.json" >"$tmp/out"

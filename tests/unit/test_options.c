@@ -217,7 +217,10 @@ START_TEST(accepts)
     ck_assert_str_eq(tsr_option_flag_text(tsr_option_find("nof"), buf, sizeof buf),
                      "--nof, --no-nof");
     ck_assert_str_eq(tsr_option_flag_text(tsr_option_find("volume"), buf, sizeof buf),
-                     "--volume[=N|once|off]");
+                     "--volume[=N|once|off], --no-volume");
+    ck_assert_str_eq(tsr_option_flag_text(tsr_option_find("fila"), buf, sizeof buf), "--fila=N");
+    ck_assert(tsr_option_has_no(tsr_option_find("pieces")));
+    ck_assert(!tsr_option_has_no(tsr_option_find("memo")));
 }
 END_TEST
 
