@@ -64,6 +64,9 @@ done
 # the machine's CPUs: thread scaling on a search long enough that the
 # preparation and the pool's start and end do not count
 if [ -n "${BENCH_LONG:-}" ]; then
+    # a node on triangles against squares, both in 128-bit fields
+    # (tests/fixtures/lattices/polysolve/README.md, nodes per second)
+    rows+=("tests/fixtures/lattices/speed/onesided-hexiamonds-12x5-hole|default|--engine=plain|1")
     for t in 1 2 4 8 16 32 64; do
         if [ "$t" -le "$ncpu" ]; then
             rows+=("onesided-pentominoes-5x18|pool|--threads=$t|$t")
