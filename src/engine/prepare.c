@@ -1026,11 +1026,10 @@ static int build_pairs(tsr_solver *s, tsr_err *err)
 }
 
 /* E's pieces once the schedule is settled: off unless chosen or asked
- * for, and off without an E level to weigh them at, one with at least
- * `pieces` pieces left (as the two-piece
- * table is off where it cannot serve: the options in force say what
- * runs); asked for, the overlaps' table must be of a size a search may
- * hold, one per thread. */
+ * for, and off without an E level with at least `pieces` pieces left to
+ * weigh them at (as the two-piece table is off where it cannot serve:
+ * the options in force say what runs); asked for, the overlaps' table
+ * must be of a size a search may hold, one per thread. */
 static int check_pieces(tsr_solver *s, tsr_err *err)
 {
     tsr_options *o = &s->opt;
