@@ -619,8 +619,8 @@ END_TEST
 
 /* E's pieces, asked for: they change the tree (the ring's 4.20M nodes to
  * 2.48M at every E level, 2.52M from five pieces left up, not its
- * count), and where no level of the schedule is E they are off, and the
- * configuration says so. */
+ * count), and where no level of the schedule is E (or none with as many
+ * pieces left as asked) they are off, and the configuration says so. */
 START_TEST(pieces_where_asked)
 {
     tsr_puzzle *pz = load("../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", NULL);
@@ -650,16 +650,21 @@ START_TEST(pieces_where_asked)
                   "%llu nodes with E's pieces at every level, %llu from 5 left, %llu without",
                   (unsigned long long)nodes[1], (unsigned long long)nodes[2],
                   (unsigned long long)nodes[0]);
-    tsr_options opt;
-    tsr_options_init(&opt);
-    opt.pieces = 1;
-    snprintf(opt.order, sizeof opt.order, "s:f=11");
-    tsr_solver *s = NULL;
-    tsr_err err = {{0}};
-    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
-    ck_assert_ptr_null(strstr(tsr_solver_config(s), "pieces"));
-    ck_assert_int_eq(tsr_solver_options(s)->pieces, 0);
-    tsr_solver_free(s);
+    /* no E level: F below the root; no E level with 12 pieces left (E
+     * runs from 11 down) */
+    for (int c = 0; c < 2; c++) {
+        tsr_options opt;
+        tsr_options_init(&opt);
+        opt.pieces = c == 0 ? 1 : 12;
+        if (c == 0)
+            snprintf(opt.order, sizeof opt.order, "s:f=11");
+        tsr_solver *s = NULL;
+        tsr_err err = {{0}};
+        ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+        ck_assert_ptr_null(strstr(tsr_solver_config(s), "pieces"));
+        ck_assert_int_eq(tsr_solver_options(s)->pieces, 0);
+        tsr_solver_free(s);
+    }
     tsr_puzzle_free(pz);
 }
 END_TEST
