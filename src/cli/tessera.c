@@ -139,13 +139,22 @@ static void print_usage(FILE *f)
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as a shell reports it */
 
-/* Set by the SIGINT handler, read by the search's callbacks. */
-static volatile sig_atomic_t interrupted;
+/* Set by the SIGINT handler, read by the search's callbacks.  The handler
+ * may run on any thread and the callbacks run on the pool's workers, so a
+ * volatile sig_atomic_t (promised only to the interrupted thread) is not
+ * enough: a lock-free atomic is async-signal-safe and seen everywhere. */
+static atomic_int interrupted_flag;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs a lock-free atomic int");
 
 static void on_sigint(int sig)
 {
     (void)sig;
-    interrupted = 1;
+    atomic_store_explicit(&interrupted_flag, 1, memory_order_relaxed);
+}
+
+static bool interrupted(void)
+{
+    return atomic_load_explicit(&interrupted_flag, memory_order_relaxed) != 0;
 }
 
 typedef struct cli {
@@ -197,7 +206,7 @@ static int on_solution(void *ctx, const tsr_solution *s)
 static int on_progress(void *ctx, const tsr_stats *st)
 {
     cli *c = ctx;
-    if (interrupted)
+    if (interrupted())
         return 1;
     if (!c->progress || st->seconds < 2 || (!c->tty && st->seconds - c->progress_at < 9.75))
         return 0;
@@ -257,10 +266,10 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
         json_object_set_new(o, "seconds", json_real(st->seconds));
         json_object_set_new(o, "complete", json_boolean(!st->stopped && c->sample_trials == 0));
         json_object_set_new(o, "fraction", json_real(st->fraction));
-        json_object_set_new(o, "interrupted", json_boolean(interrupted));
+        json_object_set_new(o, "interrupted", json_boolean(interrupted()));
         /* as the daemon's job object says it (docs/api.md) */
         json_object_set_new(o, "limit_reached",
-                            json_boolean(st->stopped && !interrupted && opt->limit > 0 &&
+                            json_boolean(st->stopped && !interrupted() && opt->limit > 0 &&
                                          st->solutions >= (uint64_t)opt->limit));
         json_object_set_new(o, "config", s ? json_string(tsr_solver_config(s)) : json_null());
         if (c->stats) {
@@ -285,9 +294,9 @@ static void print_summary(const cli *c, const tsr_solver *s, const tsr_options *
                     (unsigned long long)st->attempts[p], (unsigned long long)st->fits[p]);
     char how[96] = "", pct[32];
     tsr_fraction_text(st->fraction, pct, sizeof pct);
-    if (interrupted && s == NULL)
+    if (interrupted() && s == NULL)
         snprintf(how, sizeof how, ", interrupted while preparing the search");
-    else if (interrupted)
+    else if (interrupted())
         snprintf(how, sizeof how, ", interrupted at %s of the search", pct);
     else if (st->stopped && c->sample_trials == 0)
         snprintf(how, sizeof how, ", stopped early at %s of the search", pct);
@@ -376,7 +385,7 @@ static int read_job(const char *file, const flag *flags, int nflags, cli *c, tsr
 static int sigint_asked(void *ctx)
 {
     (void)ctx;
-    return interrupted;
+    return interrupted();
 }
 
 /* Ctrl-C stops the pool as the daemon's pause does: the flag asks for a
@@ -385,13 +394,13 @@ static int sigint_asked(void *ctx)
 static int sigint_wanted(void *ctx)
 {
     (void)ctx;
-    return interrupted;
+    return interrupted();
 }
 
 static int sigint_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const tsr_stats *st)
 {
     (void)ctx, (void)tasks, (void)ntasks, (void)st;
-    return interrupted;
+    return interrupted();
 }
 
 /* The whole search on the pool, as tsr_pool_run, stopping on Ctrl-C. */
@@ -523,7 +532,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_stop stop = {sigint_asked, NULL};
     double t0 = base_now();
     rc = tsr_solver_prepare(pz, &opt, m == NULL ? &stop : NULL, &s, &err);
-    if (rc == TSR_ECANCELED && interrupted) { /* Ctrl-C while preparing */
+    if (rc == TSR_ECANCELED && interrupted()) { /* Ctrl-C while preparing */
         tsr_stats none = {.stopped = true, .seconds = base_now() - t0};
         print_summary(&c, NULL, &opt, &none, file, NULL);
         tsr_puzzle_free(pz);
@@ -583,7 +592,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     tsr_puzzle_free(pz);
     if (c.write_failed)
         return 1; /* the output is incomplete */
-    if (rc == 0 && interrupted)
+    if (rc == 0 && interrupted())
         return EXIT_INTERRUPTED;
     return rc == 0 ? 0 : rc == TSR_EINVAL ? EXIT_USAGE : 1;
 }

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +60,15 @@ typedef struct clu_cluster clu_cluster;
 #endif
 
 
-static volatile sig_atomic_t stop_signal;
+/* The signal that asks the daemon to stop, 0 until one comes.  The kernel
+ * may run the handler on any thread (a worker's as well as main's), so a
+ * volatile sig_atomic_t, which C promises only to the interrupted thread,
+ * is not enough: a lock-free atomic is both async-signal-safe and seen by
+ * the main loop (ThreadSanitizer caught the race in test_auth.py). */
+static atomic_int stop_signal;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs a lock-free atomic int");
 
-static void on_signal(int sig) { stop_signal = sig; }
+static void on_signal(int sig) { atomic_store(&stop_signal, sig); }
 
 static void http_log(void *ctx, const char *line)
 {
@@ -389,7 +396,7 @@ static int resolve_paths(settings *st)
 static void serve(jm_manager *jm, clu_cluster **cl)
 {
     char status[256];
-    for (int ticks = 1; !stop_signal; ticks++) {
+    for (int ticks = 1; !atomic_load(&stop_signal); ticks++) {
         usleep(MAIN_TICK_MS * 1000);
 #ifdef HAVE_MPI
         if (cl != NULL)
@@ -475,7 +482,7 @@ static int daemon_main(int argc, char **argv, clu_cluster **cl)
     serve(jm, cl);
 
     fprintf(stderr, "tesserad: %s: stopping; running jobs take a final checkpoint\n",
-            stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+            atomic_load(&stop_signal) == SIGINT ? "SIGINT" : "SIGTERM");
     sd_notify(0, "STOPPING=1");
     srv_stop(srv);
     jm_shutdown(jm);
