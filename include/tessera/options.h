@@ -84,8 +84,8 @@
       "volume filter: off, once before the search (\"once\", or the flag without a value), "       \
       "or after each placement while N or more pieces remain")                                     \
     X(parity,     PARITY, 0,    INT_MAX,       TSR_AUTO,                                           \
-      TSR_OPT_ENGINE, "[=N|off]",                                                                  \
-      "parity backtrack trigger: off, at every level (true, or the flag without a value), "        \
+      TSR_OPT_ENGINE, "[=N|on|off]",                                                               \
+      "parity backtrack trigger: off, at every level (true, on, or the flag without a value), "    \
       "or while N or more pieces remain")                                                          \
     X(vtrigger,   INT,    0,    INT_MAX,       0,                                                  \
       TSR_OPT_ENGINE, "=N",                                                                        \
@@ -107,9 +107,9 @@
       TSR_OPT_ENGINE, "",                                                                          \
       "two-piece table in FILA: drop the nodes whose two pieces left cannot fill the holes")      \
     X(pieces,     PARITY, 0,    INT_MAX,       TSR_AUTO,                                           \
-      TSR_OPT_ENGINE, "[=N|off]",                                                                  \
+      TSR_OPT_ENGINE, "[=N|on|off]",                                                               \
       "E weighs the pieces too: branch on a piece that fits fewer ways than every hole, and "      \
-      "stop where a piece fits nowhere: off, at every E level (true, or the flag without a "       \
+      "stop where a piece fits nowhere: off, at every E level (true, on, or the flag without a "   \
       "value), or while N or more pieces remain")                                                  \
     X(memo,       INT,    0,    6,             TSR_AUTO,                                           \
       TSR_OPT_ENGINE, "=N",                                                                        \

@@ -341,7 +341,8 @@ static json_t *value_store(const tsr_options *o, const tsr_option *op)
 
 /* What command-line text spells (besides a string). */
 #define TEXT_NUMBER 1u /* decimal text is an integer */
-#define TEXT_OFF 2u    /* "off" is false */
+#define TEXT_OFF 2u    /* "off" and "false" are false */
+#define TEXT_ON 4u     /* "on" and "true" are true */
 
 static const struct kind {
     const char *name;    /* in GET /api/v1/options */
@@ -363,8 +364,8 @@ static const struct kind {
                          true,
                          "[{\"value\": false, \"text\": \"off\"},"
                          " {\"value\": \"once\", \"text\": \"before the search\"}]"},
-    [TSR_KIND_PARITY] = {"parity", read_parity, value_parity, "true", TEXT_NUMBER | TEXT_OFF,
-                         true,
+    [TSR_KIND_PARITY] = {"parity", read_parity, value_parity, "true",
+                         TEXT_NUMBER | TEXT_OFF | TEXT_ON, true,
                          "[{\"value\": false, \"text\": \"off\"},"
                          " {\"value\": true, \"text\": \"at every level\"}]"},
     [TSR_KIND_PIECE] = {"piece", read_piece, value_text, "true", TEXT_OFF, false,
@@ -400,8 +401,10 @@ static json_t *text_value(const struct kind *k, const char *text)
 {
     if (text == NULL)
         return k->bare ? json_loads(k->bare, JSON_DECODE_ANY, NULL) : NULL;
-    if ((k->text & TEXT_OFF) && strcmp(text, "off") == 0)
+    if ((k->text & TEXT_OFF) && (strcmp(text, "off") == 0 || strcmp(text, "false") == 0))
         return json_false();
+    if ((k->text & TEXT_ON) && (strcmp(text, "on") == 0 || strcmp(text, "true") == 0))
+        return json_true();
     if (k->text & TEXT_NUMBER) {
         char *end;
         errno = 0;

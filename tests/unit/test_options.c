@@ -374,6 +374,10 @@ START_TEST(cli_words)
         {"parity", "1", "true"},      {"nof", NULL, "true"},          {"nof", "off", "false"},
         {"redundancy", NULL, "true"}, {"redundancy", "off", "false"}, {"store", "none", "0"},
         {"store", "all", "\"all\""},  {"unique", "raw", "\"raw\""},   {"limit", "+7", "7"},
+        /* the words JSON's booleans read as, where the JSON takes them */
+        {"parity", "true", "true"},   {"parity", "on", "true"},       {"parity", "false", "false"},
+        {"pieces", "true", "true"},   {"pieces", "on", "true"},       {"pieces", "false", "false"},
+        {"volume", "false", "false"}, {"redundancy", "false", "false"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const tsr_option *op = tsr_option_find(cases[i].name);
