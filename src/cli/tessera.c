@@ -381,17 +381,12 @@ static int read_job(const char *file, const flag *flags, int nflags, cli *c, tsr
     return rc;
 }
 
-/* Ctrl-C during preparation: preparation asks this as it goes. */
-static int sigint_asked(void *ctx)
-{
-    (void)ctx;
-    return interrupted();
-}
-
-/* Ctrl-C stops the pool as the daemon's pause does: the flag asks for a
- * checkpoint (polled every few milliseconds), and the checkpoint ends the
- * run with every worker parked, so the counts are those of the work done. */
-static int sigint_wanted(void *ctx)
+/* Ctrl-C, as the two places that poll for it ask: preparation (a
+ * tsr_stop) as it goes, and the pool (checkpoint_wanted), which stops as
+ * the daemon's pause does: the flag asks for a checkpoint (polled every
+ * few milliseconds), and the checkpoint ends the run with every worker
+ * parked, so the counts are those of the work done. */
+static int sigint_seen(void *ctx)
 {
     (void)ctx;
     return interrupted();
@@ -407,7 +402,7 @@ static int sigint_checkpoint(void *ctx, const tsr_task *tasks, int ntasks, const
 static int pool_run(const tsr_solver *s, int threads, const tsr_callbacks *cb, tsr_stats *st)
 {
     tsr_task root = {0, NULL, 1.0};
-    tsr_pool_hooks hk = {.checkpoint_wanted = sigint_wanted, .checkpoint = sigint_checkpoint};
+    tsr_pool_hooks hk = {.checkpoint_wanted = sigint_seen, .checkpoint = sigint_checkpoint};
     int rc = tsr_pool_search(s, threads, &root, 1, cb, &hk, st);
     if (rc == 0 && !st->stopped)
         st->fraction = 1; /* exactly, whatever the rounding */
@@ -529,7 +524,7 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         sigaction(SIGINT, &sa, NULL);
     }
     tsr_solver *s = NULL;
-    tsr_stop stop = {sigint_asked, NULL};
+    tsr_stop stop = {sigint_seen, NULL};
     double t0 = base_now();
     rc = tsr_solver_prepare(pz, &opt, m == NULL ? &stop : NULL, &s, &err);
     if (rc == TSR_ECANCELED && interrupted()) { /* Ctrl-C while preparing */
