@@ -450,6 +450,10 @@ static inline uint64_t pdep64(uint64_t v, uint64_t m)
  * entries at their end, so that a vector may load or store whole vectors
  * from any entry of a list. */
 #define FILA_PAD 8
+/* A build reserves its lists' entries at once up to this many (fila_impl.h:
+ * presize): 40 MB of 128-bit masks and image numbers, of address space
+ * (only the entries written are memory) */
+#define FILA_PRESIZE_MAX ((size_t)1 << 21)
 
 #if defined(__AVX2__) && !(defined(__AVX512F__) && defined(__AVX512VL__))
 /* For each 4-bit mask, the lanes it selects, in order, one per byte. */

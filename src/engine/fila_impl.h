@@ -76,6 +76,19 @@ static int FLN(emit)(fila *f, uint32_t *off, uint64_t *pres, int **eimg, size_t 
     return 0;
 }
 
+/* Room for `entries` list entries in an entry array pair (emit's), when
+ * that is at most FILA_PRESIZE_MAX (else they grow as emit writes). */
+static int FLN(presize)(int **eimg, size_t *capi, MASK **emask, size_t *capm, size_t entries)
+{
+    if (entries == 0 || entries > FILA_PRESIZE_MAX)
+        return 0;
+    if (base_grow((void **)eimg, capi, entries - 1, sizeof **eimg, entries, 0) != 0 ||
+        base_grow((void **)emask, capm, entries + FILA_PAD - 1, sizeof **emask,
+                  entries + FILA_PAD, 0) != 0)
+        return TSR_ENOMEM;
+    return 0;
+}
+
 static inline void FLN(count_add)(MASK c[3], MASK m);
 
 static int FLN(fila_build)(fila *f)
@@ -224,6 +237,22 @@ static int FLN(fila_build)(fila *f)
         nus += (size_t)f->freen[b] + 1;
         nos += (size_t)f->ofreen[b] + 1;
     }
+    /* room for the entries at once, as many as the lists could hold (the
+     * images covering each bit, once per state of its neighbours), up to
+     * FILA_PRESIZE_MAX entries: growing by doubling copied them again and
+     * again (a quarter of a small puzzle's page faults); room reserved
+     * and never written costs no memory */
+    size_t ubound = (size_t)f->nimg, obound = 0;
+    for (int b = 0; b < V; b++) {
+        size_t n = (size_t)(f->cover_off[b + 1] - f->cover_off[b]);
+        ubound += n * ((size_t)f->freen[b] + 1);
+        obound += n * ((size_t)f->ofreen[b] + 1);
+    }
+    if ((need_u && FLN(presize)(&f->uimg, &f->cap_uimg, &f->FLN(umask), &f->FLN(cap_umask),
+                                ubound) != 0) ||
+        (need_o && FLN(presize)(&f->oimg, &f->cap_oimg, &f->FLN(omask), &f->FLN(cap_omask),
+                                obound) != 0))
+        return TSR_ENOMEM;
     int rc = 0;
     if (need_u) {
         uint32_t *o = realloc(f->uoff, nus * (size_t)(Q + 1) * sizeof *o);
