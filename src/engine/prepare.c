@@ -355,19 +355,28 @@ static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget
         bool shared = fila_can_build(f, d);
         total = !shared || fila_probe_begin(f, d) == 0 ? options : -1;
         dlx_cover_column(d, root);
+        /* shared lists place each child's row themselves: the matrix is
+         * asked only whether FILA takes the children, and as each places
+         * one copy into the same state the first answers for all */
+        int take = -1;
         for (int x = dlx_first(d, root); x >= 0 && total >= 0; x = dlx_next(d, x)) {
             if ((cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) ||
                 prep_asked(s)) {
                 total = -1; /* not wanted after all: the caller drops it */
                 break;
             }
-            dlx_select(d, x);
+            bool select = !shared || take < 0;
+            if (select) {
+                dlx_select(d, x);
+                take = take < 0 ? fila_can_take(f, d) : take;
+            }
             double sub = -1;
-            if (fila_can_take(f, d) && shared)
+            if (shared && take)
                 sub = fila_estimate(f, dlx_row_of(d, x), per_child, &rng);
-            else if (fila_can_take(f, d) && fila_probe_begin(f, d) == 0)
+            else if (!shared && fila_can_take(f, d) && fila_probe_begin(f, d) == 0)
                 sub = fila_estimate(f, -1, per_child, &rng);
-            dlx_unselect(d, x);
+            if (select)
+                dlx_unselect(d, x);
             total = sub < 0 ? -1 : total + sub;
         }
         dlx_uncover_column(d, root);
