@@ -436,15 +436,14 @@ static int check_fits(const char *file, const tsr_puzzle *pz, const tsr_solver *
     return rc == 0 ? 0 : rc == TSR_ENOMEM ? 1 : EXIT_USAGE;
 }
 
-/* tessera solve; m: this is rank 0 of an MPI job (--mpi), else NULL. */
 /* A solve allocates its lists and matrices several times while it
  * prepares (once for each estimate), then once more on the worker that
  * searches.  By default glibc gives that worker an arena of its own and
  * hands large freed blocks back to the kernel, so the worker touches
  * fresh pages where the preparation's freed ones would do; where a page's
  * first touch costs microseconds (3 on the virtual machines we test on),
- * that was a twentieth of a small puzzle's time (960 page faults on the
- * hexiamonds' 6x6, 590 once memory is reused).  On one thread only: with
+ * that was a twentieth of a small puzzle's time (the hexiamonds' 6x6:
+ * 953 page faults, 589 with one arena).  On one thread only: with
  * several, an arena each keeps one worker's hot data off the cache lines
  * of another's. */
 static void reuse_memory(int threads)
@@ -459,6 +458,7 @@ static void reuse_memory(int threads)
 #endif
 }
 
+/* tessera solve; m: this is rank 0 of an MPI job (--mpi), else NULL. */
 static int cmd_solve(int argc, char **argv, cli_mpi *m)
 {
     static const struct option own[] = {

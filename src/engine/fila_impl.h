@@ -240,7 +240,7 @@ static int FLN(fila_build)(fila *f)
     /* room for the entries at once, as many as the lists could hold (the
      * images covering each bit, once per state of its neighbours), up to
      * FILA_PRESIZE_MAX entries: growing by doubling copied them again and
-     * again (a quarter of a small puzzle's page faults); room reserved
+     * again (a fifth of a small puzzle's page faults); room reserved
      * and never written costs no memory */
     size_t ubound = (size_t)f->nimg, obound = 0;
     for (int b = 0; b < V; b++) {
