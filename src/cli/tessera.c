@@ -541,7 +541,8 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     }
     if (c.plain || c.trace) /* one thread, the preparation's estimates too */
         opt.threads = 1;
-    reuse_memory(opt.threads > 0 ? opt.threads : tsr_cpu_count());
+    int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
+    reuse_memory(threads);
     if (m == NULL) { /* a second Ctrl-C kills as usual; a write to a slow
                       * pipe goes on rather than fail with EINTR.  Set before
                       * preparing: a huge puzzle prepares for seconds */
@@ -582,7 +583,6 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
     if (c.trace)
         cb.trace = on_trace;
     tsr_stats st;
-    int threads = opt.threads > 0 ? opt.threads : tsr_cpu_count();
     json_t *cluster = NULL;
     if (c.sample_trials > 0)
         rc = tsr_solver_sample(s, c.sample_trials, c.sample_r, c.sample_seed, &cb, &st);

@@ -349,34 +349,35 @@ static double estimate_candidate(const tsr_solver *s, fila *f, int t, int budget
     if (root >= 0 && options >= dlx_need_of(d, root) && options > 0) {
         int per_child = budget / options > 16 ? budget / options : 16;
         uint64_t rng = 0x2545F4914F6CDD1Dull;
-        /* one build of the lists serves every child when the root's
-         * state fits FILA's fields (fila_estimate says why), else each
-         * child builds its own */
-        bool shared = fila_can_build(f, d);
+        /* one build of the lists serves every child when the root's state
+         * fits FILA's fields (fila_estimate says why), else each child
+         * builds its own.  Shared lists place each child's row themselves,
+         * and as each child places one copy into a state fila_can_build
+         * passed, the first tells whether FILA takes them all */
+        bool shared = fila_can_build(f, d), take = false;
         total = !shared || fila_probe_begin(f, d) == 0 ? options : -1;
         dlx_cover_column(d, root);
-        /* shared lists place each child's row themselves: the matrix is
-         * asked only whether FILA takes the children, and as each places
-         * one copy into the same state the first answers for all */
-        int take = -1;
-        for (int x = dlx_first(d, root); x >= 0 && total >= 0; x = dlx_next(d, x)) {
+        int x0 = dlx_first(d, root);
+        if (shared && x0 >= 0) {
+            dlx_select(d, x0);
+            take = fila_can_take(f, d);
+            dlx_unselect(d, x0);
+        }
+        for (int x = x0; x >= 0 && total >= 0; x = dlx_next(d, x)) {
             if ((cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed)) ||
                 prep_asked(s)) {
                 total = -1; /* not wanted after all: the caller drops it */
                 break;
             }
-            bool select = !shared || take < 0;
-            if (select) {
-                dlx_select(d, x);
-                take = take < 0 ? fila_can_take(f, d) : take;
-            }
             double sub = -1;
-            if (shared && take)
-                sub = fila_estimate(f, dlx_row_of(d, x), per_child, &rng);
-            else if (!shared && fila_can_take(f, d) && fila_probe_begin(f, d) == 0)
-                sub = fila_estimate(f, -1, per_child, &rng);
-            if (select)
+            if (shared) {
+                sub = take ? fila_estimate(f, dlx_row_of(d, x), per_child, &rng) : -1;
+            } else {
+                dlx_select(d, x);
+                if (fila_can_take(f, d) && fila_probe_begin(f, d) == 0)
+                    sub = fila_estimate(f, -1, per_child, &rng);
                 dlx_unselect(d, x);
+            }
             total = sub < 0 ? -1 : total + sub;
         }
         dlx_uncover_column(d, root);
