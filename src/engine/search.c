@@ -235,6 +235,27 @@ static int leaf(void *ctx, const int *extra, int nextra)
     run *r = ctx;
     const tsr_solver *s = r->s;
     bool classes = r->cb && r->cb->found;
+    if (classes && r->cb->found_any_order && r->walk.depth == 0 && s->quick != NULL &&
+        s->opt.goal == 0) {
+        /* FILA placed every image and a caller that only counts takes the
+         * class: when a quick image settles it, the images are read where
+         * FILA keeps them (srch_leaf_solutions would copy them first: 2.4%
+         * of the polyhex ring's instructions) */
+        bool quick = false;
+        for (int i = 0; i < nextra; i++)
+            quick |= s->quick[extra[i]];
+        if (quick) {
+#ifdef TSR_DEBUG
+            int n; /* the long way counts the same (and checks the class) */
+            assert(srch_leaf_solutions(s, r->walk.path, 0, extra, nextra, r->walk.sol, &n,
+                                       r->walk.scratch, NULL, true) == s->quick_count);
+#endif
+            r->st->classes++;
+            r->st->digest += srch_class_digest(s->digest_tab, extra, nextra, s->quick_count);
+            report_class(r, extra, nextra, s->quick_count);
+            return r->stop;
+        }
+    }
     int n, m = srch_leaf_solutions(s, r->walk.path, r->walk.depth, extra, nextra, r->walk.sol, &n,
                                    r->walk.scratch, classes ? NULL : r->expand,
                                    !classes || !r->cb->found_any_order);
