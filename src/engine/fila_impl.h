@@ -899,6 +899,7 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
         kid[m].FLN(w) = (FLN(fila_kid)){.co = co, .csh = csh, .i = i, .ls = ls};
         m += csh != 0;
     }
+    lv->live = m; /* what fila_donate may give away: the children this pass kept */
     if (last)
         f->attempts[p - 1] += dead_tries;
     for (uint32_t j = 0; j < m; j++) {
@@ -1168,10 +1169,25 @@ static int FLN(fila_donate_level)(fila *f, int q, double cw, int *images, int np
     for (int k = f->top - 1; k >= q; k--) /* the levels above q */
         images[n++] = f->igid[f->stack[k]];
     int tasks = 0;
-    for (uint32_t i = lv->i + 1; i < lv->n; i++) {
-        images[n] = f->igid[lv->ei[lv->fit[i]]];
-        donate(ctx, images, n + 1, cw);
-        tasks++;
+    if (lv->live == LV_ALL_LIVE) {
+        for (uint32_t i = lv->i + 1; i < lv->n; i++) {
+            images[n] = f->igid[lv->ei[lv->fit[i]]];
+            donate(ctx, images, n + 1, cw);
+            tasks++;
+        }
+    } else {
+        /* only the children the first pass kept: the others it dropped
+         * uncounted (no list set, the two-piece table, no leaf), and a
+         * replay of one would count the nodes the pass pruned */
+        const fila_kid *kid = f->kidp[q];
+        for (uint32_t j = 0; j < lv->live; j++) {
+            uint32_t i = kid[j].FLN(w).i;
+            if (i <= lv->i)
+                continue;
+            images[n] = f->igid[lv->ei[lv->fit[i]]];
+            donate(ctx, images, n + 1, cw);
+            tasks++;
+        }
     }
     lv->flags |= LV_CUT;
     f->event = 1;

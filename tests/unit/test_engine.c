@@ -1150,6 +1150,86 @@ START_TEST(runner_runs_tasks_in_turn)
 }
 END_TEST
 
+/* A split at every tick, each giving away the untried children of every
+ * live level: among them the levels whose first pass drops children (the
+ * two-piece table's, and those whose children are last), so that a task
+ * given away there must be a child the search would have called. */
+static int split_often(void *ctx)
+{
+    giveaway *g = ctx;
+    g->asked++;
+    return g->n < 3000 ? TSR_SPLIT_ALL : TSR_SPLIT_NONE;
+}
+
+/* The polyhex ring's tasks, given away at every tick of a search with the
+ * two-piece table and of each task's own search, add up to one run of it:
+ * solutions, nodes, digest and the attempts and fits of every level.  (A
+ * task given away there could once be a child the table had dropped
+ * uncounted; its replay counted the dead subtree's nodes: 27 more here,
+ * 13 to 44 more of 158 million on the polyhexes' 10x4 through the
+ * daemon.) */
+START_TEST(tasks_given_below_the_pairs_add_up)
+{
+    tsr_puzzle *pz = load("../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json", NULL);
+    tsr_options opt;
+    tsr_options_init(&opt);
+    opt.unique = TSR_UNIQUE_RAW;
+    tsr_solver *s = NULL;
+    tsr_err err = {{0}};
+    ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+    ck_assert_ptr_nonnull(strstr(tsr_solver_config(s), " pairs=on "));
+    tsr_stats ref;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, NULL, &ref), 0);
+
+    static giveaway g;
+    memset(&g, 0, sizeof g);
+    tsr_callbacks split = {.ctx = &g, .split_wanted = split_often, .donate = keep_task};
+    tsr_stats st;
+    ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &split, &st), 0);
+    uint64_t sols = st.solutions, nodes = st.nodes, digest = st.digest;
+    uint64_t *att = calloc((size_t)ref.levels, sizeof *att);
+    uint64_t *fits = calloc((size_t)ref.levels, sizeof *fits);
+    for (int p = 0; p < ref.levels; p++) {
+        att[p] = st.attempts[p];
+        fits[p] = st.fits[p];
+    }
+    tsr_stats_free(&st);
+
+    tsr_runner *rn = NULL;
+    ck_assert_int_eq(tsr_runner_new(s, &rn), 0);
+    for (int i = 0; i < g.n; i++) { /* g.n grows: the tasks give tasks away too */
+        ck_assert_int_eq(tsr_runner_run(rn, g.images[i], g.len[i], &split, &st), 0);
+        sols += st.solutions;
+        nodes += st.nodes;
+        digest += st.digest;
+        for (int p = 0; p < ref.levels; p++) {
+            att[p] += st.attempts[p];
+            fits[p] += st.fits[p];
+        }
+        tsr_stats_free(&st);
+    }
+    tsr_runner_free(rn);
+    int deep = 0; /* tasks given away from a level whose children have 2 pieces left */
+    for (int i = 0; i < g.n; i++)
+        deep += g.len[i] == 10;
+    ck_assert_uint_eq(sols, ref.solutions);
+    ck_assert_uint_eq(nodes, ref.nodes);
+    ck_assert_uint_eq(digest, ref.digest);
+    ck_assert_msg(deep > 0, "%d of %d tasks given away with 2 pieces left", deep, g.n);
+    for (int p = 0; p < ref.levels; p++) {
+        ck_assert_msg(att[p] == ref.attempts[p], "attempts[%d]: %llu, one run %llu", p,
+                      (unsigned long long)att[p], (unsigned long long)ref.attempts[p]);
+        ck_assert_msg(fits[p] == ref.fits[p], "fits[%d]: %llu, one run %llu", p,
+                      (unsigned long long)fits[p], (unsigned long long)ref.fits[p]);
+    }
+    free(att);
+    free(fits);
+    tsr_stats_free(&ref);
+    tsr_solver_free(s);
+    tsr_puzzle_free(pz);
+}
+END_TEST
+
 /* A stop hook that answers "stop" at its k-th question (never when k is
  * 0) and counts the questions; the candidates' estimates ask it from
  * several threads, hence the mutex. */
@@ -1312,6 +1392,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, estimate_and_durations);
     tcase_add_test(tc, estimate_stops_at_once);
     tcase_add_test(tc, runner_runs_tasks_in_turn);
+    tcase_add_test(tc, tasks_given_below_the_pairs_add_up);
     tcase_add_test(tc, preparation_stops_at_any_question);
     tcase_add_test(tc, keys_sort_at_every_length);
     suite_add_tcase(s, tc);
