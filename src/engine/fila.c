@@ -41,8 +41,6 @@ typedef struct fila_level {
     const int *ei;        /* the lists' images (ordered or unordered) */
     uint32_t n;           /* children */
     uint32_t i;           /* the child being searched */
-    uint32_t live;        /* after a first pass (fila_impl.h: children), the children it
-                           * kept, in kidp[p]; else LV_ALL_LIVE */
     unsigned char flags;  /* LV_CUT, LV_DIRTY */
     uint32_t ngiven;      /* LV_CUT: siblings given away */
     uint32_t ndirty;      /* LV_DIRTY: dirty children so far ... */
@@ -50,7 +48,6 @@ typedef struct fila_level {
 } fila_level;
 
 enum { LV_CUT = 1, LV_DIRTY = 2 };
-#define LV_ALL_LIVE UINT32_MAX
 
 /* A child that a first pass over a node's children found alive (its first
  * hole has a list for the shapes left, fila_solve): which child it is, its
@@ -918,7 +915,6 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         f->mode[q] = (unsigned char)(16 * pairs + 8 * last + 4 * parity + 2 * f->single +
                                      f->ahead[q - 1]);
         f->lv[q].ei = f->ahead[q] ? f->oimg : f->uimg;
-        f->lv[q].live = LV_ALL_LIVE; /* a first pass (ahead[q - 1]) sets it at each node */
     }
     f->hp = hole_parity;
     parity_start(f);

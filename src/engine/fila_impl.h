@@ -899,7 +899,6 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
         kid[m].FLN(w) = (FLN(fila_kid)){.co = co, .csh = csh, .i = i, .ls = ls};
         m += csh != 0;
     }
-    lv->live = m; /* what fila_donate may give away: the children this pass kept */
     if (last)
         f->attempts[p - 1] += dead_tries;
     for (uint32_t j = 0; j < m; j++) {
@@ -1085,6 +1084,27 @@ static void FLN(fila_solve_at)(fila *f, int p, MASK o, uint64_t avail)
         FLN(fila_solve)(f, p, o, avail, off, shapes);
 }
 
+/* Would the first pass of level p (children) have kept its child of
+ * occupancy co with the shapes `left`?  It drops, uncounted, the children
+ * without a list set, those the two-piece table rejects and, where their
+ * children are leaves, those with none (whose attempts it counts itself).
+ * Work given away from level p includes such children, as its weight
+ * needs; the task of one must count nothing either. */
+static bool FLN(kept)(fila *f, int p, MASK co, uint64_t left)
+{
+    unsigned mode = f->mode[p];
+    if (!(mode & 1))
+        return true; /* no first pass at p */
+    int b = FLN(ctz)(~co);
+    size_t ls = (size_t)f->obase[b] + FLN(ext)(co, f->FLN(ozm)[b]);
+    uint64_t csh = f->opres[ls] & left;
+    if (csh == 0 || ((mode & 16) && !FLN(pairs_may)(f, co, left)))
+        return false;
+    uint32_t t;
+    return !(mode & 8) || FLN(gather_set)(f->FLN(omask), co, f->ooff + ls * ((size_t)f->Q + 1),
+                                         csh, f->fitp[p - 1], &t, 1) > 0;
+}
+
 /* A task's path inside FILA: at each level take the forced image (the one
  * of the task's images that covers the cell the heuristic picks), with the
  * weight the full search gives it, so that the task's subtree is searched
@@ -1141,7 +1161,9 @@ static void FLN(fila_replay)(fila *f, int p, MASK o, double w)
     } else {
         f->solve_top = q;
         f->w_top = cw;
-        if (parity)
+        /* a child of this search's node p: searched only if p's first
+         * pass kept it (kept), as in a run without tasks */
+        if (parity && (fimg < 0 || FLN(kept)(f, p, o, f->avail)))
             FLN(fila_solve_at)(f, q, o, f->avail);
     }
     for (int i = np - 1; i >= 0; i--) {
@@ -1169,25 +1191,10 @@ static int FLN(fila_donate_level)(fila *f, int q, double cw, int *images, int np
     for (int k = f->top - 1; k >= q; k--) /* the levels above q */
         images[n++] = f->igid[f->stack[k]];
     int tasks = 0;
-    if (lv->live == LV_ALL_LIVE) {
-        for (uint32_t i = lv->i + 1; i < lv->n; i++) {
-            images[n] = f->igid[lv->ei[lv->fit[i]]];
-            donate(ctx, images, n + 1, cw);
-            tasks++;
-        }
-    } else {
-        /* only the children the first pass kept: the others it dropped
-         * uncounted (no list set, the two-piece table, no leaf), and a
-         * replay of one would count the nodes the pass pruned */
-        const fila_kid *kid = f->kidp[q];
-        for (uint32_t j = 0; j < lv->live; j++) {
-            uint32_t i = kid[j].FLN(w).i;
-            if (i <= lv->i)
-                continue;
-            images[n] = f->igid[lv->ei[lv->fit[i]]];
-            donate(ctx, images, n + 1, cw);
-            tasks++;
-        }
+    for (uint32_t i = lv->i + 1; i < lv->n; i++) {
+        images[n] = f->igid[lv->ei[lv->fit[i]]];
+        donate(ctx, images, n + 1, cw);
+        tasks++;
     }
     lv->flags |= LV_CUT;
     f->event = 1;
