@@ -838,6 +838,34 @@ static inline bool FLN(pairs_may)(const fila *f, MASK co, uint64_t left)
     return pairs_may(f->plan->pairs, lo, hi, salt);
 }
 
+/* A first pass's look at a child of level p (children) with occupancy co
+ * and the shapes `left`: its list set (its first hole's) in *lsp, and
+ * that set's shapes, or 0 when the pass drops the child uncounted: no
+ * list set, the two-piece table says no (`pairs`), or, where the child's
+ * children are leaves (`last`), none fits; then their attempts are added
+ * to *deadp, as the child would have counted them.  `last` gathers them
+ * into the child's slice, where the child's own gather will find them. */
+static inline __attribute__((always_inline)) uint64_t
+FLN(child_set)(fila *f, int p, MASK co, uint64_t left, const bool pairs, const bool last,
+               uint32_t *lsp, uint64_t *deadp)
+{
+    int b = FLN(ctz)(~co);
+    uint32_t ls = (uint32_t)f->obase[b] + FLN(ext)(co, f->FLN(ozm)[b]);
+    uint64_t csh = f->opres[ls] & left;
+    *lsp = ls;
+    if (pairs && csh && !FLN(pairs_may)(f, co, left))
+        csh = 0;
+    if (last && csh) {
+        uint32_t t;
+        if (FLN(gather_set)(f->FLN(omask), co, f->ooff + (size_t)ls * ((size_t)f->Q + 1), csh,
+                            f->fitp[p - 1], &t, 1) == 0) {
+            *deadp += t;
+            csh = 0;
+        }
+    }
+    return csh;
+}
+
 /* The loop over a node's children fit[0 .. n) (entries of em/ei), for
  * fila_solve.  `parity` (whether the parity trigger checks a placement
  * here), `single` (f->single: no copies to count) and `ahead` (whether the
@@ -879,23 +907,8 @@ FLN(children)(fila *f, int p, MASK o, uint64_t avail, fila_level *lv, const uint
         if (!single && f->N[s] > 1)
             left = avail;
         MASK co = o | em[k];
-        int b = FLN(ctz)(~co);
-        uint32_t ls = (uint32_t)f->obase[b] + FLN(ext)(co, f->FLN(ozm)[b]);
-        uint64_t csh = f->opres[ls] & left;
-        if (pairs && csh && !FLN(pairs_may)(f, co, left))
-            csh = 0;
-        if (last && csh) {
-            /* the child's children are leaves: gather them now, into the
-             * child's slice, and call the child only when one fits (its
-             * own gather then counts them); the others' attempts are
-             * counted here, as the child would have */
-            uint32_t t;
-            if (FLN(gather_set)(f->FLN(omask), co, f->ooff + ls * Q1, csh, f->fitp[p - 1], &t,
-                                1) == 0) {
-                dead_tries += t;
-                csh = 0;
-            }
-        }
+        uint32_t ls;
+        uint64_t csh = FLN(child_set)(f, p, co, left, pairs, last, &ls, &dead_tries);
         kid[m].FLN(w) = (FLN(fila_kid)){.co = co, .csh = csh, .i = i, .ls = ls};
         m += csh != 0;
     }
@@ -1085,24 +1098,15 @@ static void FLN(fila_solve_at)(fila *f, int p, MASK o, uint64_t avail)
 }
 
 /* Would the first pass of level p (children) have kept its child of
- * occupancy co with the shapes `left`?  It drops, uncounted, the children
- * without a list set, those the two-piece table rejects and, where their
- * children are leaves, those with none (whose attempts it counts itself).
- * Work given away from level p includes such children, as its weight
- * needs; the task of one must count nothing either. */
+ * occupancy co with the shapes `left` (child_set)?  Work given away from
+ * level p includes the children it dropped, as its weight needs; the task
+ * of one must count nothing either. */
 static bool FLN(kept)(fila *f, int p, MASK co, uint64_t left)
 {
     unsigned mode = f->mode[p];
-    if (!(mode & 1))
-        return true; /* no first pass at p */
-    int b = FLN(ctz)(~co);
-    size_t ls = (size_t)f->obase[b] + FLN(ext)(co, f->FLN(ozm)[b]);
-    uint64_t csh = f->opres[ls] & left;
-    if (csh == 0 || ((mode & 16) && !FLN(pairs_may)(f, co, left)))
-        return false;
-    uint32_t t;
-    return !(mode & 8) || FLN(gather_set)(f->FLN(omask), co, f->ooff + ls * ((size_t)f->Q + 1),
-                                         csh, f->fitp[p - 1], &t, 1) > 0;
+    uint32_t ls;
+    uint64_t dead = 0; /* counted by the pass that gave the task away */
+    return !(mode & 1) || FLN(child_set)(f, p, co, left, mode & 16, mode & 8, &ls, &dead) != 0;
 }
 
 /* A task's path inside FILA: at each level take the forced image (the one
