@@ -96,9 +96,10 @@ static uint64_t est_next(est_walk *w) { return srch_rng_step(&w->rng); }
  * FILA's `extra` images.  Negative: an error code. */
 static int est_leaf(est_walk *w, const int *extra, int nextra)
 {
+    const int *ids;
     int n;
-    return srch_leaf_solutions(w->s, w->walk.path, w->walk.depth, extra, nextra, w->walk.sol, &n,
-                               w->walk.scratch, NULL, false);
+    return srch_leaf_solutions(w->s, w->walk.path, w->walk.depth, extra, nextra, w->walk.sol, &ids,
+                               &n, w->walk.scratch, NULL, false);
 }
 
 static int est_fila_leaf(void *ctx, const int *images, int n)

@@ -518,13 +518,21 @@ static int leaf_tables(tsr_solver *s)
     s->quick = malloc((size_t)(s->ip->nimages ? s->ip->nimages : 1));
     if (s->quick == NULL)
         return TSR_ENOMEM;
-    s->quick_count = sym_quick_accept(s->ip, s->g, s->ctype, s->ctype >= 0 ? s->keep : NULL, s->quick) > 0
-                         ? sym_count(s->g, s->mode_mask, 1)
-                         : -1;
+    int nq = sym_quick_accept(s->ip, s->g, s->ctype, s->ctype >= 0 ? s->keep : NULL, s->quick);
+    s->quick_count = nq > 0 ? sym_count(s->g, s->mode_mask, 1) : -1;
     if (s->quick_count < 0) {
         free(s->quick);
         s->quick = NULL;
+        return 0;
     }
+    /* every solution holds one image of the constrained type (quick is
+     * none otherwise), a kept one: when all those are quick, so is every
+     * leaf, and nobody need look */
+    const img_type *ty = &s->ip->types[s->ctype];
+    int nkept = 0;
+    for (int i = ty->first; i < ty->first + ty->nimages; i++)
+        nkept += s->keep[i] != 0;
+    s->quick_all = nq == nkept;
     return 0;
 }
 

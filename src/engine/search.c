@@ -195,37 +195,58 @@ static void report_class(run *r, const int *ids, int n, int count)
 
 /* What a leaf reports in the solver's mode (search_impl.h). */
 int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const int *extra,
-                        int nextra, int *sol, int *n, int *scratch, int *expand, bool sorted)
+                        int nextra, int *sol, const int **ids, int *n, int *scratch, int *expand,
+                        bool sorted)
 {
+    bool quick = false;
+    if (s->opt.goal == 0 && s->quick != NULL) {
+        quick = s->quick_all;
+#ifdef TSR_DEBUG
+        bool any = false; /* quick_all: some image is one */
+        for (int i = 0; i < depth; i++)
+            any |= s->quick[path[i]];
+        for (int i = 0; i < nextra; i++)
+            any |= s->quick[extra[i]];
+        assert(any || !quick);
+#endif
+        for (int i = 0; i < depth && !quick; i++)
+            quick |= s->quick[path[i]];
+        for (int i = 0; i < nextra && !quick; i++)
+            quick |= s->quick[extra[i]];
+        if (quick && expand == NULL && !sorted && depth == 0) {
+            /* FILA placed every image, and nobody reads them in order:
+             * they are counted where FILA keeps them, without a copy */
+            *ids = extra;
+            *n = nextra;
+            return s->quick_count;
+        }
+    }
     int k = 0; /* not *n: a store through n may alias sol, and the loops reload it */
     for (int i = 0; i < depth; i++)
         sol[k++] = path[i];
     for (int i = 0; i < nextra; i++)
         sol[k++] = extra[i];
     *n = k;
+    *ids = sol;
     if (s->opt.goal > 0)
         return 1;
-    uint64_t stab = 0;
-    bool quick = false;
-    if (s->quick != NULL)
-        for (int i = 0; i < k; i++)
-            quick |= s->quick[sol[i]];
     if (quick && expand == NULL && !sorted)
         return s->quick_count; /* the class's members, unsorted: nobody reads them */
-    sym_sort(sol, *n);
+    sym_sort(sol, k);
+    uint64_t stab = 0;
     if (quick) {
 #ifdef TSR_DEBUG
-        assert(sym_accept(s->ip, s->g, s->keep, sol, *n, scratch, &stab) && stab == 1);
+        assert(sym_accept(s->ip, s->g, s->keep, sol, k, scratch, &stab) && stab == 1);
 #endif
         if (expand == NULL)
             return s->quick_count;
-    } else if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, *n, scratch, &stab)) {
+    } else if (!sym_accept(s->ip, s->g, s->ctype >= 0 ? s->keep : NULL, sol, k, scratch, &stab)) {
         return 0;
     }
     /* only counted: the stabiliser tells how many, when every element
      * maps every solution to one */
     int m = expand == NULL && s->g->all_full ? sym_count(s->g, s->mode_mask, stab) : -1;
-    return m >= 0 ? m : sym_expand(s->ip, s->g, s->mode_mask, sol, *n, expand);
+    return m >= 0 ? m : sym_expand(s->ip, s->g, s->mode_mask, sol, k, expand);
 }
 
 /* A leaf of the run: its solutions reported one by one, or as one class
@@ -235,29 +256,9 @@ static int leaf(void *ctx, const int *extra, int nextra)
     run *r = ctx;
     const tsr_solver *s = r->s;
     bool classes = r->cb && r->cb->found;
-    if (classes && r->cb->found_any_order && r->walk.depth == 0 && s->quick != NULL &&
-        s->opt.goal == 0) {
-        /* FILA placed every image and a caller that only counts takes the
-         * class: when a quick image settles it, the images are read where
-         * FILA keeps them (srch_leaf_solutions would copy them first: 2.4%
-         * of the polyhex ring's instructions) */
-        bool quick = false;
-        for (int i = 0; i < nextra; i++)
-            quick |= s->quick[extra[i]];
-        if (quick) {
-#ifdef TSR_DEBUG
-            int n; /* the long way counts the same (and checks the class) */
-            assert(srch_leaf_solutions(s, r->walk.path, 0, extra, nextra, r->walk.sol, &n,
-                                       r->walk.scratch, NULL, true) == s->quick_count);
-#endif
-            r->st->classes++;
-            r->st->digest += srch_class_digest(s->digest_tab, extra, nextra, s->quick_count);
-            report_class(r, extra, nextra, s->quick_count);
-            return r->stop;
-        }
-    }
-    int n, m = srch_leaf_solutions(s, r->walk.path, r->walk.depth, extra, nextra, r->walk.sol, &n,
-                                   r->walk.scratch, classes ? NULL : r->expand,
+    const int *ids;
+    int n, m = srch_leaf_solutions(s, r->walk.path, r->walk.depth, extra, nextra, r->walk.sol,
+                                   &ids, &n, r->walk.scratch, classes ? NULL : r->expand,
                                    !classes || !r->cb->found_any_order);
     if (m < 0) {
         r->err = m;
@@ -267,13 +268,13 @@ static int leaf(void *ctx, const int *extra, int nextra)
         return r->stop;
     if (s->opt.goal == 0)
         r->st->classes++;
-    r->st->digest += srch_class_digest(s->digest_tab, r->walk.sol, n, m);
+    r->st->digest += srch_class_digest(s->digest_tab, ids, n, m);
     if (classes) {
         if (s->opt.goal > 0) /* srch_leaf_solutions sorted the others */
             sym_sort(r->walk.sol, n); /* a partial assembly too: a class is a sorted set */
-        report_class(r, r->walk.sol, n, m);
+        report_class(r, ids, n, m);
     } else if (s->opt.goal > 0) {
-        report(r, r->walk.sol, n);
+        report(r, ids, n);
     } else {
         for (int i = 0; i < m && !r->stop; i++)
             report(r, r->expand + (size_t)i * n, n);

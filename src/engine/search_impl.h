@@ -36,6 +36,7 @@ struct tsr_solver {
     unsigned char *keep;    /* redundancy filter flags */
     unsigned char *quick;   /* images that settle a leaf's acceptance (sym_quick_accept), NULL */
     int quick_count;        /* the solutions such a leaf counts in the mode */
+    bool quick_all;         /* every leaf holds a quick image */
     uint64_t *digest_tab;   /* per image: its hash and that hash mixed (srch_class_digest);
                                NULL on puzzles of over DIGEST_TAB_MAX images */
     unsigned char *alive;   /* images left after the root filters */
@@ -77,17 +78,20 @@ int srch_walk_init(srch_walk *w, const tsr_solver *s);
 void srch_walk_free(srch_walk *w);
 
 /* A leaf: the images placed above (path[0..depth)) and `extra` placed by
- * FILA, gathered into sol[0..*n).  Returns what the leaf reports in the
+ * FILA, n of them at *ids: gathered into sol, or `extra` itself where
+ * nothing reads them in order.  Returns what the leaf reports in the
  * solver's mode: for a partial assembly (--goal) 1, as found; for a whole
  * solution (sorted into its key) the number of solutions of its class in
  * the mode when it is the class's canonical member (written to `expand`
  * unless that is NULL), else 0; or a negative error code.  The search and
  * the estimator both count leaves with it.  Without `sorted` (a caller
  * that reads no image of the class, expand NULL) a solution that
- * sym_quick_accept settles is left unsorted: the sort was a fifth of a
- * leaf on the polyhex ring. */
+ * sym_quick_accept settles is left unsorted (the sort was a fifth of a
+ * leaf on the polyhex ring), and when FILA placed every image, uncopied
+ * (the copy was 2.4% of that ring's instructions). */
 int srch_leaf_solutions(const tsr_solver *s, const int *path, int depth, const int *extra,
-                        int nextra, int *sol, int *n, int *scratch, int *expand, bool sorted);
+                        int nextra, int *sol, const int **ids, int *n, int *scratch, int *expand,
+                        bool sorted);
 
 /* xorshift64*: the random choices of sampling and of the estimator, taken
  * at every node they visit, so inline. */
