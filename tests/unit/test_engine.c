@@ -21,6 +21,7 @@
 
 #include "engine/symmetry.h"
 #include "tessera/tessera.h"
+#include "stats_sum.h"
 
 #ifndef TSR_SRCDIR
 #define TSR_SRCDIR "."
@@ -1114,10 +1115,9 @@ START_TEST(runner_runs_tasks_in_turn)
     for (int i = 0; i < g.n; i++)
         deep |= g.len[i] > 3;
     ck_assert_msg(deep, "no task below the handoff");
-    uint64_t sols = st.solutions, nodes = st.nodes;
-    uint64_t *fits = calloc((size_t)ref.levels, sizeof *fits);
-    for (int p = 0; p < ref.levels; p++)
-        fits[p] = st.fits[p];
+    stats_sum sum;
+    stats_sum_init(&sum, ref.levels);
+    stats_sum_add(&sum, &st);
     tsr_stats_free(&st);
 
     tsr_runner *rn = NULL;
@@ -1131,19 +1131,12 @@ START_TEST(runner_runs_tasks_in_turn)
         tsr_stats_free(&st);
         ck_assert_int_eq(tsr_runner_run(rn, g.images[i], g.len[i], NULL, &st), 0);
         ck_assert(!st.stopped);
-        sols += st.solutions;
-        nodes += st.nodes;
-        for (int p = 0; p < ref.levels; p++)
-            fits[p] += st.fits[p];
+        stats_sum_add(&sum, &st);
         tsr_stats_free(&st);
     }
     tsr_runner_free(rn);
-    ck_assert_int_eq(sols, ref.solutions);
-    ck_assert_int_eq(nodes, ref.nodes);
-    for (int p = 0; p < ref.levels; p++)
-        ck_assert_msg(fits[p] == ref.fits[p], "fits[%d]: %llu, one run %llu", p,
-                      (unsigned long long)fits[p], (unsigned long long)ref.fits[p]);
-    free(fits);
+    stats_sum_check(&sum, &ref, "the tasks run in turn");
+    stats_sum_free(&sum);
     tsr_stats_free(&ref);
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
@@ -1186,44 +1179,25 @@ START_TEST(tasks_given_below_the_pairs_add_up)
     tsr_callbacks split = {.ctx = &g, .split_wanted = split_often, .donate = keep_task};
     tsr_stats st;
     ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &split, &st), 0);
-    uint64_t sols = st.solutions, nodes = st.nodes, digest = st.digest;
-    uint64_t *att = calloc((size_t)ref.levels, sizeof *att);
-    uint64_t *fits = calloc((size_t)ref.levels, sizeof *fits);
-    for (int p = 0; p < ref.levels; p++) {
-        att[p] = st.attempts[p];
-        fits[p] = st.fits[p];
-    }
+    stats_sum sum;
+    stats_sum_init(&sum, ref.levels);
+    stats_sum_add(&sum, &st);
     tsr_stats_free(&st);
 
     tsr_runner *rn = NULL;
     ck_assert_int_eq(tsr_runner_new(s, &rn), 0);
     for (int i = 0; i < g.n; i++) { /* g.n grows: the tasks give tasks away too */
         ck_assert_int_eq(tsr_runner_run(rn, g.images[i], g.len[i], &split, &st), 0);
-        sols += st.solutions;
-        nodes += st.nodes;
-        digest += st.digest;
-        for (int p = 0; p < ref.levels; p++) {
-            att[p] += st.attempts[p];
-            fits[p] += st.fits[p];
-        }
+        stats_sum_add(&sum, &st);
         tsr_stats_free(&st);
     }
     tsr_runner_free(rn);
     int deep = 0; /* tasks given away from a level whose children have 2 pieces left */
     for (int i = 0; i < g.n; i++)
         deep += g.len[i] == 10;
-    ck_assert_uint_eq(sols, ref.solutions);
-    ck_assert_uint_eq(nodes, ref.nodes);
-    ck_assert_uint_eq(digest, ref.digest);
     ck_assert_msg(deep > 0, "%d of %d tasks given away with 2 pieces left", deep, g.n);
-    for (int p = 0; p < ref.levels; p++) {
-        ck_assert_msg(att[p] == ref.attempts[p], "attempts[%d]: %llu, one run %llu", p,
-                      (unsigned long long)att[p], (unsigned long long)ref.attempts[p]);
-        ck_assert_msg(fits[p] == ref.fits[p], "fits[%d]: %llu, one run %llu", p,
-                      (unsigned long long)fits[p], (unsigned long long)ref.fits[p]);
-    }
-    free(att);
-    free(fits);
+    stats_sum_check(&sum, &ref, "the tasks given at every tick");
+    stats_sum_free(&sum);
     tsr_stats_free(&ref);
     tsr_solver_free(s);
     tsr_puzzle_free(pz);
