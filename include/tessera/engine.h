@@ -72,6 +72,14 @@ typedef struct tsr_callbacks {
     /* Set when found reads no image id (it counts): the images of a class
      * may then come in any order, which spares a leaf its sort. */
     bool found_any_order;
+    /* Set when the caller wants the counts only (tsr_stats: solutions,
+     * classes, nodes, attempts and fits), no class and no solution:
+     * neither found nor solution is called, and the digest is left 0.
+     * Where every leaf counts alike without a look at it (each holds an
+     * image that settles its class), FILA then counts its leaves where it
+     * finds them, and its memo keeps their number instead of their
+     * images: a tenth off the polyhex diamond ring. */
+    bool counts_only;
     /* Called about every progress_seconds with the run's statistics so
      * far; return nonzero to stop. */
     int (*progress)(void *ctx, const tsr_stats *st);

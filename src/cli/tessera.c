@@ -177,7 +177,6 @@ typedef struct cli {
 } cli;
 
 /* -q: the engine counts classes of solutions; nothing is built or printed */
-static int on_found_quiet(void *ctx, const int *images, int n, int count) { return 0; }
 
 static int on_solution(void *ctx, const tsr_solution *s)
 {
@@ -574,11 +573,9 @@ static int cmd_solve(int argc, char **argv, cli_mpi *m)
         return rc;
     }
     tsr_callbacks cb = {.ctx = &c, .progress = on_progress, .progress_seconds = 0.5};
-    if (c.quiet) {
-        cb.found = on_found_quiet; /* counts nothing itself: any thread may call it */
-        cb.found_concurrent = true;
-        cb.found_any_order = true; /* and reads no image */
-    } else
+    if (c.quiet)
+        cb.counts_only = true; /* the counts, no solution */
+    else
         cb.solution = on_solution;
     if (c.trace)
         cb.trace = on_trace;

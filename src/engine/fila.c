@@ -891,7 +891,8 @@ int fila_search(fila *f, const dlx *d, int hole_parity, double w, const fila_hoo
         f->iforced[i] = forced != NULL && forced[f->igid[i]];
         f->nforced += f->iforced[i];
     }
-    (void)memo_start(&f->memo); /* without room, the search runs without it */
+    /* without room, the search runs without it */
+    (void)memo_start(&f->memo, hooks->leaves != NULL);
     f->hooks = hooks;
     f->attempts = hooks->attempts;
     f->fits = hooks->fits;

@@ -80,6 +80,10 @@ typedef struct fila_hooks {
     /* called every few thousand placements; nonzero stops the search */
     int (*tick)(void *ctx);
     uint64_t *attempts, *fits; /* indexed by pieces left before the placement */
+    /* When set, a leaf is counted here instead of reported (the caller
+     * only counts, and every leaf counts alike); the memo then keeps the
+     * leaves' number instead of their images */
+    uint64_t *leaves;
 } fila_hooks;
 
 typedef struct fila fila;

@@ -971,6 +971,12 @@ static void FLN(fila_solve)(fila *f, int p, MASK o, uint64_t avail, const uint32
                            uint64_t shapes)
 {
     if (p == f->goal) {
+        if (f->hooks->leaves != NULL) { /* only counted */
+            ++*f->hooks->leaves;
+            if (f->mrec)
+                memo_add(&f->memo, NULL);
+            return;
+        }
         int n = FLN(path_gids)(f, p);
         if (f->mrec)
             memo_add(&f->memo, f->gids + n - f->memo.level);
@@ -1060,7 +1066,9 @@ static __attribute__((noinline)) void FLN(memo_node)(fila *f, int p, MASK o, uin
     if (at != 0) {
         const uint32_t *img;
         uint32_t ns = memo_take(m, at, f->attempts, f->fits, &img);
-        if (ns == 0)
+        if (f->hooks->leaves != NULL)
+            *f->hooks->leaves += ns;
+        if (ns == 0 || f->hooks->leaves != NULL)
             return;
         int n = FLN(path_gids)(f, p);
         for (uint32_t i = 0; i < ns; i++, img += p) {

@@ -52,8 +52,12 @@ void memo_clear(memo *m, int kw)
     m->on = m->level;
 }
 
-int memo_start(memo *m)
+int memo_start(memo *m, bool counted)
 {
+    if (m->counted != counted) { /* its records are of the other kind */
+        m->counted = counted;
+        memo_clear(m, m->kw);
+    }
     if (m->level == 0 || m->ring != NULL)
         return 0;
     int bits = 4, rbits = 8;
@@ -109,6 +113,7 @@ void memo_open(memo *m, const memo_key *k)
     if ((m->head & (size - 1)) + need > size)
         m->head = (m->head | (size - 1)) + 1;
     m->open = m->head;
+    m->leaves = 0;
     memcpy(m->ring + (m->head & (size - 1)), k->w, (size_t)m->kw * sizeof *k->w);
     m->head += need; /* the solutions' word is written at close */
 }
@@ -126,7 +131,8 @@ void memo_close(memo *m, bool keep, const uint64_t *attempts, const uint64_t *fi
     for (int q = 1; keep && wide && q <= L; q++)
         keep = attempts[q] <= UINT32_MAX && fits[q] <= UINT32_MAX;
     size_t nc = wide ? 2 * (size_t)L : (size_t)L;
-    uint64_t ns = (m->head - at - (uint64_t)m->kw - 1) / (uint64_t)L;
+    uint64_t ns = m->counted ? m->leaves : (m->head - at - (uint64_t)m->kw - 1) / (uint64_t)L;
+    keep = keep && ns < MEMO_WIDE;
     if (keep && !m->failed && (at & (size - 1)) + (m->head - at) + nc > size) {
         m->open = at;
         memo_wrap(m, nc);
@@ -168,7 +174,7 @@ uint32_t memo_take(memo *m, uint64_t pos, uint64_t *attempts, uint64_t *fits,
     const uint32_t *r = m->ring + (pos & (((uint64_t)1 << m->rbits) - 1)) + m->kw;
     int L = m->level;
     uint32_t ns = r[0] & ~MEMO_WIDE;
-    const uint32_t *c = r + 1 + (size_t)ns * (size_t)L;
+    const uint32_t *c = r + 1 + (m->counted ? 0 : (size_t)ns * (size_t)L);
     uint64_t nodes = 0;
     if (r[0] & MEMO_WIDE) {
         for (int q = 1; q <= L; q++) {

@@ -26,10 +26,12 @@
  * misses to memory cost more than the searches it saved):
  *  - records are written one after the other into a ring of 32-bit words,
  *    the oldest overwritten first; a record: the key (kw words), the
- *    number of solutions, their images (L global ids each, L = level),
- *    then the counts of levels 1 .. L (a word per level, attempts in the
- *    low 16 bits and fits in the high; or, flagged in the solutions' word
- *    when one does not fit, L words of attempts and L of fits);
+ *    number of solutions, their images (L global ids each, L = level;
+ *    none when the memo is `counted`: the caller only counts its
+ *    leaves), then the counts of levels 1 .. L (a word per level,
+ *    attempts in the low 16 bits and fits in the high; or, flagged in the
+ *    solutions' word when one does not fit, L words of attempts and L of
+ *    fits);
  *  - a table of two-slot buckets points into the ring: a record's
  *    position (40 bits, counted from the ring's start, never wrapping) and
  *    24 bits of its key's hash.  A slot whose record has been overwritten
@@ -70,6 +72,8 @@ typedef struct memo {
     uint64_t head;      /* position of the next word written (from 1) */
     uint64_t open;      /* position of the record being written, 0: none */
     bool failed;        /* that record no longer fits */
+    bool counted;       /* records hold their leaves' number, not their images */
+    uint32_t leaves;    /* counted: the open record's leaves so far */
     size_t max_bytes;
     /* what it saved: lookups and nodes below the nodes found, this window */
     uint64_t looks, saved;
@@ -84,8 +88,10 @@ void memo_free(memo *m);
  * other cells, another width); turns it on again. */
 void memo_clear(memo *m, int kw);
 /* Before a search: the first one allocates the memo and turns it on
- * (TSR_ENOMEM leaves it off: the search runs without). */
-int memo_start(memo *m);
+ * (TSR_ENOMEM leaves it off: the search runs without).  `counted`: the
+ * search counts its leaves without reporting them, and so do the
+ * records; a memo of the other kind is emptied first. */
+int memo_start(memo *m, bool counted);
 
 static inline uint64_t memo_hash(const memo_key *k, int kw)
 {
@@ -129,10 +135,15 @@ static inline uint64_t memo_find(memo *m, const memo_key *k)
  * cannot). */
 void memo_open(memo *m, const memo_key *k);
 
-/* Append a solution's L images to the open record. */
+/* Append a solution's L images to the open record (a leaf, when the
+ * memo is counted: images unused). */
 void memo_wrap(memo *m, size_t more);
 static inline void memo_add(memo *m, const int *images)
 {
+    if (m->counted) {
+        m->leaves++;
+        return;
+    }
     int L = m->level;
     uint64_t rmask = ((uint64_t)1 << m->rbits) - 1;
     /* the record's end in the ring (head & rmask is 0 at the ring's end) */
@@ -152,7 +163,7 @@ static inline void memo_add(memo *m, const int *images)
 void memo_close(memo *m, bool keep, const uint64_t *attempts, const uint64_t *fits);
 
 /* A found record: add its counts to attempts/fits (q = 1 .. L), return its
- * solutions and set *images to the first's images. */
+ * solutions and set *images to the first's images (none when counted). */
 uint32_t memo_take(memo *m, uint64_t pos, uint64_t *attempts, uint64_t *fits,
                    const uint32_t **images);
 

@@ -56,6 +56,7 @@ typedef struct run {
     double t0, next_progress;
     int stop, err;
     fila_hooks hooks;
+    uint64_t leaves;        /* hooks.leaves: FILA's counted leaves, not yet in st */
     /* sampling */
     uint64_t rng;
     int sample_r, trial_done;
@@ -111,6 +112,10 @@ static double progress_now(const run *r)
 static void refresh_stats(run *r)
 {
     tsr_stats *st = r->st;
+    /* FILA's counted leaves, each a class of quick_count solutions */
+    st->classes += r->leaves;
+    st->solutions += r->leaves * (uint64_t)r->s->quick_count;
+    r->leaves = 0;
     st->nodes = 0;
     for (int p = 0; p < st->levels; p++)
         st->nodes += st->fits[p];
@@ -187,7 +192,7 @@ static void report_class(run *r, const int *ids, int n, int count)
     if (count <= 0)
         return;
     r->st->solutions += (uint64_t)count;
-    if (r->cb->found(r->cb->ctx, ids, n, count))
+    if (!r->cb->counts_only && r->cb->found(r->cb->ctx, ids, n, count))
         r->stop = 1;
     if (limit > 0 && r->st->solutions >= limit)
         r->stop = 1;
@@ -255,11 +260,12 @@ static int leaf(void *ctx, const int *extra, int nextra)
 {
     run *r = ctx;
     const tsr_solver *s = r->s;
-    bool classes = r->cb && r->cb->found;
+    bool counts = r->cb && r->cb->counts_only;
+    bool classes = counts || (r->cb && r->cb->found);
     const int *ids;
     int n, m = srch_leaf_solutions(s, r->walk.path, r->walk.depth, extra, nextra, r->walk.sol,
                                    &ids, &n, r->walk.scratch, classes ? NULL : r->expand,
-                                   !classes || !r->cb->found_any_order);
+                                   !classes || !(counts || r->cb->found_any_order));
     if (m < 0) {
         r->err = m;
         r->stop = 1;
@@ -268,7 +274,8 @@ static int leaf(void *ctx, const int *extra, int nextra)
         return r->stop;
     if (s->opt.goal == 0)
         r->st->classes++;
-    r->st->digest += srch_class_digest(s->digest_tab, ids, n, m);
+    if (!counts)
+        r->st->digest += srch_class_digest(s->digest_tab, ids, n, m);
     if (classes) {
         if (s->opt.goal > 0) /* srch_leaf_solutions sorted the others */
             sym_sort(r->walk.sol, n); /* a partial assembly too: a class is a sorted set */
@@ -800,7 +807,13 @@ static int run_begin(run *r, const tsr_callbacks *cb, tsr_stats *st)
     memset(r->lvl_active, 0, nc);
     memset(r->lvl_cut, 0, nc);
     memset(r->lvl_w, 0, nc * sizeof *r->lvl_w);
-    r->hooks = (fila_hooks){r, leaf_hook, tick, st->attempts, st->fits};
+    /* a caller that only counts, where every leaf counts alike: FILA
+     * counts its leaves (a limit needs each one seen) */
+    bool count_leaves = cb && cb->counts_only && r->s->quick_all && r->s->opt.goal == 0 &&
+                        r->s->opt.limit <= 0;
+    r->leaves = 0;
+    r->hooks = (fila_hooks){r, leaf_hook, tick, st->attempts, st->fits,
+                            count_leaves ? &r->leaves : NULL};
     r->t0 = base_now();
     r->next_progress = r->t0 + (cb && cb->progress_seconds > 0 ? cb->progress_seconds : 1);
     return 0;
@@ -951,6 +964,7 @@ int tsr_solver_split(const tsr_solver *s, int depth, const tsr_callbacks *cb, ts
         rc = run_begin(&r, &own, st);
     if (rc == 0) {
         r.cut_depth = depth;
+        r.hooks.leaves = NULL; /* the cut's leaves are nodes given away */
         if (s->parity == NULL || flt_parity_ok(s->parity, r.walk.pstate, r.walk.hp))
             dlx_rec(&r, 1.0);
         rc = r.err;
@@ -980,6 +994,7 @@ int tsr_solver_sample(const tsr_solver *s, long trials, int rr, uint64_t seed,
     }
     r.rng = seed * 0x9E3779B97F4A7C15ull + 1;
     r.sample_r = rr;
+    r.hooks.leaves = NULL; /* each trial's leaves, as they come */
     for (long t = 0; t < trials && rc == 0 && !r.stop; t++) {
         r.trial_done = 0;
         dlx_rec(&r, 1.0);

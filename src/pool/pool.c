@@ -91,6 +91,9 @@ struct pool {
     tsr_worker_stats *snap_workers;
     uint64_t reported;
     long long limit;
+    /* the caller only counts, with no limit: the workers pass nothing on,
+     * and each task's solutions join `reported` when it ends */
+    bool counted;
 };
 
 int tsr_cpu_count(void) { return base_cpu_count(); }
@@ -157,7 +160,7 @@ static int pass_on(worker *w, const tsr_solution *sol, const int *images, int n,
                               atomic_load_explicit(&w->reported, memory_order_relaxed) +
                                   (uint64_t)count,
                               memory_order_relaxed);
-        if (pl->user->found(pl->user->ctx, images, n, count) != 0) {
+        if (pl->user->found != NULL && pl->user->found(pl->user->ctx, images, n, count) != 0) {
             atomic_store(&pl->stop, 1);
             return 1;
         }
@@ -173,7 +176,8 @@ static int pass_on(worker *w, const tsr_solution *sol, const int *images, int n,
         if (sol != NULL)
             stop = pl->user && pl->user->solution && pl->user->solution(pl->user->ctx, sol);
         else
-            stop = pl->user->found(pl->user->ctx, images, n, count) != 0;
+            stop = pl->user->found != NULL &&
+                   pl->user->found(pl->user->ctx, images, n, count) != 0;
         if (pl->limit > 0 && pl->reported >= (uint64_t)pl->limit)
             stop = 1;
     }
@@ -246,6 +250,8 @@ static void merge(worker *w, const tsr_stats *st)
         pl->total.fits[p] += st->fits[p];
     }
     if (st != NULL) {
+        if (pl->counted)
+            pl->reported += st->solutions;
         pl->total.nodes += st->nodes;
         pl->total.classes += st->classes;
         pl->total.digest += st->digest;
@@ -315,9 +321,11 @@ static void *worker_main(void *arg)
     tsr_callbacks cb = {.ctx = w, .solution = w_solution, .progress = w_progress,
                         .progress_seconds = 0.05, .split_wanted = w_split_wanted,
                         .donate = w_donate};
-    if (pl->user && pl->user->found) {
-        cb.found = w_found; /* classes, passed on as they come */
-        cb.found_any_order = pl->user->found_any_order;
+    if (pl->counted) {
+        cb.counts_only = true; /* solutions summed as the tasks end */
+    } else if (pl->user && (pl->user->found || pl->user->counts_only)) {
+        cb.found = w_found; /* classes, passed on as they come (up to the limit) */
+        cb.found_any_order = pl->user->found_any_order || pl->user->counts_only;
     }
     /* one runner for all of this worker's tasks: a task replayed to below
      * the handoff where the last one started reuses its FILA lists */
@@ -377,6 +385,8 @@ static void snapshot(pool *pl, tsr_stats *st)
         pthread_mutex_lock(&pl->w[k].mu);
         st->fraction += pl->w[k].fraction;
         st->nodes += pl->w[k].nodes;
+        if (pl->counted) /* the searches in progress: as their last progress said */
+            st->solutions += pl->w[k].solutions;
         for (int p = 0; p < pl->total.levels; p++) { /* the searches in progress too */
             pl->snap_attempts[p] += pl->w[k].attempts[p];
             pl->snap_fits[p] += pl->w[k].fits[p];
@@ -448,6 +458,7 @@ static int pool_init(pool *pl, const tsr_solver *s, int threads, int ntasks,
                      const tsr_callbacks *cb)
 {
     *pl = (pool){.s = s, .user = cb, .pending = ntasks, .limit = tsr_solver_options(s)->limit};
+    pl->counted = cb != NULL && cb->counts_only && pl->limit <= 0;
     pl->nworkers = threads > 0 ? threads : tsr_cpu_count();
     if (pl->nworkers > 1024)
         pl->nworkers = 1024;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/search_impl.h"
 #include "engine/symmetry.h"
 #include "tessera/tessera.h"
 #include "stats_sum.h"
@@ -407,8 +408,8 @@ START_TEST(progress_grows_to_one)
     tsr_options opt;
     tsr_options_init(&opt);
     tsr_puzzle *pz = load("pentominoes-5x12.json", NULL);
-    for (int fila = 0; fila <= 11; fila += 11) {
-        opt.fila = fila;
+    for (int at = 0; at <= 11; at += 11) {
+        opt.fila = at;
         tsr_solver *s = NULL;
         tsr_err err = {{0}};
         ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
@@ -670,6 +671,93 @@ START_TEST(pieces_where_asked)
 }
 END_TEST
 
+/* A caller that only counts (tsr_callbacks.counts_only, `tessera solve
+ * -q`) gets what one that takes the classes counts: the solutions,
+ * classes, nodes and the attempts and fits of every level, on one thread
+ * and in the pool, with and without the memo, and on one runner whose
+ * runs switch between the two (its FILA memo holds images for the one
+ * and leaf counts for the other, and must not serve one to the other).
+ * On the ring and the 6x10 the leaves all count alike (every kept S4 or
+ * X settles its class), so there FILA counts them itself; the dominoes
+ * have copies, and no piece to settle a leaf. */
+static int count_class(void *ctx, const int *images, int n, int count)
+{
+    (void)images;
+    (void)n;
+    *(uint64_t *)ctx += (uint64_t)count;
+    return 0;
+}
+
+static void same_counts(const tsr_stats *st, const tsr_stats *ref, const char *what)
+{
+    ck_assert_msg(st->solutions == ref->solutions && st->classes == ref->classes &&
+                      st->nodes == ref->nodes && st->levels == ref->levels,
+                  "%s: %llu solutions in %llu classes, %llu nodes; taking classes: %llu in %llu, "
+                  "%llu", what, (unsigned long long)st->solutions,
+                  (unsigned long long)st->classes, (unsigned long long)st->nodes,
+                  (unsigned long long)ref->solutions, (unsigned long long)ref->classes,
+                  (unsigned long long)ref->nodes);
+    for (int q = 0; q < st->levels; q++)
+        ck_assert_msg(st->attempts[q] == ref->attempts[q] && st->fits[q] == ref->fits[q],
+                      "%s: level %d", what, q);
+    ck_assert_uint_eq(st->digest, 0);
+}
+
+START_TEST(counting_only_counts_the_same)
+{
+    static const char *const files[] = {"../tests/fixtures/lattices/polyhexes-1234-diamond-ring.json",
+                                        "pentominoes-6x10.json", "dominoes-6x6.json"};
+    static const uint64_t want[] = {335348, 9356, 6728};
+    for (int f = 0; f < 3; f++) {
+        tsr_puzzle *pz = load(files[f], NULL);
+        for (int memo = 0; memo < 2; memo++) {
+            tsr_options opt;
+            tsr_options_init(&opt);
+            opt.unique = TSR_UNIQUE_RAW;
+            if (memo == 0)
+                opt.memo = 0;
+            tsr_solver *s = NULL;
+            tsr_err err = {{0}};
+            ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+            ck_assert(s->quick_all == (f < 2)); /* the dominoes have no such piece */
+            uint64_t total = 0;
+            tsr_callbacks classes = {.ctx = &total, .found = count_class,
+                                     .found_any_order = true};
+            tsr_callbacks counts = {.counts_only = true};
+            tsr_stats ref, st;
+            ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &classes, &ref), 0);
+            ck_assert_uint_eq(ref.solutions, want[f]);
+            ck_assert_uint_eq(total, want[f]);
+            ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &counts, &st), 0);
+            same_counts(&st, &ref, files[f]);
+            tsr_stats_free(&st);
+            ck_assert_int_eq(tsr_pool_run(s, 2, NULL, 0, &counts, &st), 0);
+            same_counts(&st, &ref, files[f]);
+            tsr_stats_free(&st);
+            /* one runner, the two kinds of run in turn */
+            tsr_runner *rn = NULL;
+            ck_assert_int_eq(tsr_runner_new(s, &rn), 0);
+            for (int i = 0; i < 4; i++) {
+                total = 0;
+                ck_assert_int_eq(tsr_runner_run(rn, NULL, 0, i % 2 ? &classes : &counts, &st), 0);
+                if (i % 2) {
+                    ck_assert_uint_eq(st.digest, ref.digest);
+                    ck_assert_uint_eq(total, want[f]);
+                    ck_assert_uint_eq(st.solutions, ref.solutions);
+                } else {
+                    same_counts(&st, &ref, files[f]);
+                }
+                tsr_stats_free(&st);
+            }
+            tsr_runner_free(rn);
+            tsr_stats_free(&ref);
+            tsr_solver_free(s);
+        }
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
 /* FILA's memo (memo.h) changes nothing but the time: at every level, in
  * one run and in the pool's two workers, the same solutions (in the same
  * order in one run), the same attempts and fits at every level, the same
@@ -870,14 +958,14 @@ END_TEST
  * and solution counts (a fixed seed, enough descents for a narrow range),
  * and the same seed gives the same estimate.  vtrigger > 0 sets the volume
  * trigger, which descents must apply where the search does. */
-static void check_estimate_vt(const char *file, enum tsr_unique mode, int fila, int vtrigger,
+static void check_estimate_vt(const char *file, enum tsr_unique mode, int fila_at, int vtrigger,
                               long probes)
 {
     tsr_options opt;
     tsr_puzzle *pz = load(file, &opt);
     opt.unique = mode;
-    if (fila >= 0)
-        opt.fila = fila;
+    if (fila_at >= 0)
+        opt.fila = fila_at;
     if (vtrigger > 0)
         opt.vtrigger = vtrigger;
     tsr_solver *s = NULL;
@@ -906,9 +994,9 @@ static void check_estimate_vt(const char *file, enum tsr_unique mode, int fila, 
     tsr_puzzle_free(pz);
 }
 
-static void check_estimate(const char *file, enum tsr_unique mode, int fila, long probes)
+static void check_estimate(const char *file, enum tsr_unique mode, int fila_at, long probes)
 {
-    check_estimate_vt(file, mode, fila, 0, probes);
+    check_estimate_vt(file, mode, fila_at, 0, probes);
 }
 
 START_TEST(estimate_brackets_the_true_counts)
@@ -1350,6 +1438,7 @@ Suite *test_suite(void)
     tcase_add_test(tc, automatic_choices_on_any_threads);
     tcase_add_test(tc, pieces_where_asked);
     tcase_add_test(tc, memo_changes_nothing);
+    tcase_add_test(tc, counting_only_counts_the_same);
     tcase_add_test(tc, classes_in_any_order);
     tcase_add_test(tc, symmetry_groups);
     tcase_add_test(tc, identical_pieces_count_once);

@@ -12,6 +12,7 @@
  * test_engine (memo_changes_nothing) and the differential tests.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,13 +58,15 @@ static uint64_t count_of(int id, int q, int fits)
     return h % 11 == 0 ? 70000 + h % 1000 : h % 3000; /* some need 32 bits */
 }
 
-START_TEST(found_records_are_the_written_ones)
+/* counted: the records keep their leaves' number instead of their
+ * images (a search that only counts) */
+static void written_ones_found(bool counted)
 {
     memo m;
     memo_init(&m, LEVEL, 16 << 10); /* a ring of 2048 words */
     memo_clear(&m, 3);
     ck_assert_int_eq(m.on, 0); /* nothing allocated yet */
-    ck_assert_int_eq(memo_start(&m), 0);
+    ck_assert_int_eq(memo_start(&m, counted), 0);
     ck_assert_int_eq(m.on, LEVEL);
     uint64_t rng = 1, hits = 0, kept = 0, laps;
     for (int step = 0; step < 200000; step++) {
@@ -77,7 +80,7 @@ START_TEST(found_records_are_the_written_ones)
             const uint32_t *img;
             uint32_t ns = memo_take(&m, at, att, fit, &img);
             ck_assert_uint_eq(ns, nsol_of(id));
-            for (uint32_t i = 0; i < ns; i++)
+            for (uint32_t i = 0; i < ns && !counted; i++)
                 for (int j = 0; j < LEVEL; j++)
                     ck_assert_int_eq((int)img[i * LEVEL + (uint32_t)j], image_of(id, i, j));
             for (int q = 1; q <= LEVEL; q++) {
@@ -104,20 +107,62 @@ START_TEST(found_records_are_the_written_ones)
         }
         bool keep = rng % 13 != 0; /* a stopped or cut subtree is dropped */
         memo_close(&m, keep, att, fit);
-        kept += keep && ns < 200;
+        kept += keep && (ns < 200 || counted);
         m.looks = 0;
     }
     laps = m.head >> m.rbits;
-    ck_assert_msg(laps > 500, "the ring went round %llu times", (unsigned long long)laps);
+    ck_assert_msg(laps > (counted ? 100 : 500), "the ring went round %llu times",
+                  (unsigned long long)laps);
     ck_assert_msg(hits > 25000 && kept > 5000, "%llu found, %llu kept", (unsigned long long)hits,
                   (unsigned long long)kept);
-    /* a record longer than an eighth of the ring is never kept */
+    /* a record longer than an eighth of the ring is never kept; counted,
+     * no record is that long */
     memo_key k;
+    int found200 = 0;
     for (int id = 0; id < KEYS; id++)
         if (nsol_of(id) == 200) {
             key_of(id, &k);
-            ck_assert_uint_eq(memo_find(&m, &k), 0);
+            found200 += memo_find(&m, &k) != 0;
         }
+    if (!counted)
+        ck_assert_int_eq(found200, 0);
+    memo_free(&m);
+}
+
+START_TEST(found_records_are_the_written_ones) { written_ones_found(false); }
+END_TEST
+
+START_TEST(found_counts_are_the_written_ones) { written_ones_found(true); }
+END_TEST
+
+/* A search of the other kind (counting where the last reported, or the
+ * other way round) finds nothing the last one wrote. */
+START_TEST(the_other_kind_empties_the_memo)
+{
+    memo m;
+    memo_init(&m, LEVEL, 16 << 10);
+    memo_clear(&m, 3);
+    uint64_t zero[LEVEL + 1] = {0};
+    memo_key k;
+    key_of(1, &k);
+    for (int round = 0; round < 4; round++) {
+        bool counted = round % 2;
+        ck_assert_int_eq(memo_start(&m, counted), 0);
+        ck_assert_uint_eq(memo_find(&m, &k), 0);
+        memo_open(&m, &k);
+        int im[LEVEL] = {1, 2, 3};
+        memo_add(&m, im);
+        memo_add(&m, im);
+        memo_close(&m, true, zero, zero);
+        ck_assert_int_eq(memo_start(&m, counted), 0); /* the same kind keeps it */
+        uint64_t at = memo_find(&m, &k);
+        ck_assert_uint_ne(at, 0);
+        const uint32_t *img;
+        uint64_t att[LEVEL + 1] = {0}, fit[LEVEL + 1] = {0};
+        ck_assert_uint_eq(memo_take(&m, at, att, fit, &img), 2);
+        if (!counted)
+            ck_assert_uint_eq(img[LEVEL + 2], 3);
+    }
     memo_free(&m);
 }
 END_TEST
@@ -127,7 +172,7 @@ START_TEST(a_memo_that_does_not_pay_stops)
     memo m;
     memo_init(&m, LEVEL, 16 << 10);
     memo_clear(&m, 3);
-    ck_assert_int_eq(memo_start(&m), 0);
+    ck_assert_int_eq(memo_start(&m, false), 0);
     uint64_t zero[LEVEL + 1] = {0};
     int step = 0;
     for (; step < 100000 && m.on; step++) { /* every node new: nothing found, nothing saved */
@@ -141,7 +186,7 @@ START_TEST(a_memo_that_does_not_pay_stops)
     ck_assert_int_lt(step, 10000);
     /* another search of the same build leaves it off; a new build starts
      * it again */
-    ck_assert_int_eq(memo_start(&m), 0);
+    ck_assert_int_eq(memo_start(&m, false), 0);
     ck_assert_int_eq(m.on, 0);
     memo_clear(&m, 3);
     ck_assert_int_eq(m.on, LEVEL);
@@ -149,7 +194,7 @@ START_TEST(a_memo_that_does_not_pay_stops)
     /* no level, no memory */
     memo_init(&m, 0, 16 << 10);
     memo_clear(&m, 3);
-    ck_assert_int_eq(memo_start(&m), 0);
+    ck_assert_int_eq(memo_start(&m, true), 0);
     ck_assert_int_eq(m.on, 0);
     ck_assert_ptr_null(m.ring);
     memo_free(&m);
@@ -162,6 +207,8 @@ Suite *test_suite(void)
     TCase *tc = tcase_create("memo");
     tcase_set_timeout(tc, 120); /* a sanitizer build checks every access */
     tcase_add_test(tc, found_records_are_the_written_ones);
+    tcase_add_test(tc, found_counts_are_the_written_ones);
+    tcase_add_test(tc, the_other_kind_empties_the_memo);
     tcase_add_test(tc, a_memo_that_does_not_pay_stops);
     suite_add_tcase(s, tc);
     return s;

@@ -248,6 +248,72 @@ START_TEST(found_concurrent_same_classes)
 }
 END_TEST
 
+/* A caller that only counts (counts_only) gets the tree and the count of
+ * one that takes the classes, on any number of workers, with progress
+ * that never goes back and never passes the final count; with a limit the
+ * pool cuts the count one class at a time, as for found. */
+typedef struct counted_watch {
+    later fail;
+    uint64_t last;
+} counted_watch;
+
+static int watch_counts(void *ctx, const tsr_stats *st)
+{
+    counted_watch *c = ctx;
+    later_check(&c->fail, st->solutions >= c->last, "solutions went back: %llu after %llu",
+                (unsigned long long)st->solutions, (unsigned long long)c->last);
+    c->last = st->solutions;
+    return 0;
+}
+
+START_TEST(counts_only_same_counts)
+{
+    static const char *const files[] = {"pentominoes-6x10.json", "dominoes-6x6.json"};
+    for (int f = 0; f < 2; f++) {
+        tsr_puzzle *pz = load(files[f]);
+        tsr_options opt;
+        tsr_options_init(&opt);
+        opt.unique = TSR_UNIQUE_RAW;
+        tsr_solver *s = NULL;
+        tsr_err err = {{0}};
+        ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+        collected ref = {.mu = PTHREAD_MUTEX_INITIALIZER, .fail = LATER_INIT};
+        tsr_callbacks rcb = {.ctx = &ref, .found = collect_class};
+        tsr_stats rst;
+        ck_assert_int_eq(tsr_solver_run(s, NULL, 0, &rcb, &rst), 0);
+        static const int threads[] = {1, 2, 3, 8};
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            counted_watch w = {.fail = LATER_INIT};
+            tsr_callbacks pcb = {.ctx = &w, .counts_only = true, .progress = watch_counts,
+                                 .progress_seconds = 0.001};
+            tsr_stats st;
+            ck_assert_int_eq(tsr_pool_run(s, threads[t], NULL, 0, &pcb, &st), 0);
+            ASSERT_NO_LATER(w.fail);
+            ck_assert_msg(st.solutions == rst.solutions && st.nodes == rst.nodes &&
+                              st.classes == rst.classes && w.last <= st.solutions,
+                          "%s, %d threads: %llu solutions, %llu nodes, progress to %llu",
+                          files[f], threads[t], (unsigned long long)st.solutions,
+                          (unsigned long long)st.nodes, (unsigned long long)w.last);
+            ck_assert_uint_eq(st.digest, 0);
+            tsr_stats_free(&st);
+        }
+        tsr_solver_free(s);
+        opt.limit = 1001;
+        ck_assert_int_eq(tsr_solver_new(pz, &opt, &s, &err), 0);
+        tsr_callbacks lcb = {.counts_only = true};
+        tsr_stats lst;
+        ck_assert_int_eq(tsr_pool_run(s, 3, NULL, 0, &lcb, &lst), 0);
+        ck_assert_uint_eq(lst.solutions, 1001);
+        ck_assert(lst.stopped);
+        tsr_stats_free(&lst);
+        tsr_solver_free(s);
+        tsr_stats_free(&rst);
+        clear(&ref);
+        tsr_puzzle_free(pz);
+    }
+}
+END_TEST
+
 START_TEST(pentominoes_6x10) { same_as_plain("pentominoes-6x10.json", TSR_UNIQUE_RAW); }
 END_TEST
 START_TEST(soma_all_modes)
@@ -622,6 +688,7 @@ Suite *test_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, pentominoes_6x10);
     tcase_add_test(tc, found_concurrent_same_classes);
+    tcase_add_test(tc, counts_only_same_counts);
     tcase_add_test(tc, soma_all_modes);
     tcase_add_test(tc, onesided_3x30);
     tcase_add_test(tc, fixed_and_identical);
