@@ -100,8 +100,8 @@ int pairs_build(const img_problem *ip, const unsigned char *alive, const int *gp
                 const int shift = t->shift;
                 for (int b = u == v ? a + 1 : first[v], e = first[v + 1]; b < e; b++) {
                     uint64_t apart = ((a0 & m[b][0]) | (a1 & m[b][1])) == 0;
-                    uint64_t h = pairs_slot(a0 | m[b][0], a1 | m[b][1], salt, shift);
-                    bits[h >> 6] |= apart << (h & 63);
+                    uint64_t h = pairs_hash(a0 | m[b][0], a1 | m[b][1], salt);
+                    bits[pairs_word(h, shift)] |= pairs_bits(h, shift) & -apart;
                 }
                 if (img_stopped(stop, &work, (unsigned long)(first[v + 1] - first[v]))) {
                     rc = TSR_ECANCELED;

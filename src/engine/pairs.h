@@ -53,20 +53,33 @@ int pairs_build(const img_problem *ip, const unsigned char *alive, const int *gp
                 const tsr_stop *stop, pairs_table **out);
 void pairs_free(pairs_table *t);
 
-/* The bit of a set of board positions (lo: 0-63, hi: 64-127) filled by
- * two pieces whose salts add up to `salt`. */
-static inline uint64_t pairs_slot(uint64_t lo, uint64_t hi, uint64_t salt, int shift)
+/* The hash of a set of board positions (lo: 0-63, hi: 64-127) filled by
+ * two pieces whose salts add up to `salt`.  Its top bits pick a word of
+ * the bitmap (2^(64 - shift) bits), the next twelve two bits of that word:
+ * a union sets both, and a probe asks for both, so that a dead node's
+ * union passes only when two bits were set by others, at the cost of the
+ * same one cache line (on the polyhex diamond ring the nodes with two
+ * pieces left that the search enters fell from 121K to 84K, at most 57K
+ * of them alive; with one bit a union). */
+static inline uint64_t pairs_hash(uint64_t lo, uint64_t hi, uint64_t salt)
 {
     uint64_t x = (lo ^ salt) + hi * 0x9E3779B97F4A7C15ull;
-    return (x * 0xBF58476D1CE4E5B9ull) >> shift;
+    return x * 0xBF58476D1CE4E5B9ull;
+}
+
+static inline uint64_t pairs_word(uint64_t h, int shift) { return h >> (shift + 6); }
+
+static inline uint64_t pairs_bits(uint64_t h, int shift)
+{
+    return 1ull << (h >> shift & 63) | 1ull << (h >> (shift - 6) & 63);
 }
 
 /* May the two pieces of `salt` fill exactly the positions lo/hi?  False
  * means no. */
 static inline bool pairs_may(const pairs_table *t, uint64_t lo, uint64_t hi, uint64_t salt)
 {
-    uint64_t h = pairs_slot(lo, hi, salt, t->shift);
-    return (t->bits[h >> 6] >> (h & 63)) & 1;
+    uint64_t h = pairs_hash(lo, hi, salt), b = pairs_bits(h, t->shift);
+    return (t->bits[pairs_word(h, t->shift)] & b) == b;
 }
 
 #endif
