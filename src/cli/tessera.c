@@ -176,8 +176,6 @@ typedef struct cli {
     tsr_eta eta;
 } cli;
 
-/* -q: the engine counts classes of solutions; nothing is built or printed */
-
 static int on_solution(void *ctx, const tsr_solution *s)
 {
     cli *c = ctx;
