@@ -1066,9 +1066,11 @@ static __attribute__((noinline)) void FLN(memo_node)(fila *f, int p, MASK o, uin
     if (at != 0) {
         const uint32_t *img;
         uint32_t ns = memo_take(m, at, f->attempts, f->fits, &img);
-        if (f->hooks->leaves != NULL)
+        if (f->hooks->leaves != NULL) { /* only counted: the record holds no images */
             *f->hooks->leaves += ns;
-        if (ns == 0 || f->hooks->leaves != NULL)
+            return;
+        }
+        if (ns == 0)
             return;
         int n = FLN(path_gids)(f, p);
         for (uint32_t i = 0; i < ns; i++, img += p) {

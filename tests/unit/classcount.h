@@ -22,6 +22,18 @@ static int classcount_found(void *ctx, const int *images, int n, int count)
     return 0;
 }
 
+/* Did a run that only counted (cs, tsr_callbacks.counts_only) count what
+ * one that took the classes (st) counted: the solutions, the classes, the
+ * nodes and every level's attempts and fits, with no digest? */
+static inline bool classcount_same(const tsr_stats *cs, const tsr_stats *st)
+{
+    bool same = cs->solutions == st->solutions && cs->classes == st->classes &&
+                cs->nodes == st->nodes && cs->digest == 0 && cs->levels == st->levels;
+    for (int p = 0; same && p < st->levels; p++)
+        same = cs->attempts[p] == st->attempts[p] && cs->fits[p] == st->fits[p];
+    return same;
+}
+
 /* Run sv with only the found callback: the solutions its classes stand
  * for, or -1 when the run fails, or when a run that only counts
  * (counts_only) counts other solutions, classes, nodes, attempts or fits.
@@ -42,11 +54,7 @@ static inline long long classcount_run(tsr_solver *sv, unsigned long long *class
     tsr_callbacks counts = {.counts_only = true};
     tsr_stats cs;
     if (rc == 0 && tsr_solver_run(sv, NULL, 0, &counts, &cs) == 0) {
-        bool same = cs.solutions == st.solutions && cs.classes == st.classes &&
-                    cs.nodes == st.nodes && cs.digest == 0 && cs.levels == st.levels;
-        for (int p = 0; same && p < st.levels; p++)
-            same = cs.attempts[p] == st.attempts[p] && cs.fits[p] == st.fits[p];
-        if (!same)
+        if (!classcount_same(&cs, &st))
             total = -1;
         tsr_stats_free(&cs);
     } else {
